@@ -1,0 +1,36 @@
+// Bundles the extension (vscode is provided by the host) and the CLI (with a shebang).
+const esbuild = require('esbuild');
+const { version } = require('./package.json');
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'warning',
+  define: { __VERSION__: JSON.stringify(version) },
+};
+
+const builds = [
+  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  { ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+];
+
+async function run() {
+  if (watch) {
+    for (const b of builds) await (await esbuild.context(b)).watch();
+    return;
+  }
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+  require('fs').chmodSync('dist/cli.js', 0o755);
+}
+
+run().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,13 @@
+import type { StopStatus } from '../../core/stopAll';
+import { StopAllFile } from '../../store/stopAllFile';
+import type { CommandContext } from '../context';
+import { EXIT, json } from '../io';
+
+/** `stop`, `pause`, `clear`: writes the circuit-breaker file. */
+export async function stopAllCommand(ctx: CommandContext, status: StopStatus, opts: { reason?: string }): Promise<number> {
+  const file = new StopAllFile(ctx.ws);
+  const state = await file.write(status, opts.reason, 'loop-guardian cli');
+  await ctx.log.write(status === 'CLEAR' ? 'INFO' : 'WARN', `STOP_ALL set to ${status}${opts.reason ? `: ${opts.reason}` : ''}`);
+  ctx.io.out(ctx.json ? json({ file: file.relativePath, ...state }) : `STOP_ALL: ${state.status} ${state.timestamp}${opts.reason ? ` (${opts.reason})` : ''}\n`);
+  return EXIT.ok;
+}

@@ -1,0 +1,78 @@
+import type { Finding } from '../core/finding';
+
+/** Exit codes, documented in the README. */
+export const EXIT = {
+  ok: 0,
+  /** A loop was detected: halt (check, scan, replay), or a loop pattern (analyze). */
+  loop: 1,
+  usage: 2,
+  error: 3,
+  humanRequired: 4,
+} as const;
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  readonly cwd: string;
+  readonly color: boolean;
+}
+
+const CODES = { red: 31, yellow: 33, green: 32, cyan: 36, dim: 2, bold: 1 } as const;
+export type Color = keyof typeof CODES;
+
+export function paint(io: Io, color: Color, text: string): string {
+  return io.color ? `\u001b[${CODES[color]}m${text}\u001b[0m` : text;
+}
+
+export function json(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/** The finding as the CLI prints it in JSON (the shape `replay --json` documents). */
+export function findingJson(f: Finding) {
+  return {
+    signal: f.signal,
+    action: f.action,
+    count: f.count,
+    threshold: f.threshold,
+    event: f.at.event,
+    line: f.at.line,
+    session: f.session,
+    task: f.task ?? null,
+    agent: f.agent ?? null,
+    evidence: f.evidence.map((r) => ({ file: r.file, line: r.line, event: r.event })),
+    recommendation: f.recommendation,
+  };
+}
+
+/** The richer shape `scan --json` prints. */
+export function findingDetailJson(f: Finding, active: boolean) {
+  return {
+    ...findingJson(f),
+    file: f.at.file,
+    subject: f.subject,
+    message: f.message,
+    status: f.status ?? null,
+    active,
+    ...(f.details !== undefined ? { details: f.details } : {}),
+  };
+}
+
+const ACTION_COLOR: Record<Finding['action'], Color> = { halt: 'red', escalate: 'yellow', warn: 'yellow', continue: 'green' };
+
+export function formatFinding(io: Io, f: Finding): string {
+  const who = [f.session && `session ${f.session}`, f.task && `task ${f.task}`, f.agent && `agent ${f.agent}`].filter(Boolean).join(', ');
+  return [
+    `${paint(io, ACTION_COLOR[f.action], f.action.toUpperCase().padEnd(8))} ${paint(io, 'bold', f.signal)} (${f.count}/${f.threshold}) ${paint(io, 'dim', who)}`,
+    `         ${f.message}`,
+    `         at ${f.at.file}:${f.at.line}; evidence ${f.evidence.map((r) => `${r.file === f.at.file ? '' : `${r.file}:`}${r.line}`).join(', ')}`,
+    `         → ${f.recommendation}`,
+  ].join('\n');
+}

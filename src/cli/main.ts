@@ -1,0 +1,162 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { InvalidTaskIdError, WorkspaceEscapeError } from '../store/workspace';
+import { checkCommand, recordCommand } from './commands/check';
+import { replayCommand, scanCommand } from './commands/scan';
+import { stopAllCommand } from './commands/stopAll';
+import { analyzeCommand, breakCommand, cleanupCommand, escalateCommand, statusCommand } from './commands/tasks';
+import { commandContext } from './context';
+import { EXIT, UsageError, type Io } from './io';
+
+const COMMON = `Options for every command:
+  --workspace DIR   the workspace folder (default: the current directory)
+  --json            machine-readable output
+  -h, --help        this help`;
+
+interface CommandSpec {
+  readonly usage: string;
+  readonly summary: string;
+  readonly options: NonNullable<ParseArgsConfig['options']>;
+  readonly positionals?: number;
+}
+
+const text = { type: 'string' } as const;
+const COMMANDS: Record<string, CommandSpec> = {
+  check: {
+    usage: 'check --agent NAME --config JSON [--max-repeats N]',
+    summary: "Seed 000's check-infinite-loop against .tmp/current/logs/invocation-history.json; prints its JSON. Exit 1 on halt (the diagnostic is archived).",
+    options: { agent: text, config: text, 'max-repeats': text },
+  },
+  record: {
+    usage: 'record --agent NAME --config JSON [--result success|failed] [--reason TEXT] [--timestamp ISO]',
+    summary: 'Appends an invocation result to the invocation history (the newest 50 are kept).',
+    options: { agent: text, config: text, result: text, reason: text, timestamp: text },
+  },
+  scan: {
+    usage: 'scan',
+    summary: 'Reads every log of the workspace; prints all findings and the STOP_ALL state. Exit 1 while a halt finding is active.',
+    options: {},
+  },
+  replay: {
+    usage: 'replay FILE [--format auto|events|invocations] [--config FILE]',
+    summary: 'Runs every detector over one log from its start. Exit 1 if a halt finding was raised.',
+    options: { format: text, config: text },
+    positionals: 1,
+  },
+  analyze: { usage: 'analyze TASK', summary: "Seed 003's loop analysis of a task, as JSON. Exit 1 when a loop pattern is found.", options: {}, positionals: 1 },
+  break: { usage: 'break TASK [--reason TEXT]', summary: 'Circuit break: marks the task blocked, writes its summary, registers it.', options: { reason: text }, positionals: 1 },
+  escalate: {
+    usage: 'escalate TASK [--reason TEXT]',
+    summary: 'Force-escalates a task 2 tiers. Exit 4 with HUMAN_INTERVENTION_REQUIRED at the top tiers.',
+    options: { reason: text },
+    positionals: 1,
+  },
+  status: { usage: 'status', summary: 'Lists the blocked tasks.', options: {} },
+  cleanup: { usage: 'cleanup TASK', summary: "Removes a task from the blocked registry with its summary and state.", options: {}, positionals: 1 },
+  stop: { usage: 'stop [--reason TEXT]', summary: 'Writes STOP to .github/guardian/STOP_ALL: every agent halts.', options: { reason: text } },
+  pause: { usage: 'pause [--reason TEXT]', summary: 'Writes PAUSE to STOP_ALL: agents finish current work, start nothing new.', options: { reason: text } },
+  clear: { usage: 'clear [--reason TEXT]', summary: 'Writes CLEAR to STOP_ALL: normal operation.', options: { reason: text } },
+};
+
+export function usage(): string {
+  const width = Math.max(...Object.values(COMMANDS).map((c) => c.usage.split(' ')[0]?.length ?? 0));
+  return [
+    'loop-guardian: detects AI coding agents stuck in loops, and stops them.',
+    '',
+    'Usage: loop-guardian <command> [options]',
+    '',
+    'Commands:',
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    '',
+    COMMON,
+    '',
+    'Exit codes: 0 ok, 1 loop detected, 2 usage error, 3 error, 4 human intervention required.',
+    "Run 'loop-guardian <command> --help' for a command's options. NO_COLOR turns colours off.",
+    '',
+  ].join('\n');
+}
+
+function commandHelp(spec: CommandSpec): string {
+  return `Usage: loop-guardian ${spec.usage}\n\n${spec.summary}\n\n${COMMON}\n`;
+}
+
+/** Runs the CLI; returns the exit code. Never throws. */
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
+    (name === undefined ? io.err : io.out)(usage());
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === '--version' || name === '-v') {
+    io.out(`${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const spec = COMMANDS[name];
+  if (!spec) {
+    io.err(`loop-guardian: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
+    return EXIT.usage;
+  }
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...rest],
+      options: { ...spec.options, workspace: text, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+    if (values.help) {
+      io.out(commandHelp(spec));
+      return EXIT.ok;
+    }
+    if (positionals.length > (spec.positionals ?? 0)) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[spec.positionals ?? 0])}`);
+    const v = values as OptionValues;
+    const ctx = await commandContext(io, { ...(v.workspace !== undefined ? { workspace: v.workspace } : {}), json: values.json === true }, name === 'replay' ? v.config : undefined);
+    const [arg] = positionals;
+    switch (name) {
+      case 'check':
+        return await checkCommand(ctx, v);
+      case 'record':
+        return await recordCommand(ctx, v);
+      case 'scan':
+        return await scanCommand(ctx);
+      case 'replay':
+        return await replayCommand(ctx, arg, v);
+      case 'analyze':
+        return await analyzeCommand(ctx, arg);
+      case 'break':
+        return await breakCommand(ctx, arg, v);
+      case 'escalate':
+        return await escalateCommand(ctx, arg, v);
+      case 'status':
+        return await statusCommand(ctx);
+      case 'cleanup':
+        return await cleanupCommand(ctx, arg);
+      case 'stop':
+        return await stopAllCommand(ctx, 'STOP', v);
+      case 'pause':
+        return await stopAllCommand(ctx, 'PAUSE', v);
+      default:
+        return await stopAllCommand(ctx, 'CLEAR', v);
+    }
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    if (err instanceof UsageError || err instanceof InvalidTaskIdError || e.code?.startsWith('ERR_PARSE_ARGS')) {
+      io.err(`loop-guardian ${name}: ${e.message}\nRun 'loop-guardian ${name} --help' for usage.\n`);
+      return EXIT.usage;
+    }
+    io.err(`loop-guardian ${name}: ${err instanceof WorkspaceEscapeError ? e.message : `error: ${e.message}`}\n`);
+    return EXIT.error;
+  }
+}
+
+interface OptionValues {
+  agent?: string;
+  config?: string;
+  'max-repeats'?: string;
+  result?: string;
+  reason?: string;
+  timestamp?: string;
+  format?: string;
+  workspace?: string;
+}
+
+declare const __VERSION__: string | undefined;
+const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : 'dev';

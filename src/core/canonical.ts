@@ -1,0 +1,67 @@
+import { configure } from 'safe-stable-stringify';
+
+/** Keys that differ between two otherwise identical calls: ids, clocks, pids, durations, progress. */
+export const DEFAULT_VOLATILE_KEYS: readonly string[] = [
+  'id',
+  'call_id',
+  'tool_use_id',
+  'tool_call_id',
+  'request_id',
+  'requestId',
+  'timestamp',
+  'ts',
+  'time',
+  'created_at',
+  'updated_at',
+  'pid',
+  'duration',
+  'duration_ms',
+  'elapsed',
+  'elapsed_ms',
+  'task_progress',
+  'progress',
+];
+
+const stringify = configure({ deterministic: true, circularValue: '[Circular]', bigint: true });
+
+/**
+ * Canonical text of a JSON value: keys sorted at every depth, array order kept,
+ * volatile keys (compared case-insensitively) dropped wherever they appear.
+ */
+export class Canonicalizer {
+  private readonly volatile: ReadonlySet<string>;
+
+  constructor(volatileKeys: readonly string[] = DEFAULT_VOLATILE_KEYS) {
+    this.volatile = new Set(volatileKeys.map((k) => k.toLowerCase()));
+  }
+
+  text(value: unknown): string {
+    if (value === undefined) return '';
+    const volatile = this.volatile;
+    const out = stringify(value, function (this: unknown, key: string, v: unknown) {
+      if (key !== '' && !Array.isArray(this) && volatile.has(key.toLowerCase())) return undefined;
+      return v;
+    });
+    return out ?? '';
+  }
+}
+
+/** cyrb53: a fast 53-bit string hash; collisions are negligible for comparing outputs in a window. */
+export function hashText(text: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+}
+
+/** Shortens a text for a one-line message. */
+export function clip(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,96 @@
+import { BoundedMap, inSession, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import type { EventRef, LocatedEvent } from '../events';
+import type { Action } from '../finding';
+import { whoOf } from './common';
+
+interface Level {
+  readonly name: string;
+  /** Reached when the percentage used is at or above this (strictly above, for `over`). */
+  readonly percent: number;
+  readonly over?: boolean;
+  readonly action: Action;
+  readonly advice: string;
+}
+
+interface Reached {
+  readonly level: number;
+  readonly episode: string;
+}
+
+/**
+ * Seed 002's token budgets. Per task: WARNING 70%, RESTRICT 80%, URGENT 90% warn; HARD STOP 95%
+ * and VIOLATION (over 100%) halt. Per session: 70% notify, 80% no new delegations, 95% wrap up.
+ * `used` is the cumulative number of tokens used so far. Each level crossed is reported once.
+ */
+export class BudgetDetector implements Detector {
+  readonly signal = 'budget' as const;
+  private readonly reached = new BoundedMap<Reached>();
+
+  constructor(private readonly ctx: DetectorContext) {}
+
+  event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
+    const e = located.event;
+    if (e.type !== 'usage') return;
+    const cfg = this.ctx.config.signals[this.signal];
+    if (e.used !== undefined && e.budget !== undefined) {
+      const t = cfg.task;
+      const task = scope.task ?? '(no task)';
+      this.check(sessionKey(scope.session, 'task', task), `task ${task}`, e.used, e.budget, located.ref, scope, sink, [
+        { name: 'WARNING', percent: t.warning, action: 'warn', advice: 'Prioritize completion.' },
+        { name: 'RESTRICT', percent: t.restrict, action: 'warn', advice: 'Essential operations only: no exploration.' },
+        { name: 'URGENT', percent: t.urgent, action: 'warn', advice: 'Wrap up; deliver partial results if needed.' },
+        { name: 'HARD STOP', percent: t.hardStop, action: 'halt', advice: 'Force completion now and return partial output.' },
+        { name: 'VIOLATION', percent: t.violation, over: true, action: 'halt', advice: 'Kill the task and escalate: it overran its budget.' },
+      ]);
+    }
+    if (e.session_used !== undefined && e.session_budget !== undefined) {
+      const s = cfg.session;
+      this.check(sessionKey(scope.session, 'session'), `session ${scope.session}`, e.session_used, e.session_budget, located.ref, scope, sink, [
+        { name: 'SESSION NOTIFY', percent: s.notify, action: 'warn', advice: 'Tell the user how fast the session budget burns.' },
+        { name: 'NO NEW DELEGATIONS', percent: s.noDelegation, action: 'warn', advice: 'Start no new delegations to subagents.' },
+        { name: 'WRAP UP', percent: s.wrapUp, action: 'halt', advice: 'All agents must wrap up their current tasks.' },
+      ]);
+    }
+  }
+
+  endSession(session: string): void {
+    this.reached.deleteWhere((key) => inSession(key, session));
+  }
+
+  private check(
+    key: string,
+    what: string,
+    used: number,
+    budget: number,
+    at: EventRef,
+    scope: Scope,
+    sink: FindingSink,
+    levels: readonly Level[],
+  ): void {
+    const percent = (used / budget) * 100;
+    let index = -1;
+    levels.forEach((l, i) => {
+      if (l.over ? percent > l.percent : percent >= l.percent) index = i;
+    });
+    const before = this.reached.get(key);
+    if (index < 0 || (before && before.level >= index)) return;
+    if (before) sink.resolve(before.episode);
+    const level = levels[index] as Level;
+    const episode = `${this.signal}|${key}|${level.name}`;
+    this.reached.set(key, { level: index, episode });
+    sink.report({
+      signal: this.signal,
+      action: level.action,
+      count: used,
+      threshold: budget,
+      at,
+      ...whoOf(scope),
+      subject: `${what}: ${level.name}`,
+      message: `${level.name}: ${what} has used ${Math.round(percent)}% of its token budget (${used} of ${budget})`,
+      recommendation: level.advice,
+      evidence: [at],
+      episode,
+      details: { level: level.name, percent: Math.round(percent * 10) / 10 },
+    });
+  }
+}

@@ -1,0 +1,122 @@
+import { type Outcome, type SettledCall } from '../calls';
+import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
+import type { EventRef } from '../events';
+import { episodeId, pushBounded, whoOf } from './common';
+
+interface Step {
+  readonly signature: string;
+  readonly tool: string;
+  readonly ref: EventRef;
+  readonly outcome: Outcome;
+}
+
+interface Run {
+  readonly period: number;
+  readonly episode: string;
+  /** Calls in the periodic run so far. */
+  length: number;
+}
+
+interface SessionCycle {
+  readonly steps: Step[];
+  run?: Run;
+}
+
+/**
+ * A-B-A-B and longer cycles (seed 001's future work; Gemini CLI ships it): the last
+ * period × threshold calls are one unit of 2..maxPeriod different calls repeated `threshold`
+ * times. Progress-aware: a cycle whose every repetition succeeded with new results only warns.
+ */
+export class CycleDetector implements Detector {
+  readonly signal = 'cycle' as const;
+  private readonly sessions = new BoundedMap<SessionCycle>();
+
+  constructor(private readonly ctx: DetectorContext) {}
+
+  call(c: SettledCall, sink: FindingSink): void {
+    const { threshold, maxPeriod } = this.ctx.config.signals[this.signal];
+    let s = this.sessions.get(c.session);
+    if (!s) this.sessions.set(c.session, (s = { steps: [] }));
+    pushBounded(s.steps, { signature: c.signature, tool: c.tool, ref: c.ref, outcome: c.outcome }, maxPeriod * threshold);
+    const steps = s.steps;
+    const n = steps.length;
+
+    if (s.run) {
+      const back = steps[n - 1 - s.run.period];
+      if (back && back.signature === c.signature) s.run.length++;
+      else {
+        sink.resolve(s.run.episode);
+        delete s.run;
+      }
+    }
+    if (!s.run) {
+      for (let p = 2; p <= maxPeriod && p * threshold <= n; p++) {
+        if (isPeriodic(steps, p, p * threshold) && !isUniform(steps, p)) {
+          s.run = { period: p, length: p * threshold, episode: episodeId(this.signal, c.session, (steps[n - p * threshold] as Step).ref) };
+          break;
+        }
+      }
+    }
+    if (!s.run) return;
+    const { period } = s.run;
+    const reps = Math.floor(Math.min(s.run.length, n) / period);
+    const span = steps.slice(n - reps * period);
+    const progress = unitsProgress(span, period);
+    const unit = span.slice(-period).map((x) => x.tool).join(' → ');
+    const count = Math.floor(s.run.length / period);
+    sink.report({
+      signal: this.signal,
+      action: progress ? 'warn' : 'halt',
+      count,
+      threshold,
+      at: c.settledAt,
+      ...whoOf(c),
+      subject: `${unit} (period ${period})`,
+      message: progress
+        ? `The cycle ${unit} repeated ${count} times, but every round succeeded with new results`
+        : `Stuck in a cycle: ${unit} repeated ${count} times with the same arguments and no progress`,
+      recommendation: progress
+        ? 'The cycle is still producing new results; make sure it has an end condition.'
+        : `The agent is going round in circles (${unit}). Stop, look at why the last step does not change the outcome, and take a different step, or ask the user.`,
+      evidence: span.map((x) => x.ref),
+      ...(progress ? {} : { status: 'STALLED' as const }),
+      episode: s.run.episode,
+    });
+  }
+
+  endSession(session: string): void {
+    this.sessions.delete(session);
+  }
+}
+
+function isPeriodic(steps: readonly Step[], period: number, span: number): boolean {
+  const n = steps.length;
+  for (let i = n - span + period; i < n; i++) {
+    if ((steps[i] as Step).signature !== (steps[i - period] as Step).signature) return false;
+  }
+  return true;
+}
+
+/** A unit made of one call repeated is identical-calls' business, not a cycle. */
+function isUniform(steps: readonly Step[], period: number): boolean {
+  const n = steps.length;
+  const first = (steps[n - period] as Step).signature;
+  for (let i = n - period + 1; i < n; i++) if ((steps[i] as Step).signature !== first) return false;
+  return true;
+}
+
+/** Progress when every call succeeded with a recorded output and no two rounds ended the same. */
+function unitsProgress(span: readonly Step[], period: number): boolean {
+  const seen = new Set<string>();
+  for (let i = 0; i < span.length; i += period) {
+    const parts: string[] = [];
+    for (const step of span.slice(i, i + period)) {
+      if (step.outcome.kind !== 'ok' || step.outcome.output === undefined) return false;
+      parts.push(step.outcome.output);
+    }
+    const key = parts.join(',');
+    if (seen.has(key)) return false;
+    seen.add(key);
+  }
+  return seen.size > 0;
+}

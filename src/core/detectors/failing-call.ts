@@ -1,0 +1,115 @@
+import { describeCall, type SettledCall } from '../calls';
+import { clip } from '../canonical';
+import { adviceForCall } from '../advice';
+import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
+import { FAMILY_OF, type ErrorKind } from '../errorClass';
+import type { EventRef } from '../events';
+import { pushEvidence } from '../finding';
+import { episodeId, whoOf } from './common';
+
+interface Failures {
+  readonly call: string;
+  count: number;
+  firstTs?: number;
+  lastTs?: number;
+  readonly episode: string;
+  readonly refs: EventRef[];
+}
+
+interface SessionFailures {
+  /** signature → error kind → failures */
+  readonly bySignature: BoundedMap<Map<ErrorKind, Failures>>;
+  prunedAt: number;
+}
+
+const PRUNE_EVERY_MS = 60_000;
+
+/**
+ * Seed 004's loop circuit breaker: a failure signature is (tool, canonical args, error class).
+ * Each class has its own retry budget; the breaker trips on the failure that exceeds it
+ * (deterministic errors: the 2nd identical failure). Per session; signatures that have not failed
+ * within the window (2 hours) are pruned; a success of the same call clears its failures.
+ */
+export class FailingCallDetector implements Detector {
+  readonly signal = 'failing-call' as const;
+  private readonly sessions = new BoundedMap<SessionFailures>(1_000);
+
+  constructor(private readonly ctx: DetectorContext) {}
+
+  call(c: SettledCall, sink: FindingSink): void {
+    if (c.outcome.kind === 'unknown') return;
+    let s = this.sessions.get(c.session);
+    if (c.outcome.kind === 'ok') {
+      const cleared = s?.bySignature.get(c.signature);
+      if (cleared) {
+        for (const f of cleared.values()) sink.resolve(f.episode);
+        s?.bySignature.delete(c.signature);
+      }
+      return;
+    }
+    const cfg = this.ctx.config.signals[this.signal];
+    if (!s) this.sessions.set(c.session, (s = { bySignature: new BoundedMap(500), prunedAt: -Infinity }));
+    if (c.ts !== undefined && c.ts - s.prunedAt >= PRUNE_EVERY_MS) {
+      s.prunedAt = c.ts;
+      prune(s, c.ts - cfg.windowMinutes * 60_000, sink);
+    }
+    const kind: ErrorKind = c.outcome.errorKind;
+    const family = FAMILY_OF[kind];
+    let kinds = s.bySignature.get(c.signature);
+    if (!kinds) s.bySignature.set(c.signature, (kinds = new Map()));
+    let f = kinds.get(kind);
+    if (!f) {
+      f = { call: describeCall(c.tool, c.args), count: 0, episode: episodeId(this.signal, `${c.session}|${c.signature}|${kind}`, c.ref), refs: [] };
+      kinds.set(kind, f);
+    }
+    f.count++;
+    if (c.ts !== undefined) {
+      f.firstTs ??= c.ts;
+      f.lastTs = c.ts;
+    }
+    pushEvidence(f.refs, c.ref);
+    const budget = cfg.retries[family];
+    const trips = budget + 1;
+    if (f.count < trips) return;
+    sink.report({
+      signal: this.signal,
+      action: 'halt',
+      count: f.count,
+      threshold: trips,
+      at: c.settledAt,
+      ...whoOf(c),
+      subject: f.call,
+      message: `Retry loop on ${f.call}: failed ${f.count} times with a ${family} error (${kind}) against a budget of ${budget} ${budget === 1 ? 'retry' : 'retries'}: ${clip(c.outcome.error, 160)}`,
+      recommendation: `${adviceForCall(c.tool, c.outcome)} Options: fix the arguments, skip this step, or abort the task.`,
+      evidence: [...f.refs],
+      status: 'STALLED',
+      episode: f.episode,
+      details: {
+        tool: c.tool,
+        args: c.args,
+        error: c.outcome.error,
+        error_class: kind,
+        family,
+        fail_count: f.count,
+        ...(f.firstTs !== undefined ? { first_ts: new Date(f.firstTs).toISOString() } : {}),
+        ...(f.lastTs !== undefined ? { last_ts: new Date(f.lastTs).toISOString() } : {}),
+      },
+    });
+  }
+
+  endSession(session: string): void {
+    this.sessions.delete(session);
+  }
+}
+
+function prune(s: SessionFailures, before: number, sink: FindingSink): void {
+  s.bySignature.deleteWhere((_sig, kinds) => {
+    for (const [kind, f] of kinds) {
+      if (f.lastTs !== undefined && f.lastTs < before) {
+        sink.resolve(f.episode);
+        kinds.delete(kind);
+      }
+    }
+    return kinds.size === 0;
+  });
+}

@@ -1,0 +1,70 @@
+import { clip, hashText } from '../canonical';
+import { BoundedMap, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import type { EventRef, LocatedEvent } from '../events';
+import { pushEvidence } from '../finding';
+import { episodeId, whoOf } from './common';
+
+interface Chain {
+  readonly hash: string;
+  count: number;
+  readonly episode: string;
+  readonly refs: EventRef[];
+}
+
+/**
+ * "Functionally identical": the same text once white space, case, timestamps and UUIDs, which
+ * change between otherwise identical outputs, are set aside.
+ */
+export function outputKey(text: string): string {
+  return hashText(
+    text
+      .replace(/\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?/g, '<time>')
+      .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .toLowerCase(),
+  );
+}
+
+/** Seed 002: an agent produces functionally identical output `threshold` (2) times in a row. */
+export class IdenticalOutputDetector implements Detector {
+  readonly signal = 'identical-output' as const;
+  private readonly chains = new BoundedMap<Chain>();
+
+  constructor(private readonly ctx: DetectorContext) {}
+
+  event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
+    const e = located.event;
+    if (e.type !== 'output') return;
+    const { threshold } = this.ctx.config.signals[this.signal];
+    const key = scope.agent === undefined ? scope.session : `${scope.session}\u0000${scope.agent}`;
+    const hash = outputKey(e.text);
+    let chain = this.chains.get(key);
+    if (!chain || chain.hash !== hash) {
+      if (chain) sink.resolve(chain.episode);
+      chain = { hash, count: 0, episode: episodeId(this.signal, key, located.ref), refs: [] };
+      this.chains.set(key, chain);
+    }
+    chain.count++;
+    pushEvidence(chain.refs, located.ref);
+    if (chain.count < threshold) return;
+    sink.report({
+      signal: this.signal,
+      action: 'halt',
+      count: chain.count,
+      threshold,
+      at: located.ref,
+      ...whoOf(scope),
+      subject: clip(e.text, 100),
+      message: `The agent produced the same output ${chain.count} times in a row: "${clip(e.text, 120)}"`,
+      recommendation: 'Halt the agent and re-scope the task or try an alternative approach: repeating itself will not move it forward.',
+      evidence: [...chain.refs],
+      status: 'STALLED',
+      episode: chain.episode,
+    });
+  }
+
+  endSession(session: string): void {
+    this.chains.deleteWhere((key) => key === session || key.startsWith(`${session}\u0000`));
+  }
+}

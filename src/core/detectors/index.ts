@@ -1,0 +1,31 @@
+import type { Detector, DetectorContext } from '../detector';
+import { BudgetDetector } from './budget';
+import { CycleDetector } from './cycle';
+import { FailingCallDetector } from './failing-call';
+import { IdenticalCallsDetector } from './identical-calls';
+import { IdenticalOutputDetector } from './identical-output';
+import { OscillationDetector } from './oscillation';
+import { QualityGateLoopDetector } from './quality-gate-loop';
+import { RepeatedErrorDetector } from './repeated-error';
+import { RepeatedInvocationDetector } from './repeated-invocation';
+import { RetryExhaustionDetector } from './retry-exhaustion';
+import { StuckTierDetector } from './stuck-tier';
+import { WindowedRepeatDetector } from './windowed-repeat';
+
+/** Every detector, in the order their findings are listed when one event raises several. */
+export function createDetectors(ctx: DetectorContext): Detector[] {
+  return [
+    new RepeatedInvocationDetector(ctx),
+    new IdenticalCallsDetector(ctx),
+    new RepeatedErrorDetector(ctx),
+    new FailingCallDetector(ctx),
+    new WindowedRepeatDetector(ctx),
+    new CycleDetector(ctx),
+    new IdenticalOutputDetector(ctx),
+    new RetryExhaustionDetector(ctx),
+    new OscillationDetector(ctx),
+    new StuckTierDetector(ctx),
+    new QualityGateLoopDetector(ctx),
+    new BudgetDetector(ctx),
+  ];
+}

@@ -1,0 +1,59 @@
+import { BoundedMap, inSession, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import type { EventRef, LocatedEvent } from '../events';
+import { pushEvidence } from '../finding';
+import { episodeId, pushBounded, whoOf } from './common';
+
+interface History {
+  last?: string;
+  readonly entries: Map<string, number>;
+  readonly path: string[];
+  readonly refs: EventRef[];
+  episode?: string;
+}
+
+/**
+ * Seed 002: a task's status keeps coming back (IN_PROGRESS → REVIEW → REJECTED → IN_PROGRESS …):
+ * when the task enters the same status for the `threshold`-th time, it is oscillating → BLOCKED.
+ */
+export class OscillationDetector implements Detector {
+  readonly signal = 'oscillation' as const;
+  private readonly tasks = new BoundedMap<History>();
+
+  constructor(private readonly ctx: DetectorContext) {}
+
+  event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
+    const e = located.event;
+    if (e.type !== 'status') return;
+    const key = sessionKey(scope.session, e.task);
+    let h = this.tasks.get(key);
+    if (!h) this.tasks.set(key, (h = { entries: new Map(), path: [], refs: [] }));
+    const status = e.status.toUpperCase();
+    if (h.last === status) return;
+    h.last = status;
+    const entered = (h.entries.get(status) ?? 0) + 1;
+    h.entries.set(status, entered);
+    pushBounded(h.path, status, 12);
+    pushEvidence(h.refs, located.ref);
+    const { threshold } = this.ctx.config.signals[this.signal];
+    if (entered < threshold) return;
+    h.episode ??= episodeId(this.signal, key, located.ref);
+    sink.report({
+      signal: this.signal,
+      action: 'halt',
+      count: entered,
+      threshold,
+      at: located.ref,
+      ...whoOf(scope),
+      subject: `task ${e.task}: ${status}`,
+      message: `Task ${e.task} entered ${status} ${entered} times: its status oscillates (${h.path.join(' → ')})`,
+      recommendation: `Force task ${e.task} to BLOCKED and find the root cause (why does it keep coming back to ${status}?) before retrying.`,
+      evidence: [...h.refs],
+      status: 'BLOCKED',
+      episode: h.episode,
+    });
+  }
+
+  endSession(session: string): void {
+    this.tasks.deleteWhere((key) => inSession(key, session));
+  }
+}

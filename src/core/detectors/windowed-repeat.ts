@@ -1,0 +1,88 @@
+import { describeCall, isChanging, isProgress, type Outcome, type SettledCall } from '../calls';
+import { adviceForCall } from '../advice';
+import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
+import type { EventRef } from '../events';
+import { episodeId, pushBounded, whoOf } from './common';
+
+interface Step {
+  readonly signature: string;
+  readonly ref: EventRef;
+  readonly outcome: Outcome;
+}
+
+interface SessionWindow {
+  readonly steps: Step[];
+  /** signature → episode of a repeat that is at or above the threshold */
+  readonly active: Map<string, string>;
+}
+
+/**
+ * Seed 002: the same tool with identical arguments `threshold` times within `window` steps.
+ * Repeats back to back follow the strict progress rule; repeats with other calls between them
+ * count as moving on when each one ended differently (an edit→test loop whose failures change).
+ */
+export class WindowedRepeatDetector implements Detector {
+  readonly signal = 'windowed-repeat' as const;
+  private readonly sessions = new BoundedMap<SessionWindow>();
+
+  constructor(private readonly ctx: DetectorContext) {}
+
+  call(c: SettledCall, sink: FindingSink): void {
+    const { threshold, window } = this.ctx.config.signals[this.signal];
+    let s = this.sessions.get(c.session);
+    if (!s) this.sessions.set(c.session, (s = { steps: [], active: new Map() }));
+    pushBounded(s.steps, { signature: c.signature, ref: c.ref, outcome: c.outcome }, window);
+
+    for (const [signature, episode] of s.active) {
+      if (signature !== c.signature && countOf(s.steps, signature) < threshold) {
+        sink.resolve(episode);
+        s.active.delete(signature);
+      }
+    }
+    const indexes: number[] = [];
+    s.steps.forEach((step, i) => step.signature === c.signature && indexes.push(i));
+    if (indexes.length < threshold) {
+      const episode = s.active.get(c.signature);
+      if (episode !== undefined) sink.resolve(episode);
+      s.active.delete(c.signature);
+      return;
+    }
+    const outcomes = indexes.map((i) => (s.steps[i] as Step).outcome);
+    const backToBack = (indexes[indexes.length - 1] as number) - (indexes[0] as number) === indexes.length - 1;
+    const progress = backToBack ? isProgress(outcomes) : isChanging(outcomes);
+    let episode = s.active.get(c.signature);
+    if (episode === undefined) {
+      episode = episodeId(this.signal, c.session, (s.steps[indexes[0] as number] as Step).ref);
+      s.active.set(c.signature, episode);
+    }
+    const subject = describeCall(c.tool, c.args);
+    sink.report({
+      signal: this.signal,
+      action: progress ? 'warn' : 'halt',
+      count: indexes.length,
+      threshold,
+      at: c.settledAt,
+      ...whoOf(c),
+      subject,
+      message: progress
+        ? `${subject} ran ${indexes.length} times within the last ${window} steps, each time with a different result`
+        : `${subject} ran ${indexes.length} times within the last ${window} steps without progress`,
+      recommendation: progress
+        ? `Keep an eye on ${c.tool}: it repeats, but its results still change.`
+        : adviceForCall(c.tool, c.outcome),
+      evidence: indexes.map((i) => (s.steps[i] as Step).ref),
+      ...(progress ? {} : { status: 'STALLED' as const }),
+      episode,
+    });
+  }
+
+  endSession(session: string): void {
+    this.sessions.delete(session);
+  }
+}
+
+function countOf(steps: readonly Step[], signature: string): number {
+  let n = 0;
+  for (const s of steps) if (s.signature === signature) n++;
+  return n;
+}

@@ -1,0 +1,174 @@
+import { outcomeOf, UNKNOWN, type Outcome, type SettledCall } from './calls';
+import { Canonicalizer } from './canonical';
+import type { GuardianConfig } from './config';
+import type { Detector, DetectorContext, FindingSink, Scope } from './detector';
+import { createDetectors } from './detectors';
+import { timestampMs, type EventRef, type LocatedEvent, type ToolEvent } from './events';
+import { severity, type Finding } from './finding';
+
+/** A call that waits for its `tool_result` waits behind at most this many later calls. */
+export const MAX_PENDING = 8;
+
+interface QueuedCall {
+  readonly base: Omit<SettledCall, 'outcome' | 'settledAt'>;
+  readonly id?: string;
+  outcome?: Outcome;
+  settledAt?: EventRef;
+}
+
+export interface EngineStats {
+  events: number;
+  calls: number;
+  /** `tool_result` events whose call was never seen or had already been settled. */
+  unmatchedResults: number;
+}
+
+export function scopeOf(located: LocatedEvent): Scope {
+  const e = located.event;
+  const ts = timestampMs(e);
+  return {
+    session: e.session ?? located.ref.file,
+    at: located.ref,
+    ...(e.task !== undefined ? { task: e.task } : {}),
+    ...(e.agent !== undefined ? { agent: e.agent } : {}),
+    ...(ts !== undefined ? { ts } : {}),
+  };
+}
+
+/**
+ * Events in, findings out. Routes each event to every enabled detector, pairs calls with their
+ * results, restarts a session's counters at a `user` event, and keeps the active findings.
+ */
+export class Engine {
+  readonly stats: EngineStats = { events: 0, calls: 0, unmatchedResults: 0 };
+  private readonly ctx: DetectorContext;
+  private readonly detectors: readonly Detector[];
+  private readonly queues = new Map<string, QueuedCall[]>();
+  private readonly waiting = new Map<string, QueuedCall>();
+  private readonly activeFindings = new Map<string, Finding>();
+  private emitted: Finding[] = [];
+  private readonly exempt: ReadonlySet<string>;
+  private readonly sink: FindingSink = {
+    report: (f) => this.report(f),
+    resolve: (episode) => this.activeFindings.delete(episode),
+  };
+
+  constructor(readonly config: GuardianConfig) {
+    this.ctx = { config, canon: new Canonicalizer(config.volatileKeys) };
+    this.detectors = createDetectors(this.ctx).filter((d) => config.signals[d.signal].enabled);
+    this.exempt = new Set(config.exemptTools);
+  }
+
+  /** Feeds one event; returns the findings it raised (new, or more severe than before). */
+  push(located: LocatedEvent): Finding[] {
+    this.stats.events++;
+    const scope = scopeOf(located);
+    const e = located.event;
+    switch (e.type) {
+      case 'tool':
+        this.onTool(e, located.ref, scope);
+        break;
+      case 'tool_result': {
+        const queued = this.waiting.get(waitKey(scope.session, e.id));
+        if (!queued) {
+          this.stats.unmatchedResults++;
+          break;
+        }
+        this.waiting.delete(waitKey(scope.session, e.id));
+        queued.outcome = outcomeOf(e, this.ctx.canon) ?? UNKNOWN;
+        queued.settledAt = located.ref;
+        this.release(scope.session, false);
+        break;
+      }
+      case 'user':
+        this.release(scope.session, true);
+        for (const d of this.detectors) d.endSession(scope.session);
+        for (const [episode, f] of this.activeFindings) if (f.session === scope.session) this.activeFindings.delete(episode);
+        break;
+      default:
+        for (const d of this.detectors) d.event?.(located, scope, this.sink);
+    }
+    return this.take();
+  }
+
+  /** Settles every call still waiting for a result (end of a replay). */
+  flush(): Finding[] {
+    for (const session of [...this.queues.keys()]) this.release(session, true);
+    return this.take();
+  }
+
+  /** Findings whose pattern is still going on, most severe first. */
+  active(): Finding[] {
+    return [...this.activeFindings.values()].sort((a, b) => severity(b.action) - severity(a.action));
+  }
+
+  private onTool(e: ToolEvent, ref: EventRef, scope: Scope): void {
+    if (this.exempt.has(e.tool)) return;
+    this.stats.calls++;
+    const args = this.ctx.canon.text(e.args ?? {});
+    const base = {
+      ref,
+      tool: e.tool,
+      args,
+      signature: `${e.tool}\u0000${args}`,
+      session: scope.session,
+      ...(scope.task !== undefined ? { task: scope.task } : {}),
+      ...(scope.agent !== undefined ? { agent: scope.agent } : {}),
+      ...(scope.ts !== undefined ? { ts: scope.ts } : {}),
+    };
+    const outcome = outcomeOf(e, this.ctx.canon);
+    const queued: QueuedCall = { base, ...(e.id !== undefined ? { id: e.id } : {}) };
+    if (outcome !== undefined || e.id === undefined) {
+      queued.outcome = outcome ?? UNKNOWN;
+      queued.settledAt = ref;
+    } else {
+      this.waiting.set(waitKey(scope.session, e.id), queued);
+    }
+    let queue = this.queues.get(scope.session);
+    if (!queue) this.queues.set(scope.session, (queue = []));
+    queue.push(queued);
+    // A call whose result never comes must not hold back detection for ever.
+    this.release(scope.session, false, queue.length > MAX_PENDING ? queue.length - MAX_PENDING : 0);
+  }
+
+  /** Dispatches settled calls in call order; `force` settles the waiting ones as unrecorded. */
+  private release(session: string, force: boolean, forceFirst = 0): void {
+    const queue = this.queues.get(session);
+    if (!queue) return;
+    let forced = forceFirst;
+    while (queue.length > 0) {
+      const head = queue[0] as QueuedCall;
+      if (head.outcome === undefined) {
+        if (!force && forced <= 0) break;
+        forced--;
+        if (head.id !== undefined) this.waiting.delete(waitKey(session, head.id));
+        head.outcome = UNKNOWN;
+        head.settledAt = queue[queue.length - 1]?.base.ref ?? head.base.ref;
+      }
+      queue.shift();
+      const call: SettledCall = { ...head.base, outcome: head.outcome, settledAt: head.settledAt ?? head.base.ref };
+      for (const d of this.detectors) d.call?.(call, this.sink);
+    }
+    if (queue.length === 0) this.queues.delete(session);
+  }
+
+  private report(f: Finding): void {
+    const before = this.activeFindings.get(f.episode);
+    if (!before || severity(f.action) > severity(before.action)) {
+      this.activeFindings.set(f.episode, f);
+      this.emitted.push(f);
+    } else {
+      this.activeFindings.set(f.episode, { ...before, count: f.count, evidence: f.evidence });
+    }
+  }
+
+  private take(): Finding[] {
+    const out = this.emitted;
+    if (out.length > 0) this.emitted = [];
+    return out;
+  }
+}
+
+function waitKey(session: string, id: string): string {
+  return `${session}\u0000${id}`;
+}

@@ -1,0 +1,179 @@
+import { z } from 'zod';
+
+/**
+ * The guardian's own event log, version 1: one JSON object per line.
+ * Every event may carry `ts`, `session`, `task` and `agent`.
+ */
+const isoTimestamp = z.iso.datetime({ offset: true, local: false });
+const name = z.string().min(1);
+const common = {
+  v: z.literal(1),
+  ts: isoTimestamp.optional(),
+  session: name.optional(),
+  task: name.optional(),
+  agent: name.optional(),
+};
+const jsonObject = z.record(z.string(), z.unknown());
+
+export const toolEventSchema = z.object({
+  ...common,
+  type: z.literal('tool'),
+  tool: name,
+  args: jsonObject.optional(),
+  id: name.optional(),
+  ok: z.boolean().optional(),
+  error: z.string().optional(),
+  output: z.unknown().optional(),
+});
+
+export const toolResultEventSchema = z.object({
+  ...common,
+  type: z.literal('tool_result'),
+  id: name,
+  ok: z.boolean().optional(),
+  error: z.string().optional(),
+  output: z.unknown().optional(),
+});
+
+export const invocationEventSchema = z.object({
+  ...common,
+  type: z.literal('invocation'),
+  agent: name,
+  config: jsonObject.optional(),
+  result: z.string().optional(),
+  reason: z.string().optional(),
+});
+
+export const attemptEventSchema = z.object({
+  ...common,
+  type: z.literal('attempt'),
+  task: name,
+  tier: z.number().int().min(1).optional(),
+  ok: z.boolean(),
+  error: z.string().optional(),
+  gate: name.optional(),
+  description: z.string().optional(),
+});
+
+export const statusEventSchema = z.object({
+  ...common,
+  type: z.literal('status'),
+  task: name,
+  status: name,
+});
+
+const tokens = z.number().finite().nonnegative();
+const positiveTokens = z.number().finite().positive();
+export const usageEventSchema = z
+  .object({
+    ...common,
+    type: z.literal('usage'),
+    used: tokens.optional(),
+    budget: positiveTokens.optional(),
+    session_used: tokens.optional(),
+    session_budget: positiveTokens.optional(),
+  })
+  .superRefine((e, ctx) => {
+    const task = e.used !== undefined || e.budget !== undefined;
+    const session = e.session_used !== undefined || e.session_budget !== undefined;
+    if (!task && !session) {
+      ctx.addIssue({ code: 'custom', path: ['used'], message: 'a usage event needs used+budget or session_used+session_budget' });
+    }
+    if (task && (e.used === undefined || e.budget === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [e.used === undefined ? 'used' : 'budget'], message: 'used and budget go together' });
+    }
+    if (session && (e.session_used === undefined || e.session_budget === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [e.session_used === undefined ? 'session_used' : 'session_budget'],
+        message: 'session_used and session_budget go together',
+      });
+    }
+  });
+
+export const outputEventSchema = z.object({
+  ...common,
+  type: z.literal('output'),
+  text: z.string(),
+});
+
+export const userEventSchema = z.object({
+  ...common,
+  type: z.literal('user'),
+  text: z.string().optional(),
+});
+
+export const eventSchema = z.discriminatedUnion('type', [
+  toolEventSchema,
+  toolResultEventSchema,
+  invocationEventSchema,
+  attemptEventSchema,
+  statusEventSchema,
+  usageEventSchema,
+  outputEventSchema,
+  userEventSchema,
+]);
+
+export type WireEvent = z.infer<typeof eventSchema>;
+export type ToolEvent = z.infer<typeof toolEventSchema>;
+export type ToolResultEvent = z.infer<typeof toolResultEventSchema>;
+export type AttemptEvent = z.infer<typeof attemptEventSchema>;
+export type StatusEvent = z.infer<typeof statusEventSchema>;
+export type UsageEvent = z.infer<typeof usageEventSchema>;
+export type OutputEvent = z.infer<typeof outputEventSchema>;
+export type UserEvent = z.infer<typeof userEventSchema>;
+/** Invocations may come from seed 000's history file, whose timestamps are free text: kept verbatim. */
+export type InvocationEvent = z.infer<typeof invocationEventSchema> & { timestamp?: string };
+export type GuardianEvent = Exclude<WireEvent, { type: 'invocation' }> | InvocationEvent;
+export type EventType = GuardianEvent['type'];
+export const EVENT_TYPES: readonly EventType[] = ['tool', 'tool_result', 'invocation', 'attempt', 'status', 'usage', 'output', 'user'];
+
+/** Where an event came from: its file, its 1-based line, and its 1-based index among that file's events. */
+export interface EventRef {
+  readonly file: string;
+  readonly line: number;
+  readonly event: number;
+}
+
+export interface LocatedEvent {
+  readonly event: GuardianEvent;
+  readonly ref: EventRef;
+}
+
+export type LineVerdict = { ok: true; event: GuardianEvent } | { ok: false; field: string; reason: string };
+
+/** Parses one line of the v1 event log. Blank lines are the caller's business. */
+export function parseEventLine(text: string): LineVerdict {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, field: '(line)', reason: `not JSON: ${(err as Error).message}` };
+  }
+  return validateEvent(raw);
+}
+
+export function validateEvent(raw: unknown): LineVerdict {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return { ok: false, field: '(line)', reason: 'not a JSON object' };
+  }
+  const type = (raw as { type?: unknown }).type;
+  if (typeof type !== 'string' || !(EVENT_TYPES as readonly string[]).includes(type)) {
+    return {
+      ok: false,
+      field: 'type',
+      reason: type === undefined ? 'missing event type' : `unknown event type ${JSON.stringify(type)} (expected one of ${EVENT_TYPES.join(', ')})`,
+    };
+  }
+  const parsed = eventSchema.safeParse(raw);
+  if (parsed.success) return { ok: true, event: parsed.data };
+  const issue = parsed.error.issues[0];
+  const field = issue && issue.path.length > 0 ? issue.path.join('.') : '(event)';
+  return { ok: false, field, reason: issue ? issue.message : 'invalid event' };
+}
+
+export function timestampMs(event: GuardianEvent): number | undefined {
+  if (event.ts === undefined) return undefined;
+  const ms = Date.parse(event.ts);
+  return Number.isNaN(ms) ? undefined : ms;
+}

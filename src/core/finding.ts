@@ -1,0 +1,52 @@
+import type { SignalId } from './config';
+import type { EventRef } from './events';
+
+/** What the watched agent (or its orchestrator) should do, from least to most severe. */
+export type Action = 'continue' | 'warn' | 'escalate' | 'halt';
+const SEVERITY: Readonly<Record<Action, number>> = { continue: 0, warn: 1, escalate: 2, halt: 3 };
+
+export function severity(action: Action): number {
+  return SEVERITY[action];
+}
+
+export function mostSevere(actions: Iterable<Action>): Action {
+  let worst: Action = 'continue';
+  for (const a of actions) if (SEVERITY[a] > SEVERITY[worst]) worst = a;
+  return worst;
+}
+
+/** Seed 002's task statuses a finding asks for. */
+export type TaskStatus = 'STALLED' | 'BLOCKED';
+
+export interface Finding {
+  readonly signal: SignalId;
+  readonly action: Action;
+  /** How many times the pattern has been seen (tokens used, for `budget`). */
+  readonly count: number;
+  /** The count at which the signal takes its action (the budget, for `budget`). */
+  readonly threshold: number;
+  /** The event on which the finding fired. */
+  readonly at: EventRef;
+  readonly session: string;
+  readonly task?: string;
+  readonly agent?: string;
+  /** One line saying what repeats, e.g. `read_file {"path":"a.ts"}`. */
+  readonly subject: string;
+  readonly message: string;
+  readonly recommendation: string;
+  /** The events that make the pattern, oldest first (the most recent ones when it is long). */
+  readonly evidence: readonly EventRef[];
+  readonly status?: TaskStatus;
+  /** Identifies one occurrence of a pattern: a finding that escalates or grows keeps its episode. */
+  readonly episode: string;
+  /** Signal-specific data (seed 000's JSON for `repeated-invocation`, the level for `budget`). */
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
+/** At most this many evidence references are kept per finding: the newest ones. */
+export const MAX_EVIDENCE = 20;
+
+export function pushEvidence(list: EventRef[], ref: EventRef): void {
+  list.push(ref);
+  if (list.length > MAX_EVIDENCE) list.splice(0, list.length - MAX_EVIDENCE);
+}

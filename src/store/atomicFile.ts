@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+
+/** Writes a file so that readers see the old content or the new, never a mix: temp file + rename. */
+export async function writeFileAtomic(file: string, data: string): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const handle = await fs.open(tmp, 'wx', 0o644);
+  try {
+    await handle.writeFile(data, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+export interface LockOptions {
+  readonly timeoutMs?: number;
+  /** A lock file older than this is left over from a crashed writer and is broken. */
+  readonly staleMs?: number;
+}
+
+export class LockTimeoutError extends Error {
+  constructor(readonly lockFile: string) {
+    super(`timed out waiting for the lock ${lockFile}; if no guardian command is running, delete it`);
+    this.name = 'LockTimeoutError';
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs a read-modify-write of `file` under an exclusive `<file>.lock` shared by every process. */
+export async function withFileLock<T>(file: string, fn: () => Promise<T>, opts: LockOptions = {}): Promise<T> {
+  const lock = `${file}.lock`;
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const staleMs = opts.staleMs ?? 30_000;
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const start = Date.now();
+  for (;;) {
+    try {
+      const handle = await fs.open(lock, 'wx');
+      await handle.writeFile(`${process.pid}\n`);
+      await handle.close();
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const stat = await fs.stat(lock).catch(() => undefined);
+      if (stat && Date.now() - stat.mtimeMs > staleMs) {
+        await fs.rm(lock, { force: true });
+        continue;
+      }
+      if (Date.now() - start > timeoutMs) throw new LockTimeoutError(lock);
+      await sleep(5 + Math.random() * 20);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await fs.rm(lock, { force: true });
+  }
+}
+
+/** Reads a text file; undefined when it does not exist. */
+export async function readTextIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** Line and column (1-based) of a character offset. */
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+/** Where JSON.parse stopped, from its message ("at position N" or "line L column C"). */
+export function jsonErrorLocation(text: string, err: Error): { line: number; column: number } | undefined {
+  const lc = /line (\d+) column (\d+)/.exec(err.message);
+  if (lc) return { line: Number(lc[1]), column: Number(lc[2]) };
+  const pos = /position (\d+)/.exec(err.message);
+  if (pos) return lineColumn(text, Number(pos[1]));
+  if (/Unexpected end of JSON input/.test(err.message)) return lineColumn(text, text.length);
+  return undefined;
+}

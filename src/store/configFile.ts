@@ -1,0 +1,41 @@
+import { resolveConfig, type ConfigProblem, type GuardianConfig } from '../core/config';
+import { jsonErrorLocation, readTextIfExists } from './atomicFile';
+import { PATHS, type Workspace } from './workspace';
+
+export interface LoadedConfig {
+  readonly config: GuardianConfig;
+  /** Problems found in the file, each naming its key; the defaults stand in for what was wrong. */
+  readonly problems: readonly ConfigProblem[];
+  readonly file: string;
+  readonly exists: boolean;
+}
+
+export function formatProblem(file: string, p: ConfigProblem): string {
+  return `${file}: ${p.level}: ${p.path}: ${p.message}`;
+}
+
+/** Reads `.github/guardian/config.json` (or another file); never throws on bad content. */
+export async function loadConfig(ws: Workspace, rel: string = PATHS.config): Promise<LoadedConfig> {
+  let text: string | undefined;
+  try {
+    text = await readTextIfExists(ws.path(rel));
+  } catch (err) {
+    const { config } = resolveConfig(undefined);
+    return { config, problems: [{ level: 'error', path: '(file)', message: `cannot read: ${(err as Error).message}; defaults used` }], file: rel, exists: true };
+  }
+  return parseConfigText(text, rel);
+}
+
+export function parseConfigText(text: string | undefined, file: string): LoadedConfig {
+  if (text === undefined || text.trim() === '') return { ...resolveConfig(undefined), file, exists: text !== undefined };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    const at = jsonErrorLocation(text, err as Error);
+    const where = at ? `line ${at.line}, column ${at.column}` : '(file)';
+    const { config } = resolveConfig(undefined);
+    return { config, problems: [{ level: 'error', path: where, message: `not valid JSON (${(err as Error).message}); defaults used` }], file, exists: true };
+  }
+  return { ...resolveConfig(raw), file, exists: true };
+}

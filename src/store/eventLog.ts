@@ -1,0 +1,52 @@
+import { parseEventLine, type LocatedEvent } from '../core/events';
+import { LogTail, type TailOptions, type TailRead } from './logTail';
+
+/** A line that was not a valid event: where it is and what is wrong with it. */
+export interface SkippedLine {
+  readonly file: string;
+  readonly line: number;
+  readonly field: string;
+  readonly reason: string;
+}
+
+export function formatSkipped(s: SkippedLine): string {
+  return `${s.file}:${s.line}: ${s.field}: ${s.reason}`;
+}
+
+export interface EventSink {
+  event(located: LocatedEvent): void;
+  skipped(skip: SkippedLine): void;
+}
+
+/** The guardian's JSONL event log (v1), read incrementally. `name` is how evidence names the file. */
+export class EventLogReader {
+  private readonly tail: LogTail;
+  private events = 0;
+
+  constructor(readonly absPath: string, readonly name: string, opts?: TailOptions) {
+    this.tail = new LogTail(absPath, opts);
+  }
+
+  async read(sink: EventSink): Promise<TailRead> {
+    const result = await this.tail.read(
+      (text, line) => this.line(text, line, sink),
+      (line, bytes) => sink.skipped({ file: this.name, line, field: '(line)', reason: `line of ${bytes} bytes is too long` }),
+      () => {
+        this.events = 0;
+      },
+    );
+    return result;
+  }
+
+  /** The file is complete (a replay): a last line without a newline counts. */
+  finish(sink: EventSink): void {
+    this.tail.finish((text, line) => this.line(text, line, sink));
+  }
+
+  private line(text: string, line: number, sink: EventSink): void {
+    if (text.trim() === '') return;
+    const verdict = parseEventLine(text);
+    if (verdict.ok) sink.event({ event: verdict.event, ref: { file: this.name, line, event: ++this.events } });
+    else sink.skipped({ file: this.name, line, field: verdict.field, reason: verdict.reason });
+  }
+}

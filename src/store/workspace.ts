@@ -1,0 +1,89 @@
+import { promises as fs, realpathSync } from 'node:fs';
+import * as path from 'node:path';
+
+/** Where the guardian keeps its files, relative to the workspace root. */
+export const PATHS = {
+  config: '.github/guardian/config.json',
+  stopAll: '.github/guardian/STOP_ALL',
+  logsDir: '.tmp/current/logs',
+  invocationHistory: '.tmp/current/logs/invocation-history.json',
+  guardianDir: '.tmp/guardian',
+  registry: '.tmp/guardian/blocked.json',
+  summaries: '.tmp/guardian/blocked',
+  tasks: '.tmp/guardian/tasks',
+  guardianLog: '.tmp/guardian/guardian.log',
+} as const;
+
+export class WorkspaceEscapeError extends Error {
+  constructor(readonly requested: string, readonly root: string) {
+    super(`refused: ${requested} resolves outside the workspace ${root}`);
+    this.name = 'WorkspaceEscapeError';
+  }
+}
+
+export class InvalidTaskIdError extends Error {
+  constructor(readonly taskId: string) {
+    super(`invalid task id ${JSON.stringify(taskId)}: use letters, digits, '.', '_' and '-' (at most 128, not starting with '.')`);
+    this.name = 'InvalidTaskIdError';
+  }
+}
+
+const TASK_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
+
+export function checkTaskId(taskId: string): string {
+  if (!TASK_ID.test(taskId)) throw new InvalidTaskIdError(taskId);
+  return taskId;
+}
+
+function isWithin(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/**
+ * A workspace folder. Every path the guardian writes goes through `resolveForWrite`, which refuses
+ * anything that lands outside the folder, through `..` or through symbolic links.
+ */
+export class Workspace {
+  readonly root: string;
+  private readonly realRoot: string;
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+    try {
+      this.realRoot = realpathSync(this.root);
+    } catch {
+      this.realRoot = this.root;
+    }
+  }
+
+  /** Absolute path of a workspace-relative path, without following links (for reading). */
+  path(rel: string): string {
+    return path.resolve(this.root, rel);
+  }
+
+  /** Workspace-relative form of an absolute path, with forward slashes. */
+  relative(abs: string): string {
+    return path.relative(this.root, abs).split(path.sep).join('/');
+  }
+
+  /** The real location `rel` would be written at; throws WorkspaceEscapeError if it is outside. */
+  async resolveForWrite(rel: string): Promise<string> {
+    const abs = path.resolve(this.root, rel);
+    if (!isWithin(this.root, abs)) throw new WorkspaceEscapeError(rel, this.root);
+    let probe = abs;
+    for (;;) {
+      try {
+        const real = await fs.realpath(probe);
+        const final = path.join(real, path.relative(probe, abs));
+        if (!isWithin(this.realRoot, final)) throw new WorkspaceEscapeError(rel, this.root);
+        return final;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        const parent = path.dirname(probe);
+        if (parent === probe) throw new WorkspaceEscapeError(rel, this.root);
+        probe = parent;
+      }
+    }
+  }
+}
