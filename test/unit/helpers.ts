@@ -1,0 +1,93 @@
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { configSchema, type GuardianConfig } from '../../src/core/config';
+import { Engine } from '../../src/core/engine';
+import { validateEvent, type LocatedEvent } from '../../src/core/events';
+import type { Finding } from '../../src/core/finding';
+
+export const ROOT = path.resolve(__dirname, '..', '..', '..');
+export const CLI = path.join(ROOT, 'dist', 'cli.js');
+export const SEEDS = path.resolve(ROOT, '..', 'shared', 'seeds');
+
+/** A config with overrides, validated like the config file. */
+export function config(overrides: Record<string, unknown> = {}): GuardianConfig {
+  return configSchema.parse(overrides);
+}
+
+/** Validated events, located as lines 1..n of `file`. */
+export function located(events: readonly Record<string, unknown>[], file = 'log.jsonl'): LocatedEvent[] {
+  return events.map((raw, i) => {
+    const verdict = validateEvent({ v: 1, ...raw });
+    if (!verdict.ok) throw new Error(`test event ${i + 1} invalid: ${verdict.field}: ${verdict.reason}`);
+    return { event: verdict.event, ref: { file, line: i + 1, event: i + 1 } };
+  });
+}
+
+/** Every finding raised while feeding the events (and flushing at the end). */
+export function run(events: readonly Record<string, unknown>[], cfg: GuardianConfig = config()): { findings: Finding[]; engine: Engine } {
+  const engine = new Engine(cfg);
+  const findings: Finding[] = [];
+  for (const e of located(events)) findings.push(...engine.push(e));
+  findings.push(...engine.flush());
+  return { findings, engine };
+}
+
+export function only(findings: readonly Finding[], signal: Finding['signal']): Finding[] {
+  return findings.filter((f) => f.signal === signal);
+}
+
+/** `n` copies of an event. */
+export function times<T>(n: number, make: (i: number) => T): T[] {
+  return Array.from({ length: n }, (_, i) => make(i));
+}
+
+export async function tmpdir(prefix = 'lg-'): Promise<string> {
+  return fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), prefix)));
+}
+
+export async function write(root: string, rel: string, text: string): Promise<string> {
+  const file = path.join(root, rel);
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, text);
+  return file;
+}
+
+export function jsonl(events: readonly Record<string, unknown>[]): string {
+  return events.map((e) => JSON.stringify({ v: 1, ...e })).join('\n') + '\n';
+}
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI as a real child process. */
+export function cli(args: readonly string[], opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd ?? ROOT, env: { ...process.env, NO_COLOR: '1', ...opts.env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** Every file under a folder, relative, sorted. */
+export async function listFiles(root: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (dir: string) => {
+    for (const d of await fs.readdir(dir, { withFileTypes: true })) {
+      const p = path.join(dir, d.name);
+      if (d.isDirectory()) await walk(p);
+      else out.push(path.relative(root, p));
+    }
+  };
+  await walk(root);
+  return out.sort();
+}
