@@ -69,10 +69,11 @@ export class Workspace {
 
   /** The real location `rel` would be written at; throws WorkspaceEscapeError if it is outside. */
   async resolveForWrite(rel: string): Promise<string> {
-    const abs = path.resolve(this.root, rel);
+    let abs = path.resolve(this.root, rel);
     if (!isWithin(this.root, abs)) throw new WorkspaceEscapeError(rel, this.root);
     let probe = abs;
-    for (;;) {
+    // Bounded: a cycle of dangling links must not spin for ever.
+    for (let hops = 0; hops < 64; hops++) {
       try {
         const real = await fs.realpath(probe);
         const final = path.join(real, path.relative(probe, abs));
@@ -80,10 +81,19 @@ export class Workspace {
         return final;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        // A dangling link still says where a write through it would land.
+        const link = await fs.readlink(probe).catch(() => undefined);
+        if (link !== undefined) {
+          const target = path.resolve(path.dirname(probe), link);
+          abs = path.join(target, path.relative(probe, abs));
+          probe = abs;
+          continue;
+        }
         const parent = path.dirname(probe);
-        if (parent === probe) throw new WorkspaceEscapeError(rel, this.root);
+        if (parent === probe) break;
         probe = parent;
       }
     }
+    throw new WorkspaceEscapeError(rel, this.root);
   }
 }

@@ -1,0 +1,83 @@
+import * as assert from 'node:assert/strict';
+import { Canonicalizer, hashText } from '../../../src/core/canonical';
+import { classifyError, FAMILY_OF } from '../../../src/core/errorClass';
+import { errorType, sameError, wordOverlap } from '../../../src/core/errorMatch';
+
+describe('canonical arguments', () => {
+  const canon = new Canonicalizer();
+
+  it('sorts keys at every depth and keeps array order', () => {
+    assert.equal(canon.text({ b: 1, a: { d: [3, 1], c: null } }), '{"a":{"c":null,"d":[3,1]},"b":1}');
+    assert.notEqual(canon.text({ a: [1, 2] }), canon.text({ a: [2, 1] }));
+  });
+
+  it('drops volatile keys wherever they are, whatever their case', () => {
+    assert.equal(canon.text({ id: 1, q: { Timestamp: 2, keep: 3, items: [{ pid: 4, v: 5 }] } }), '{"q":{"items":[{"v":5}],"keep":3}}');
+  });
+
+  it('uses the configured list of volatile keys', () => {
+    assert.equal(new Canonicalizer(['nonce']).text({ id: 1, nonce: 2 }), '{"id":1}');
+  });
+
+  it('hashes equal texts equally and different texts differently', () => {
+    assert.equal(hashText('abc'), hashText('abc'));
+    assert.notEqual(hashText('abc'), hashText('abd'));
+  });
+});
+
+describe('error matching (seed 003)', () => {
+  it('matches identical texts, ignoring white space', () => {
+    assert.equal(sameError('Error: x  failed', 'Error: x failed'), 'exact');
+  });
+
+  it('matches texts that share their first 50 characters', () => {
+    const head = 'AssertionError in test_parser.py::test_roundtrip at';
+    assert.equal(sameError(`${head} line 10: 1 != 2`, `${head} line 99: 3 != 4`), 'prefix');
+  });
+
+  it('matches when one text contains the other', () => {
+    assert.equal(sameError('search string not found', 'Error: search string not found in file a.py'), 'contains');
+  });
+
+  it('matches on the error type prefix, but not on a bare Error:', () => {
+    assert.equal(sameError("TypeError: Cannot read property 'map' of undefined", 'TypeError: x is not a function'), 'error-type');
+    assert.equal(errorType('Error: something'), undefined);
+    assert.equal(sameError('Error: disk full', 'Error: permission denied on /etc'), undefined);
+    assert.equal(errorType('json.decoder.JSONDecodeError: Expecting value'), 'json.decoder.JSONDecodeError');
+  });
+
+  it('matches texts whose words overlap by 80% or more', () => {
+    assert.ok(wordOverlap('lint error on line 45 in a.ts', 'lint error on line 48 in a.ts') >= 0.8);
+    assert.equal(sameError('lint: error on line 45 in a.ts', 'lint: error on line 48 in a.ts'), 'overlap');
+    assert.equal(sameError('cannot connect to database', 'unexpected token in JSON'), undefined);
+  });
+
+  it('never matches empty texts', () => {
+    assert.equal(sameError('', ''), undefined);
+  });
+});
+
+describe('error classes (seed 004)', () => {
+  const cases: [string, string][] = [
+    ['HTTP 429 Too Many Requests', 'rate_limit'],
+    ['rate limit exceeded', 'rate_limit'],
+    ['Request timed out after 30s', 'timeout'],
+    ['connect ECONNREFUSED 127.0.0.1:5432', 'network'],
+    ["Missing required parameter 'path'", 'missing_parameter'],
+    ["TypeError: Cannot read property 'map' of undefined", 'validation'],
+    ['<tool_use_error>InputValidationError: command is not a string</tool_use_error>', 'validation'],
+    ['ENOENT: no such file or directory', 'file_not_found'],
+    ['Error: search string not found in file a.py', 'file_not_found'],
+    ['bash: /etc/shadow: Permission denied', 'permission_denied'],
+    ['the flux capacitor broke', 'unknown'],
+  ];
+  for (const [text, kind] of cases) {
+    it(`classifies "${text}" as ${kind}`, () => assert.equal(classifyError(text), kind));
+  }
+
+  it('puts each class in its family', () => {
+    assert.equal(FAMILY_OF.rate_limit, 'transient');
+    assert.equal(FAMILY_OF.permission_denied, 'deterministic');
+    assert.equal(FAMILY_OF.unknown, 'unknown');
+  });
+});
