@@ -18,7 +18,8 @@ interface SessionWindow {
 
 /**
  * Seed 002: the same tool with identical arguments `threshold` times within `window` steps.
- * Repeats back to back follow the strict progress rule; repeats with other calls between them
+ * Repeats back to back are left to identical-calls when it would report them; otherwise they
+ * follow the strict progress rule; repeats with other calls between them
  * count as moving on when each one ended differently (an edit→test loop whose failures change).
  */
 export class WindowedRepeatDetector implements Detector {
@@ -49,6 +50,9 @@ export class WindowedRepeatDetector implements Detector {
     }
     const outcomes = indexes.map((i) => (s.steps[i] as Step).outcome);
     const backToBack = (indexes[indexes.length - 1] as number) - (indexes[0] as number) === indexes.length - 1;
+    const identical = this.ctx.config.signals['identical-calls'];
+    // Back-to-back repeats are identical-calls' to report: one loop, one alarm.
+    if (backToBack && identical.enabled && indexes.length >= identical.threshold) return;
     const progress = backToBack ? isProgress(outcomes) : isChanging(outcomes);
     let episode = s.active.get(c.signature);
     if (episode === undefined) {

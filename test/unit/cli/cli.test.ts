@@ -102,7 +102,7 @@ describe('loop-guardian CLI (a real process)', function () {
       assert.deepEqual(Object.keys(identical).sort(), ['action', 'agent', 'count', 'event', 'evidence', 'line', 'recommendation', 'session', 'signal', 'task', 'threshold']);
       assert.deepEqual([identical.action, identical.count, identical.threshold, identical.event, identical.line, identical.session, identical.task, identical.agent], ['halt', 3, 3, 3, 3, 's1', null, 'coder']);
       assert.deepEqual(identical.evidence, [1, 2, 3].map((n) => ({ file: log, line: n, event: n })));
-      assert.deepEqual(out.findings.map((f) => f.signal).sort(), ['failing-call', 'identical-calls', 'repeated-error', 'repeated-error', 'windowed-repeat']);
+      assert.deepEqual(out.findings.map((f) => f.signal).sort(), ['failing-call', 'identical-calls', 'repeated-error', 'repeated-error']);
     });
 
     it('reads the last line of a finished log even without a newline', async () => {

@@ -41,3 +41,17 @@ describe('windowed-repeat (seed 002)', () => {
     assert.equal(run(events).findings.length, 0);
   });
 });
+
+describe('windowed-repeat beside identical-calls', () => {
+  it('stays quiet on back-to-back repeats that identical-calls reports', () => {
+    const events = [t('read'), t('read'), t('read')];
+    const signals = run(events).findings.map((f) => f.signal);
+    assert.deepEqual(signals, ['identical-calls']);
+  });
+
+  it('reports back-to-back repeats itself when identical-calls is off or not yet at its threshold', () => {
+    const events = [t('read'), t('read'), t('read')];
+    assert.equal(only(run(events, config({ signals: { 'identical-calls': { enabled: false } } })).findings, 'windowed-repeat').length, 1);
+    assert.equal(only(run(events, config({ signals: { 'identical-calls': { threshold: 5 } } })).findings, 'windowed-repeat').length, 1);
+  });
+});
