@@ -37,12 +37,34 @@ export class Canonicalizer {
 
   text(value: unknown): string {
     if (value === undefined) return '';
-    const volatile = this.volatile;
-    const out = stringify(value, function (this: unknown, key: string, v: unknown) {
-      if (key !== '' && !Array.isArray(this) && volatile.has(key.toLowerCase())) return undefined;
-      return v;
-    });
-    return out ?? '';
+    return stringify(this.strip(value)) ?? '';
+  }
+
+  /** The value without volatile keys; the value itself (no copy) when it has none, the usual case. */
+  private strip(value: unknown, depth = 0): unknown {
+    if (typeof value !== 'object' || value === null || depth > 64) return value;
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const v = value[i] as unknown;
+        const s = this.strip(v, depth + 1);
+        if (s !== v) (copy ??= value.slice())[i] = s;
+      }
+      return copy ?? value;
+    }
+    let copy: Record<string, unknown> | undefined;
+    const obj = value as Record<string, unknown>;
+    for (const key of Object.keys(obj)) {
+      if (this.volatile.has(key.toLowerCase())) {
+        copy ??= { ...obj };
+        delete copy[key];
+        continue;
+      }
+      const v = obj[key];
+      const s = this.strip(v, depth + 1);
+      if (s !== v) (copy ??= { ...obj })[key] = s;
+    }
+    return copy ?? value;
   }
 }
 

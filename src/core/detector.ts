@@ -2,7 +2,7 @@ import type { SettledCall } from './calls';
 import type { Canonicalizer } from './canonical';
 import type { GuardianConfig, SignalId } from './config';
 import type { EventRef, LocatedEvent } from './events';
-import type { Finding } from './finding';
+import type { Action, Finding } from './finding';
 
 /** Who and where an event belongs to. */
 export interface Scope {
@@ -13,9 +13,21 @@ export interface Scope {
   readonly ts?: number;
 }
 
+/** What the engine needs to know of an episode on every report; the finding is built only when raised. */
+export interface EpisodeState {
+  readonly episode: string;
+  readonly action: Action;
+  readonly count: number;
+  /** The detector's own list, read when the active findings are listed. */
+  readonly evidence: readonly EventRef[];
+}
+
 export interface FindingSink {
-  /** Reports the current state of an episode; the engine emits it when it is new or more severe. */
-  report(finding: Finding): void;
+  /**
+   * Reports the current state of an episode. The engine calls `make` only when the episode is new
+   * or more severe than before, so a long loop costs no allocation per repetition.
+   */
+  report(state: EpisodeState, make: () => Finding): void;
   /** The episode's pattern ended (the chain broke, the agent moved on). */
   resolve(episode: string): void;
 }
@@ -36,22 +48,16 @@ export interface Detector {
   endSession(session: string): void;
 }
 
-/** Per-key state with a bound on the number of keys: the least recently touched go first. */
+/** Per-key state with a bound on the number of keys: the oldest keys go first. */
 export class BoundedMap<V> {
   private readonly map = new Map<string, V>();
   constructor(private readonly limit = 10_000) {}
 
   get(key: string): V | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
+    return this.map.get(key);
   }
 
   set(key: string, value: V): void {
-    this.map.delete(key);
     this.map.set(key, value);
     if (this.map.size > this.limit) {
       const oldest = this.map.keys().next().value;

@@ -1,7 +1,7 @@
 import { outcomeOf, UNKNOWN, type Outcome, type SettledCall } from './calls';
 import { Canonicalizer } from './canonical';
 import type { GuardianConfig } from './config';
-import type { Detector, DetectorContext, FindingSink, Scope } from './detector';
+import type { Detector, DetectorContext, EpisodeState, FindingSink, Scope } from './detector';
 import { createDetectors } from './detectors';
 import { timestampMs, type EventRef, type LocatedEvent, type ToolEvent } from './events';
 import { severity, type Finding } from './finding';
@@ -16,6 +16,12 @@ interface QueuedCall {
   settledAt?: EventRef;
 }
 
+interface ActiveEpisode {
+  readonly finding: Finding;
+  /** The latest report: the count and evidence go on growing while the pattern lasts. */
+  state: EpisodeState;
+}
+
 export interface EngineStats {
   events: number;
   calls: number;
@@ -25,14 +31,7 @@ export interface EngineStats {
 
 export function scopeOf(located: LocatedEvent): Scope {
   const e = located.event;
-  const ts = timestampMs(e);
-  return {
-    session: e.session ?? located.ref.file,
-    at: located.ref,
-    ...(e.task !== undefined ? { task: e.task } : {}),
-    ...(e.agent !== undefined ? { agent: e.agent } : {}),
-    ...(ts !== undefined ? { ts } : {}),
-  };
+  return { session: e.session ?? located.ref.file, at: located.ref, task: e.task, agent: e.agent };
 }
 
 /**
@@ -45,11 +44,11 @@ export class Engine {
   private readonly detectors: readonly Detector[];
   private readonly queues = new Map<string, QueuedCall[]>();
   private readonly waiting = new Map<string, QueuedCall>();
-  private readonly activeFindings = new Map<string, Finding>();
+  private readonly activeFindings = new Map<string, ActiveEpisode>();
   private emitted: Finding[] = [];
   private readonly exempt: ReadonlySet<string>;
   private readonly sink: FindingSink = {
-    report: (f) => this.report(f),
+    report: (state, make) => this.report(state, make),
     resolve: (episode) => this.activeFindings.delete(episode),
   };
 
@@ -83,7 +82,7 @@ export class Engine {
       case 'user':
         this.release(scope.session, true);
         for (const d of this.detectors) d.endSession(scope.session);
-        for (const [episode, f] of this.activeFindings) if (f.session === scope.session) this.activeFindings.delete(episode);
+        for (const [episode, a] of this.activeFindings) if (a.finding.session === scope.session) this.activeFindings.delete(episode);
         break;
       default:
         for (const d of this.detectors) d.event?.(located, scope, this.sink);
@@ -99,7 +98,9 @@ export class Engine {
 
   /** Findings whose pattern is still going on, most severe first. */
   active(): Finding[] {
-    return [...this.activeFindings.values()].sort((a, b) => severity(b.action) - severity(a.action));
+    return [...this.activeFindings.values()]
+      .map((a) => ({ ...a.finding, count: a.state.count, evidence: [...a.state.evidence] }))
+      .sort((a, b) => severity(b.action) - severity(a.action));
   }
 
   private onTool(e: ToolEvent, ref: EventRef, scope: Scope): void {
@@ -112,11 +113,17 @@ export class Engine {
       args,
       signature: `${e.tool}\u0000${args}`,
       session: scope.session,
-      ...(scope.task !== undefined ? { task: scope.task } : {}),
-      ...(scope.agent !== undefined ? { agent: scope.agent } : {}),
-      ...(scope.ts !== undefined ? { ts: scope.ts } : {}),
+      task: scope.task,
+      agent: scope.agent,
+      ts: timestampMs(e),
     };
     const outcome = outcomeOf(e, this.ctx.canon);
+    let queue = this.queues.get(scope.session);
+    if (!queue && (outcome !== undefined || e.id === undefined)) {
+      // Nothing waits ahead of it: judge it now.
+      this.dispatch({ ...base, outcome: outcome ?? UNKNOWN, settledAt: ref });
+      return;
+    }
     const queued: QueuedCall = { base, ...(e.id !== undefined ? { id: e.id } : {}) };
     if (outcome !== undefined || e.id === undefined) {
       queued.outcome = outcome ?? UNKNOWN;
@@ -124,11 +131,14 @@ export class Engine {
     } else {
       this.waiting.set(waitKey(scope.session, e.id), queued);
     }
-    let queue = this.queues.get(scope.session);
     if (!queue) this.queues.set(scope.session, (queue = []));
     queue.push(queued);
     // A call whose result never comes must not hold back detection for ever.
     this.release(scope.session, false, queue.length > MAX_PENDING ? queue.length - MAX_PENDING : 0);
+  }
+
+  private dispatch(call: SettledCall): void {
+    for (const d of this.detectors) d.call?.(call, this.sink);
   }
 
   /** Dispatches settled calls in call order; `force` settles the waiting ones as unrecorded. */
@@ -146,19 +156,19 @@ export class Engine {
         head.settledAt = queue[queue.length - 1]?.base.ref ?? head.base.ref;
       }
       queue.shift();
-      const call: SettledCall = { ...head.base, outcome: head.outcome, settledAt: head.settledAt ?? head.base.ref };
-      for (const d of this.detectors) d.call?.(call, this.sink);
+      this.dispatch({ ...head.base, outcome: head.outcome, settledAt: head.settledAt ?? head.base.ref });
     }
     if (queue.length === 0) this.queues.delete(session);
   }
 
-  private report(f: Finding): void {
-    const before = this.activeFindings.get(f.episode);
-    if (!before || severity(f.action) > severity(before.action)) {
-      this.activeFindings.set(f.episode, f);
-      this.emitted.push(f);
+  private report(state: EpisodeState, make: () => Finding): void {
+    const before = this.activeFindings.get(state.episode);
+    if (!before || severity(state.action) > severity(before.finding.action)) {
+      const finding = make();
+      this.activeFindings.set(state.episode, { finding, state });
+      this.emitted.push(finding);
     } else {
-      this.activeFindings.set(f.episode, { ...before, count: f.count, evidence: f.evidence });
+      before.state = state;
     }
   }
 

@@ -41,33 +41,51 @@ function words(text: string): Map<string, number> {
 
 /** Dice coefficient over word multisets, 0..1. */
 export function wordOverlap(a: string, b: string): number {
-  const wa = words(a);
-  const wb = words(b);
-  let sizeA = 0;
-  let sizeB = 0;
-  let common = 0;
-  for (const n of wa.values()) sizeA += n;
-  for (const [w, n] of wb) {
-    sizeB += n;
-    common += Math.min(n, wa.get(w) ?? 0);
+  return overlapOf(new ErrorText(a), new ErrorText(b));
+}
+
+/** An error text prepared once for many comparisons. */
+export class ErrorText {
+  readonly text: string;
+  readonly type: string | undefined;
+  private wordCounts: Map<string, number> | undefined;
+  private wordTotal = 0;
+
+  constructor(raw: string) {
+    this.text = normalize(raw);
+    this.type = errorType(this.text);
   }
-  if (sizeA + sizeB === 0) return 0;
-  return (2 * common) / (sizeA + sizeB);
+
+  words(): { counts: Map<string, number>; total: number } {
+    if (!this.wordCounts) {
+      this.wordCounts = words(this.text);
+      for (const n of this.wordCounts.values()) this.wordTotal += n;
+    }
+    return { counts: this.wordCounts, total: this.wordTotal };
+  }
+}
+
+function overlapOf(a: ErrorText, b: ErrorText): number {
+  const wa = a.words();
+  const wb = b.words();
+  if (wa.total + wb.total === 0) return 0;
+  let common = 0;
+  for (const [w, n] of wb.counts) common += Math.min(n, wa.counts.get(w) ?? 0);
+  return (2 * common) / (wa.total + wb.total);
 }
 
 /** The first rule by which `a` and `b` are the same error, or undefined. */
-export function sameError(a: string, b: string, opts: ErrorMatchOptions = DEFAULT_ERROR_MATCH): ErrorMatchRule | undefined {
-  const x = normalize(a);
-  const y = normalize(b);
+export function sameError(a: string | ErrorText, b: string | ErrorText, opts: ErrorMatchOptions = DEFAULT_ERROR_MATCH): ErrorMatchRule | undefined {
+  const ea = typeof a === 'string' ? new ErrorText(a) : a;
+  const eb = typeof b === 'string' ? new ErrorText(b) : b;
+  const x = ea.text;
+  const y = eb.text;
   if (x.length === 0 || y.length === 0) return undefined;
   if (x === y) return 'exact';
-  if (x.length >= opts.prefixLength && y.length >= opts.prefixLength && x.slice(0, opts.prefixLength) === y.slice(0, opts.prefixLength)) {
-    return 'prefix';
-  }
+  if (x.length >= opts.prefixLength && y.length >= opts.prefixLength && x.startsWith(y.slice(0, opts.prefixLength))) return 'prefix';
   const [shorter, longer] = x.length <= y.length ? [x, y] : [y, x];
   if (shorter.length >= opts.minContainedLength && longer.includes(shorter)) return 'contains';
-  const tx = errorType(x);
-  if (tx !== undefined && tx === errorType(y)) return 'error-type';
-  if (wordOverlap(x, y) >= opts.overlap) return 'overlap';
+  if (ea.type !== undefined && ea.type === eb.type) return 'error-type';
+  if (overlapOf(ea, eb) >= opts.overlap) return 'overlap';
   return undefined;
 }

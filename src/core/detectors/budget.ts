@@ -78,7 +78,7 @@ export class BudgetDetector implements Detector {
     const level = levels[index] as Level;
     const episode = `${this.signal}|${key}|${level.name}`;
     this.reached.set(key, { level: index, episode });
-    sink.report({
+    sink.report({ episode: episode, action: level.action, count: used, evidence: [at] }, () => ({
       signal: this.signal,
       action: level.action,
       count: used,
@@ -91,6 +91,6 @@ export class BudgetDetector implements Detector {
       evidence: [at],
       episode,
       details: { level: level.name, percent: Math.round(percent * 10) / 10 },
-    });
+    }));
   }
 }

@@ -4,11 +4,7 @@ import type { EventRef } from '../events';
 
 /** session/task/agent of a call or scope, without undefined keys. */
 export function whoOf(x: SettledCall | Scope): { session: string; task?: string; agent?: string } {
-  return {
-    session: x.session,
-    ...(x.task !== undefined ? { task: x.task } : {}),
-    ...(x.agent !== undefined ? { agent: x.agent } : {}),
-  };
+  return { session: x.session, task: x.task, agent: x.agent };
 }
 
 /** An episode id: the signal, its key, and the event that started the pattern. */

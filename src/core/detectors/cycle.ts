@@ -57,14 +57,15 @@ export class CycleDetector implements Detector {
         }
       }
     }
-    if (!s.run) return;
-    const { period } = s.run;
-    const reps = Math.floor(Math.min(s.run.length, n) / period);
+    const run = s.run;
+    if (!run) return;
+    const { period } = run;
+    const reps = Math.floor(Math.min(run.length, n) / period);
     const span = steps.slice(n - reps * period);
     const progress = unitsProgress(span, period);
     const unit = span.slice(-period).map((x) => x.tool).join(' → ');
-    const count = Math.floor(s.run.length / period);
-    sink.report({
+    const count = Math.floor(run.length / period);
+    sink.report({ episode: run.episode, action: progress ? 'warn' : 'halt', count: count, evidence: span.map((x) => x.ref) }, () => ({
       signal: this.signal,
       action: progress ? 'warn' : 'halt',
       count,
@@ -80,8 +81,8 @@ export class CycleDetector implements Detector {
         : `The agent is going round in circles (${unit}). Stop, look at why the last step does not change the outcome, and take a different step, or ask the user.`,
       evidence: span.map((x) => x.ref),
       ...(progress ? {} : { status: 'STALLED' as const }),
-      episode: s.run.episode,
-    });
+      episode: run.episode,
+    }));
   }
 
   endSession(session: string): void {

@@ -17,12 +17,11 @@ interface Failures {
 }
 
 interface SessionFailures {
-  /** signature → error kind → failures */
-  readonly bySignature: BoundedMap<Map<ErrorKind, Failures>>;
-  prunedAt: number;
+  /** signature → error kind → failures, least recently failed first */
+  readonly bySignature: Map<string, Map<ErrorKind, Failures>>;
 }
 
-const PRUNE_EVERY_MS = 60_000;
+const MAX_SIGNATURES = 500;
 
 /**
  * Seed 004's loop circuit breaker: a failure signature is (tool, canonical args, error class).
@@ -48,15 +47,20 @@ export class FailingCallDetector implements Detector {
       return;
     }
     const cfg = this.ctx.config.signals[this.signal];
-    if (!s) this.sessions.set(c.session, (s = { bySignature: new BoundedMap(500), prunedAt: -Infinity }));
-    if (c.ts !== undefined && c.ts - s.prunedAt >= PRUNE_EVERY_MS) {
-      s.prunedAt = c.ts;
-      prune(s, c.ts - cfg.windowMinutes * 60_000, sink);
-    }
+    if (!s) this.sessions.set(c.session, (s = { bySignature: new Map() }));
+    if (c.ts !== undefined) prune(s, c.ts - cfg.windowMinutes * 60_000, sink);
     const kind: ErrorKind = c.outcome.errorKind;
     const family = FAMILY_OF[kind];
     let kinds = s.bySignature.get(c.signature);
-    if (!kinds) s.bySignature.set(c.signature, (kinds = new Map()));
+    // Re-inserted at the end: the map stays ordered by last failure, so pruning stops early.
+    if (kinds) s.bySignature.delete(c.signature);
+    else kinds = new Map();
+    s.bySignature.set(c.signature, kinds);
+    if (s.bySignature.size > MAX_SIGNATURES) {
+      const [oldest, dropped] = s.bySignature.entries().next().value as [string, Map<ErrorKind, Failures>];
+      for (const f of dropped.values()) sink.resolve(f.episode);
+      s.bySignature.delete(oldest);
+    }
     let f = kinds.get(kind);
     if (!f) {
       f = { call: describeCall(c.tool, c.args), count: 0, episode: episodeId(this.signal, `${c.session}|${c.signature}|${kind}`, c.ref), refs: [] };
@@ -68,10 +72,11 @@ export class FailingCallDetector implements Detector {
       f.lastTs = c.ts;
     }
     pushEvidence(f.refs, c.ref);
+    const error = c.outcome.error;
     const budget = cfg.retries[family];
     const trips = budget + 1;
     if (f.count < trips) return;
-    sink.report({
+    sink.report({ episode: f.episode, action: 'halt', count: f.count, evidence: f.refs }, () => ({
       signal: this.signal,
       action: 'halt',
       count: f.count,
@@ -79,7 +84,7 @@ export class FailingCallDetector implements Detector {
       at: c.settledAt,
       ...whoOf(c),
       subject: f.call,
-      message: `Retry loop on ${f.call}: failed ${f.count} times with a ${family} error (${kind}) against a budget of ${budget} ${budget === 1 ? 'retry' : 'retries'}: ${clip(c.outcome.error, 160)}`,
+      message: `Retry loop on ${f.call}: failed ${f.count} times with a ${family} error (${kind}) against a budget of ${budget} ${budget === 1 ? 'retry' : 'retries'}: ${clip(error, 160)}`,
       recommendation: `${adviceForCall(c.tool, c.outcome)} Options: fix the arguments, skip this step, or abort the task.`,
       evidence: [...f.refs],
       status: 'STALLED',
@@ -87,14 +92,14 @@ export class FailingCallDetector implements Detector {
       details: {
         tool: c.tool,
         args: c.args,
-        error: c.outcome.error,
+        error,
         error_class: kind,
         family,
         fail_count: f.count,
         ...(f.firstTs !== undefined ? { first_ts: new Date(f.firstTs).toISOString() } : {}),
         ...(f.lastTs !== undefined ? { last_ts: new Date(f.lastTs).toISOString() } : {}),
       },
-    });
+    }));
   }
 
   endSession(session: string): void {
@@ -102,14 +107,13 @@ export class FailingCallDetector implements Detector {
   }
 }
 
+/** Drops signatures whose last failure is older than `before`, oldest first, stopping at the first recent one. */
 function prune(s: SessionFailures, before: number, sink: FindingSink): void {
-  s.bySignature.deleteWhere((_sig, kinds) => {
-    for (const [kind, f] of kinds) {
-      if (f.lastTs !== undefined && f.lastTs < before) {
-        sink.resolve(f.episode);
-        kinds.delete(kind);
-      }
-    }
-    return kinds.size === 0;
-  });
+  for (const [sig, kinds] of s.bySignature) {
+    let last = -Infinity;
+    for (const f of kinds.values()) last = Math.max(last, f.lastTs ?? Infinity);
+    if (last >= before) return;
+    for (const f of kinds.values()) sink.resolve(f.episode);
+    s.bySignature.delete(sig);
+  }
 }

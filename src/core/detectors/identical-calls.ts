@@ -34,7 +34,7 @@ export class IdenticalCallsDetector implements Detector {
     if (chain.count < threshold) return;
     const progress = isProgress(chain.outcomes);
     const subject = describeCall(c.tool, c.args);
-    sink.report({
+    sink.report({ episode: chain.episode, action: progress ? 'warn' : 'halt', count: chain.count, evidence: chain.refs }, () => ({
       signal: this.signal,
       action: progress ? 'warn' : 'halt',
       count: chain.count,
@@ -51,7 +51,7 @@ export class IdenticalCallsDetector implements Detector {
       evidence: [...chain.refs],
       ...(progress ? {} : { status: 'STALLED' as const }),
       episode: chain.episode,
-    });
+    }));
   }
 
   endSession(session: string): void {

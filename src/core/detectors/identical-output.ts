@@ -48,7 +48,7 @@ export class IdenticalOutputDetector implements Detector {
     chain.count++;
     pushEvidence(chain.refs, located.ref);
     if (chain.count < threshold) return;
-    sink.report({
+    sink.report({ episode: chain.episode, action: 'halt', count: chain.count, evidence: chain.refs }, () => ({
       signal: this.signal,
       action: 'halt',
       count: chain.count,
@@ -61,7 +61,7 @@ export class IdenticalOutputDetector implements Detector {
       evidence: [...chain.refs],
       status: 'STALLED',
       episode: chain.episode,
-    });
+    }));
   }
 
   endSession(session: string): void {

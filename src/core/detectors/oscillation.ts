@@ -36,8 +36,8 @@ export class OscillationDetector implements Detector {
     pushEvidence(h.refs, located.ref);
     const { threshold } = this.ctx.config.signals[this.signal];
     if (entered < threshold) return;
-    h.episode ??= episodeId(this.signal, key, located.ref);
-    sink.report({
+    const episode = (h.episode ??= episodeId(this.signal, key, located.ref));
+    sink.report({ episode, action: 'halt', count: entered, evidence: h.refs }, () => ({
       signal: this.signal,
       action: 'halt',
       count: entered,
@@ -49,8 +49,8 @@ export class OscillationDetector implements Detector {
       recommendation: `Force task ${e.task} to BLOCKED and find the root cause (why does it keep coming back to ${status}?) before retrying.`,
       evidence: [...h.refs],
       status: 'BLOCKED',
-      episode: h.episode,
-    });
+      episode,
+    }));
   }
 
   endSession(session: string): void {

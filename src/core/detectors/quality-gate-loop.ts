@@ -37,7 +37,7 @@ export class QualityGateLoopDetector implements Detector {
     pushEvidence(chain.refs, located.ref);
     const { threshold } = this.ctx.config.signals[this.signal];
     if (chain.count < threshold) return;
-    sink.report({
+    sink.report({ episode: chain.episode, action: 'halt', count: chain.count, evidence: chain.refs }, () => ({
       signal: this.signal,
       action: 'halt',
       count: chain.count,
@@ -50,7 +50,7 @@ export class QualityGateLoopDetector implements Detector {
       evidence: [...chain.refs],
       status: 'BLOCKED',
       episode: chain.episode,
-    });
+    }));
   }
 
   endSession(session: string): void {

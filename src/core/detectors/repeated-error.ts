@@ -2,13 +2,13 @@ import type { SettledCall } from '../calls';
 import { clip } from '../canonical';
 import { adviceForCall } from '../advice';
 import { BoundedMap, inSession, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
-import { sameError } from '../errorMatch';
+import { ErrorText, sameError } from '../errorMatch';
 import type { EventRef, LocatedEvent } from '../events';
 import { pushEvidence, type Finding } from '../finding';
 import { episodeId, whoOf } from './common';
 
 interface Chain {
-  latest: string;
+  latest: ErrorText;
   count: number;
   readonly episode: string;
   readonly refs: EventRef[];
@@ -63,12 +63,13 @@ export class RepeatedErrorDetector implements Detector {
 
   private extend(key: string, error: string, ref: EventRef, sink: FindingSink): Chain {
     let chain = this.chains.get(key);
-    if (chain && sameError(chain.latest, error) !== undefined) {
-      chain.latest = error;
+    const text = new ErrorText(error);
+    if (chain && sameError(chain.latest, text) !== undefined) {
+      chain.latest = text;
       chain.count++;
     } else {
       if (chain) sink.resolve(chain.episode);
-      chain = { latest: error, count: 1, episode: episodeId(this.signal, key, ref), refs: [] };
+      chain = { latest: text, count: 1, episode: episodeId(this.signal, key, ref), refs: [] };
       this.chains.set(key, chain);
     }
     pushEvidence(chain.refs, ref);
@@ -79,19 +80,19 @@ export class RepeatedErrorDetector implements Detector {
     const { threshold, warnAt } = this.ctx.config.signals[this.signal];
     if (chain.count < Math.min(warnAt, threshold)) return;
     const halt = chain.count >= threshold;
-    sink.report({
+    sink.report({ episode: chain.episode, action: halt ? 'halt' : 'warn', count: chain.count, evidence: chain.refs }, () => ({
       signal: this.signal,
       action: halt ? 'halt' : 'warn',
       count: chain.count,
       threshold,
       at,
       ...who,
-      subject: clip(chain.latest, 100),
-      message: `${what} with the same error ${chain.count} times in a row: ${clip(chain.latest, 160)}`,
+      subject: clip(chain.latest.text, 100),
+      message: `${what} with the same error ${chain.count} times in a row: ${clip(chain.latest.text, 160)}`,
       recommendation: advice,
       evidence: [...chain.refs],
       ...(halt ? { status: 'STALLED' as const } : {}),
       episode: chain.episode,
-    });
+    }));
   }
 }

@@ -54,7 +54,7 @@ export class RepeatedInvocationDetector implements Detector {
     pushBounded(s.recent, toRecord(e), 6);
     if (chain.count < threshold) return;
     const result = describeCheck(s.recent, chain.count, threshold, e.agent);
-    sink.report({
+    sink.report({ episode: chain.episode, action: 'halt', count: chain.count, evidence: chain.refs }, () => ({
       signal: this.signal,
       action: 'halt',
       count: chain.count,
@@ -69,7 +69,7 @@ export class RepeatedInvocationDetector implements Detector {
       status: 'STALLED',
       episode: chain.episode,
       details: { ...result },
-    });
+    }));
   }
 
   endSession(session: string): void {

@@ -44,7 +44,7 @@ export class RetryExhaustionDetector implements Detector {
     pushEvidence(chain.refs, located.ref);
     const { threshold } = this.ctx.config.signals[this.signal];
     if (chain.count < threshold) return;
-    sink.report({
+    sink.report({ episode: chain.episode, action: 'halt', count: chain.count, evidence: chain.refs }, () => ({
       signal: this.signal,
       action: 'halt',
       count: chain.count,
@@ -57,7 +57,7 @@ export class RetryExhaustionDetector implements Detector {
       evidence: [...chain.refs],
       status: 'BLOCKED',
       episode: chain.episode,
-    });
+    }));
   }
 
   endSession(session: string): void {

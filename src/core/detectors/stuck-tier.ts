@@ -42,7 +42,7 @@ export class StuckTierDetector implements Detector {
     const { max, humanReviewFrom } = this.ctx.config.tiers;
     const human = e.tier >= humanReviewFrom;
     const target = Math.min(e.tier + 2, max);
-    sink.report({
+    sink.report({ episode: chain.episode, action: human ? 'halt' : 'escalate', count: chain.count, evidence: chain.refs }, () => ({
       signal: this.signal,
       action: human ? 'halt' : 'escalate',
       count: chain.count,
@@ -58,7 +58,7 @@ export class StuckTierDetector implements Detector {
       ...(human ? { status: 'BLOCKED' as const } : {}),
       episode: chain.episode,
       details: { tier: e.tier, suggested_tier: human ? null : target },
-    });
+    }));
   }
 
   endSession(session: string): void {

@@ -60,7 +60,7 @@ export class WindowedRepeatDetector implements Detector {
       s.active.set(c.signature, episode);
     }
     const subject = describeCall(c.tool, c.args);
-    sink.report({
+    sink.report({ episode: episode, action: progress ? 'warn' : 'halt', count: indexes.length, evidence: indexes.map((i) => (s.steps[i] as Step).ref) }, () => ({
       signal: this.signal,
       action: progress ? 'warn' : 'halt',
       count: indexes.length,
@@ -77,7 +77,7 @@ export class WindowedRepeatDetector implements Detector {
       evidence: indexes.map((i) => (s.steps[i] as Step).ref),
       ...(progress ? {} : { status: 'STALLED' as const }),
       episode,
-    });
+    }));
   }
 
   endSession(session: string): void {
