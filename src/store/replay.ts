@@ -34,8 +34,17 @@ export async function detectFormat(file: string): Promise<ReplayFormat> {
   }
 }
 
-/** Runs every detector over one log from its start; `name` is how evidence names the file. */
-export async function replayFile(file: string, name: string, format: ReplayFormat | 'auto', config: GuardianConfig): Promise<ReplayResult> {
+/**
+ * Runs every detector over one log from its start; `name` is how evidence names the file. With
+ * `onFinding`, findings are streamed to it instead of being collected (memory stays flat).
+ */
+export async function replayFile(
+  file: string,
+  name: string,
+  format: ReplayFormat | 'auto',
+  config: GuardianConfig,
+  onFinding?: (f: Finding) => void,
+): Promise<ReplayResult> {
   const resolved = format === 'auto' ? await detectFormat(file) : format;
   const engine = new Engine(config);
   const findings: Finding[] = [];
@@ -46,9 +55,10 @@ export async function replayFile(file: string, name: string, format: ReplayForma
     if (skippedLines.length < KEEP_SKIPPED) skippedLines.push(s);
   };
   let events = 0;
+  const take = onFinding ?? ((f: Finding) => findings.push(f));
   const push = (e: Parameters<Engine['push']>[0]) => {
     events++;
-    findings.push(...engine.push(e));
+    for (const f of engine.push(e)) take(f);
   };
   if (resolved === 'invocations') {
     const read = parseInvocationHistory(await fs.readFile(file, 'utf8'), name);
@@ -60,6 +70,6 @@ export async function replayFile(file: string, name: string, format: ReplayForma
     await reader.read(sink);
     reader.finish(sink);
   }
-  findings.push(...engine.flush());
+  for (const f of engine.flush()) take(f);
   return { format: resolved, events, skipped, skippedLines, findings };
 }

@@ -84,7 +84,7 @@ export class FailingCallDetector implements Detector {
       at: c.settledAt,
       ...whoOf(c),
       subject: f.call,
-      message: `Retry loop on ${f.call}: failed ${f.count} times with a ${family} error (${kind}) against a budget of ${budget} ${budget === 1 ? 'retry' : 'retries'}: ${clip(error, 160)}`,
+      message: `Retry loop on ${f.call}: failed ${f.count} times with ${family === 'unknown' ? 'an' : 'a'} ${family} error (${kind}) against a budget of ${budget} ${budget === 1 ? 'retry' : 'retries'}: ${clip(error, 160)}`,
       recommendation: `${adviceForCall(c.tool, c.outcome)} Options: fix the arguments, skip this step, or abort the task.`,
       evidence: [...f.refs],
       status: 'STALLED',
