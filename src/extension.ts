@@ -1,6 +1,40 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
+import { createApi, type LoopGuardianApi } from './vscode/api';
+import { BlockedTasksTree } from './vscode/blockedTasksTree';
+import { registerCommands } from './vscode/commands';
+import { FindingDiagnostics } from './vscode/diagnostics';
+import { FindingsTree } from './vscode/findingsTree';
+import { GuardianService } from './vscode/guardianService';
+import { FindingNotifier } from './vscode/notifier';
+import { LoopStatusBar } from './vscode/statusBar';
+import { UiSettingsValue } from './vscode/uiSettings';
 
-/** The extension's face is composed here; see the next milestone in the CHANGELOG. */
-export function activate(_context: vscode.ExtensionContext): void {}
+/** Composes the extension from its parts; every part is disposed with the extension. */
+export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
+  const started = performance.now();
+  const log = vscode.window.createOutputChannel('Loop Guardian', { log: true });
+  const settings = new UiSettingsValue();
+  const service = new GuardianService(settings, log);
+  const status = new LoopStatusBar(service, settings);
+  const findingsTree = new FindingsTree(service);
+  const blockedTasksTree = new BlockedTasksTree(service);
+  const notifier = new FindingNotifier(service, settings, context.workspaceState, log);
+  context.subscriptions.push(
+    log,
+    settings,
+    service,
+    status,
+    findingsTree,
+    blockedTasksTree,
+    notifier,
+    new FindingDiagnostics(service),
+    vscode.window.createTreeView('loopGuardian.findings', { treeDataProvider: findingsTree, showCollapseAll: true }),
+    vscode.window.createTreeView('loopGuardian.blockedTasks', { treeDataProvider: blockedTasksTree }),
+    ...registerCommands({ service, notifier, log }),
+  );
+  const activationMs = performance.now() - started;
+  log.info(`activated in ${activationMs.toFixed(1)} ms, watching ${service.all.length} folder(s)${vscode.workspace.isTrusted ? '' : ' (untrusted: read-only)'}`);
+  return createApi(activationMs, service, status, findingsTree, blockedTasksTree, notifier);
+}
 
 export function deactivate(): void {}

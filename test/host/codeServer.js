@@ -70,14 +70,14 @@ function ensureCodeServer() {
 }
 
 /** Starts code-server on a free loopback port with a throw-away profile; resolves once it listens. */
-function startCodeServer({ extensionsDir, userDataDir, env = {}, args = [] } = {}) {
+function startCodeServer({ extensionsDir, userDataDir, env = {}, args = [], trust = true } = {}) {
   const entry = ensureCodeServer();
   const data = userDataDir || fs.mkdtempSync(path.join(os.tmpdir(), 'lg-cs-data-'));
   const exts = extensionsDir || fs.mkdtempSync(path.join(os.tmpdir(), 'lg-cs-exts-'));
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [entry, '--auth', 'none', '--bind-addr', '127.0.0.1:0', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
+      [entry, '--auth', 'none', '--bind-addr', '127.0.0.1:0', '--disable-telemetry', '--disable-update-check', ...(trust ? ['--disable-workspace-trust'] : []),
         '--disable-getting-started-override', '--ignore-last-opened', '--user-data-dir', data, '--extensions-dir', exts, ...args],
       { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );

@@ -1,0 +1,50 @@
+import type * as vscode from 'vscode';
+import type { Finding } from '../core/finding';
+import type { StopStatus } from '../core/stopAll';
+import type { BlockedTasksTree } from './blockedTasksTree';
+import type { FindingsTree } from './findingsTree';
+import type { GuardianService } from './guardianService';
+import type { FindingNotifier, Shown } from './notifier';
+import type { LoopStatusBar } from './statusBar';
+
+/** What the extension exports: a read-only view of its state, for automation and its own tests. */
+export interface LoopGuardianApi {
+  readonly activationMs: number;
+  readonly onDidChange: vscode.Event<void>;
+  statusBar(): { text: string; tooltip: string; background: string | undefined; command: string | undefined };
+  folders(): { name: string; uri: string; stop: StopStatus; findings: readonly Finding[]; blocked: string[]; skipped: number; files: readonly string[] }[];
+  readonly findingsTree: FindingsTree;
+  readonly blockedTasksTree: BlockedTasksTree;
+  notifications(): readonly Shown[];
+  idle(): Promise<void>;
+}
+
+export function createApi(activationMs: number, service: GuardianService, status: LoopStatusBar, findingsTree: FindingsTree, blockedTasksTree: BlockedTasksTree, notifier: FindingNotifier): LoopGuardianApi {
+  return {
+    activationMs,
+    onDidChange: service.onDidChange,
+    statusBar: () => {
+      const tip = status.item.tooltip;
+      return {
+        text: status.item.text,
+        tooltip: typeof tip === 'string' ? tip : (tip?.value ?? ''),
+        background: status.item.backgroundColor?.id,
+        command: typeof status.item.command === 'string' ? status.item.command : status.item.command?.command,
+      };
+    },
+    folders: () =>
+      service.all.map((g) => ({
+        name: g.folder.name,
+        uri: g.folder.uri.toString(),
+        stop: g.state.stop.state.status,
+        findings: g.state.findings,
+        blocked: g.state.blocked.map((b) => b.task_id),
+        skipped: g.state.skipped,
+        files: g.state.files,
+      })),
+    findingsTree,
+    blockedTasksTree,
+    notifications: () => notifier.shown,
+    idle: () => service.idle(),
+  };
+}

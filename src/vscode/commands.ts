@@ -1,0 +1,180 @@
+import * as vscode from 'vscode';
+import { defaultConfig } from '../core/config';
+import type { StopStatus } from '../core/stopAll';
+import { writeFileAtomic } from '../store/atomicFile';
+import { GuardianLog } from '../store/guardianLog';
+import { StopAllFile } from '../store/stopAllFile';
+import { TaskOperations } from '../store/taskOperations';
+import { PATHS } from '../store/workspace';
+import { blockedTasks } from './blockedTasksTree';
+import type { FolderGuardian } from './folderGuardian';
+import type { GuardianService } from './guardianService';
+import { muteKey, type FindingNotifier } from './notifier';
+import type { Node } from './treeNodes';
+
+/** Command ids, as contributed in package.json. */
+export const Command = {
+  circuitBreak: 'loopGuardian.circuitBreak',
+  pause: 'loopGuardian.pause',
+  resume: 'loopGuardian.resume',
+  forceEscalate: 'loopGuardian.forceEscalate',
+  analyzeTask: 'loopGuardian.analyzeTask',
+  unblockTask: 'loopGuardian.unblockTask',
+  scanNow: 'loopGuardian.scanNow',
+  showLog: 'loopGuardian.showLog',
+  openStopAll: 'loopGuardian.openStopAll',
+  openConfig: 'loopGuardian.openConfig',
+  copyDiagnostics: 'loopGuardian.copyDiagnostics',
+  openSummary: 'loopGuardian.openSummary',
+  muteFinding: 'loopGuardian.muteFinding',
+  focus: 'loopGuardian.focus',
+} as const;
+
+/** A command's argument: a tree node, a folder's URI, or (from scripts and tests) a folder and a task. */
+type Target = Node | vscode.Uri | { folder?: vscode.Uri; task?: string } | undefined;
+
+interface Deps {
+  readonly service: GuardianService;
+  readonly notifier: FindingNotifier;
+  readonly log: vscode.LogOutputChannel;
+}
+
+function isNode(x: Target): x is Node {
+  return typeof x === 'object' && x !== null && 'kind' in x;
+}
+
+function trusted(): boolean {
+  if (vscode.workspace.isTrusted) return true;
+  void vscode.window.showWarningMessage('Loop Guardian writes nothing in an untrusted workspace. Trust the workspace to stop agents or change tasks.');
+  return false;
+}
+
+async function guardiansOf(deps: Deps, target: Target, allowAll: boolean): Promise<FolderGuardian[]> {
+  if (target instanceof vscode.Uri) return [deps.service.get(target)].filter((g): g is FolderGuardian => g !== undefined);
+  if (isNode(target) && 'guardian' in target) return [target.guardian];
+  if (target && !isNode(target) && target.folder) return guardiansOf(deps, target.folder, allowAll);
+  const all = deps.service.all;
+  if (all.length <= 1) return all;
+  const items = [...all.map((g) => ({ label: g.folder.name, description: g.folder.uri.fsPath, guardians: [g] })), ...(allowAll ? [{ label: 'All folders', description: '', guardians: all }] : [])];
+  const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Which workspace folder?' });
+  return pick?.guardians ?? [];
+}
+
+async function taskOf(deps: Deps, target: Target): Promise<{ guardian: FolderGuardian; task: string } | undefined> {
+  if (isNode(target)) {
+    if (target.kind === 'task') return { guardian: target.guardian, task: target.blocked.task };
+    if (target.kind === 'finding' && target.finding.task) return { guardian: target.guardian, task: target.finding.task };
+  }
+  const [guardian] = await guardiansOf(deps, target, false);
+  if (!guardian) return undefined;
+  if (target && !isNode(target) && !(target instanceof vscode.Uri) && target.task) return { guardian, task: target.task };
+  const known = new Set([...blockedTasks(guardian).map((b) => b.task), ...guardian.state.findings.flatMap((f) => (f.task ? [f.task] : []))]);
+  const task =
+    known.size > 0
+      ? await vscode.window.showQuickPick([...known], { placeHolder: 'Which task?' })
+      : await vscode.window.showInputBox({ prompt: 'Task id', validateInput: (v) => (/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(v) ? undefined : 'letters, digits, ".", "_" and "-"') });
+  return task ? { guardian, task } : undefined;
+}
+
+function operations(guardian: FolderGuardian): TaskOperations {
+  return new TaskOperations(guardian.ws, guardian.guardianConfig ?? defaultConfig(), 'vscode');
+}
+
+async function setStopAll(deps: Deps, target: Target, status: StopStatus): Promise<void> {
+  if (!trusted()) return;
+  for (const g of await guardiansOf(deps, target, true)) {
+    const reason = status === 'STOP' ? 'Circuit Break from VS Code' : status === 'PAUSE' ? 'Pause from VS Code' : 'Resume from VS Code';
+    await new StopAllFile(g.ws).write(status, reason, 'vscode');
+    await new GuardianLog(g.ws).write(status === 'CLEAR' ? 'INFO' : 'WARN', `STOP_ALL set to ${status} from VS Code`);
+    deps.log.info(`${g.folder.name}: STOP_ALL set to ${status}`);
+    await g.refreshState();
+  }
+}
+
+async function openFile(uri: vscode.Uri): Promise<void> {
+  await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+}
+
+function handlers(deps: Deps): Record<string, (target?: Target) => unknown> {
+  return {
+    [Command.circuitBreak]: (t) => setStopAll(deps, t, 'STOP'),
+    [Command.pause]: (t) => setStopAll(deps, t, 'PAUSE'),
+    [Command.resume]: (t) => setStopAll(deps, t, 'CLEAR'),
+    [Command.forceEscalate]: async (t) => {
+      if (!trusted()) return;
+      const picked = await taskOf(deps, t);
+      if (!picked) return;
+      const r = await operations(picked.guardian).escalate(picked.task, 'Force escalate from VS Code');
+      if (r.outcome === 'escalated') void vscode.window.showInformationMessage(`Task ${picked.task} escalated from tier ${r.from} to tier ${r.to}.`);
+      else void vscode.window.showWarningMessage(`HUMAN_INTERVENTION_REQUIRED: task ${picked.task} is at tier ${r.tier}.`);
+      return r;
+    },
+    [Command.analyzeTask]: async (t) => {
+      const picked = await taskOf(deps, t);
+      if (!picked) return;
+      const analysis = await operations(picked.guardian).analyze(picked.task);
+      const doc = await vscode.workspace.openTextDocument({ language: 'json', content: `${JSON.stringify(analysis, null, 2)}\n` });
+      await vscode.window.showTextDocument(doc, { preview: true });
+      return analysis;
+    },
+    [Command.unblockTask]: async (t) => {
+      if (!trusted()) return;
+      const picked = await taskOf(deps, t);
+      if (!picked) return;
+      const removed = await operations(picked.guardian).cleanup(picked.task);
+      await picked.guardian.refreshState();
+      void vscode.window.showInformationMessage(removed ? `Task ${picked.task} unblocked.` : `Task ${picked.task} was not in the blocked-task registry.`);
+      return removed;
+    },
+    [Command.scanNow]: () => vscode.window.withProgress({ location: { viewId: 'loopGuardian.findings' }, title: 'Scanning' }, () => deps.service.rescan()),
+    [Command.showLog]: () => deps.log.show(),
+    [Command.openStopAll]: async (t) => {
+      const [g] = await guardiansOf(deps, t, false);
+      if (!g) return;
+      const uri = vscode.Uri.joinPath(g.folder.uri, PATHS.stopAll);
+      if (!g.state.stop.exists) {
+        if (!vscode.workspace.isTrusted) return void vscode.window.showInformationMessage(`${PATHS.stopAll} does not exist: every agent runs (CLEAR).`);
+        await new StopAllFile(g.ws).write('CLEAR', 'created from VS Code', 'vscode');
+      }
+      await openFile(uri);
+    },
+    [Command.openConfig]: async (t) => {
+      const [g] = await guardiansOf(deps, t, false);
+      if (!g) return;
+      const uri = vscode.Uri.joinPath(g.folder.uri, PATHS.config);
+      try {
+        await vscode.workspace.fs.stat(uri);
+      } catch {
+        if (!trusted()) return;
+        await writeFileAtomic(await g.ws.resolveForWrite(PATHS.config), `${JSON.stringify(defaultConfig(), null, 2)}\n`);
+      }
+      await openFile(uri);
+    },
+    [Command.copyDiagnostics]: async (t) => {
+      if (!isNode(t)) return;
+      const data = t.kind === 'finding' ? t.finding : t.kind === 'task' ? t.blocked : undefined;
+      if (data) await vscode.env.clipboard.writeText(JSON.stringify(data, null, 2));
+    },
+    [Command.openSummary]: async (t) => {
+      if (isNode(t) && t.kind === 'task' && t.blocked.entry) await openFile(vscode.Uri.joinPath(t.guardian.folder.uri, t.blocked.entry.summary_file));
+    },
+    [Command.muteFinding]: async (t) => {
+      if (isNode(t) && t.kind === 'finding') await deps.notifier.mute(muteKey(t.guardian.folder, t.finding));
+    },
+    [Command.focus]: () => vscode.commands.executeCommand('workbench.view.extension.loopGuardian'),
+  };
+}
+
+export function registerCommands(deps: Deps): vscode.Disposable[] {
+  return Object.entries(handlers(deps)).map(([id, run]) =>
+    vscode.commands.registerCommand(id, async (target?: Target) => {
+      try {
+        return await run(target);
+      } catch (err) {
+        deps.log.error(`${id}: ${(err as Error).stack ?? String(err)}`);
+        void vscode.window.showErrorMessage(`Loop Guardian: ${(err as Error).message}`);
+        return undefined;
+      }
+    }),
+  );
+}

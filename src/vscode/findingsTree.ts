@@ -1,0 +1,79 @@
+import * as vscode from 'vscode';
+import type { Finding } from '../core/finding';
+import type { FolderGuardian } from './folderGuardian';
+import type { GuardianService } from './guardianService';
+import { evidenceNodes, toTreeItem, type Node } from './treeNodes';
+
+/** Findings: what is being watched, per workspace folder and session, with the active findings. */
+export class FindingsTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly service: GuardianService) {
+    this.subscription = service.onDidChange(() => this.emitter.fire(undefined));
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    return toTreeItem(node);
+  }
+
+  getChildren(node?: Node): Node[] {
+    if (!node) {
+      const guardians = this.service.all;
+      // Nothing watched anywhere: an empty tree lets the welcome view explain what to do.
+      if (guardians.every((g) => g.state.files.length <= 1 && g.state.findings.length === 0 && g.state.stop.state.status === 'CLEAR' && g.state.events === 0)) return [];
+      if (guardians.length === 1) return this.folderChildren(guardians[0] as FolderGuardian);
+      return guardians.map((guardian) => ({ kind: 'folder', guardian, view: 'findings' }));
+    }
+    switch (node.kind) {
+      case 'folder':
+        return this.folderChildren(node.guardian);
+      case 'session':
+        return node.findings.map((finding) => ({ kind: 'finding', guardian: node.guardian, finding }));
+      case 'finding':
+        return [
+          { kind: 'info', label: node.finding.message, icon: 'comment', tooltip: node.finding.message },
+          { kind: 'info', label: node.finding.recommendation, icon: 'lightbulb', tooltip: node.finding.recommendation },
+          ...evidenceNodes(node.guardian, [node.finding]),
+        ];
+      default:
+        return [];
+    }
+  }
+
+  getParent(): undefined {
+    return undefined;
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.emitter.dispose();
+  }
+
+  private folderChildren(guardian: FolderGuardian): Node[] {
+    const s = guardian.state;
+    const nodes: Node[] = [];
+    if (s.stop.state.status !== 'CLEAR') {
+      nodes.push({
+        kind: 'info',
+        label: `STOP_ALL: ${s.stop.state.status}`,
+        description: s.stop.state.reason ?? s.stop.state.timestamp ?? '',
+        icon: s.stop.state.status === 'STOP' ? 'debug-stop' : 'debug-pause',
+        command: { title: 'Open STOP_ALL', command: 'loopGuardian.openStopAll', arguments: [guardian.folder.uri] },
+        contextValue: 'stopAll',
+      });
+    }
+    for (const p of s.problems) nodes.push({ kind: 'info', label: p, icon: 'alert', tooltip: p });
+    if (s.skipped > 0) {
+      nodes.push({ kind: 'info', label: `${s.skipped} line${s.skipped === 1 ? '' : 's'} skipped`, description: 'not valid events', icon: 'circle-slash', command: { title: 'Show Log', command: 'loopGuardian.showLog' } });
+    }
+    const bySession = new Map<string, Finding[]>();
+    for (const f of s.findings) bySession.set(f.session, [...(bySession.get(f.session) ?? []), f]);
+    for (const [session, findings] of bySession) nodes.push({ kind: 'session', guardian, session, findings });
+    if (bySession.size === 0) {
+      nodes.push({ kind: 'info', label: 'No loops', description: `${s.events} events in ${s.files.length} log${s.files.length === 1 ? '' : 's'}`, icon: 'pass', tooltip: s.files.join('\n') });
+    }
+    return nodes;
+  }
+}

@@ -1,0 +1,75 @@
+import * as vscode from 'vscode';
+import type { Finding } from '../core/finding';
+import { DisposableStore } from './disposables';
+import { FolderGuardian } from './folderGuardian';
+import type { UiSettingsValue } from './uiSettings';
+
+/**
+ * Every workspace folder's guardian, kept in step with the folders of the window (folders added
+ * and removed at run time), with one change event and one raise event for the whole window.
+ */
+export class GuardianService implements vscode.Disposable {
+  private readonly guardians = new Map<string, { guardian: FolderGuardian; subscriptions: DisposableStore }>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly raised = new vscode.EventEmitter<{ guardian: FolderGuardian; findings: readonly Finding[] }>();
+  readonly onDidChange = this.changed.event;
+  readonly onDidRaise = this.raised.event;
+  private readonly folderListener: vscode.Disposable;
+
+  constructor(private readonly settings: UiSettingsValue, private readonly log: vscode.LogOutputChannel) {
+    this.folderListener = vscode.workspace.onDidChangeWorkspaceFolders((e) => {
+      for (const f of e.removed) this.remove(f);
+      for (const f of e.added) this.add(f);
+      this.changed.fire();
+    });
+    for (const f of vscode.workspace.workspaceFolders ?? []) this.add(f);
+  }
+
+  /** Guardians in the order of the window's folders. */
+  get all(): FolderGuardian[] {
+    return [...this.guardians.values()].map((g) => g.guardian).sort((a, b) => a.folder.index - b.folder.index);
+  }
+
+  get(uri: vscode.Uri): FolderGuardian | undefined {
+    const folder = vscode.workspace.getWorkspaceFolder(uri);
+    return folder ? this.guardians.get(folder.uri.toString())?.guardian : undefined;
+  }
+
+  async rescan(): Promise<void> {
+    await Promise.all(this.all.map((g) => g.rescan()));
+  }
+
+  /** Resolves when every folder has read what it was asked to read. */
+  async idle(): Promise<void> {
+    await Promise.all(this.all.map((g) => g.idle()));
+  }
+
+  dispose(): void {
+    this.folderListener.dispose();
+    for (const { guardian, subscriptions } of this.guardians.values()) {
+      subscriptions.dispose();
+      guardian.dispose();
+    }
+    this.guardians.clear();
+    this.changed.dispose();
+    this.raised.dispose();
+  }
+
+  private add(folder: vscode.WorkspaceFolder): void {
+    if (folder.uri.scheme !== 'file' || this.guardians.has(folder.uri.toString())) return;
+    const guardian = new FolderGuardian(folder, () => this.settings.value.debounceMs, this.log);
+    const subscriptions = new DisposableStore();
+    subscriptions.add(guardian.onDidChange(() => this.changed.fire()));
+    subscriptions.add(guardian.onDidRaise((findings) => this.raised.fire({ guardian, findings })));
+    this.guardians.set(folder.uri.toString(), { guardian, subscriptions });
+    void guardian.start();
+  }
+
+  private remove(folder: vscode.WorkspaceFolder): void {
+    const entry = this.guardians.get(folder.uri.toString());
+    if (!entry) return;
+    entry.subscriptions.dispose();
+    entry.guardian.dispose();
+    this.guardians.delete(folder.uri.toString());
+  }
+}

@@ -1,0 +1,112 @@
+import * as vscode from 'vscode';
+import type { BlockedTask } from '../core/blockedSummary';
+import type { EventRef } from '../core/events';
+import type { Finding } from '../core/finding';
+import type { FolderGuardian } from './folderGuardian';
+
+/** A task the sidebar lists as blocked: registered by a circuit break, or blocked by a finding. */
+export interface BlockedTaskView {
+  readonly task: string;
+  readonly entry?: BlockedTask;
+  readonly findings: readonly Finding[];
+}
+
+export type Node =
+  | { readonly kind: 'folder'; readonly guardian: FolderGuardian; readonly view: 'findings' | 'blocked' }
+  | { readonly kind: 'session'; readonly guardian: FolderGuardian; readonly session: string; readonly findings: readonly Finding[] }
+  | { readonly kind: 'finding'; readonly guardian: FolderGuardian; readonly finding: Finding }
+  | { readonly kind: 'task'; readonly guardian: FolderGuardian; readonly blocked: BlockedTaskView }
+  | { readonly kind: 'evidence'; readonly guardian: FolderGuardian; readonly ref: EventRef; readonly signal?: string }
+  | { readonly kind: 'info'; readonly label: string; readonly description?: string; readonly tooltip?: string; readonly icon?: string; readonly command?: vscode.Command; readonly contextValue?: string };
+
+const ACTION_ICON: Record<Finding['action'], [string, string]> = {
+  halt: ['error', 'errorForeground'],
+  escalate: ['arrow-up', 'editorWarning.foreground'],
+  warn: ['warning', 'editorWarning.foreground'],
+  continue: ['info', 'editorInfo.foreground'],
+};
+
+export function openAt(guardian: FolderGuardian, ref: EventRef): vscode.Command {
+  const uri = vscode.Uri.joinPath(guardian.folder.uri, ref.file);
+  const line = Math.max(0, ref.line - 1);
+  return { title: 'Open', command: 'vscode.open', arguments: [uri, { selection: new vscode.Range(line, 0, line, 0), preview: true }] };
+}
+
+export function toTreeItem(node: Node): vscode.TreeItem {
+  switch (node.kind) {
+    case 'folder': {
+      const item = new vscode.TreeItem(node.guardian.folder.name, vscode.TreeItemCollapsibleState.Expanded);
+      item.iconPath = vscode.ThemeIcon.Folder;
+      item.resourceUri = node.guardian.folder.uri;
+      item.id = `${node.view}:${node.guardian.folder.uri.toString()}`;
+      item.contextValue = 'folder';
+      return item;
+    }
+    case 'session': {
+      const item = new vscode.TreeItem(node.session, vscode.TreeItemCollapsibleState.Expanded);
+      item.description = `${node.findings.length} finding${node.findings.length === 1 ? '' : 's'}`;
+      item.iconPath = new vscode.ThemeIcon('pulse');
+      item.id = `session:${node.guardian.folder.uri.toString()}:${node.session}`;
+      item.contextValue = 'session';
+      return item;
+    }
+    case 'finding': {
+      const f = node.finding;
+      const item = new vscode.TreeItem(`${f.signal} (${f.count}/${f.threshold})`, vscode.TreeItemCollapsibleState.Collapsed);
+      item.description = f.subject;
+      const [icon, color] = ACTION_ICON[f.action];
+      item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
+      const md = new vscode.MarkdownString();
+      md.appendMarkdown(`**${f.action.toUpperCase()}** \`${f.signal}\`${f.status ? ` → ${f.status}` : ''}\n\n`);
+      md.appendText(`${f.message}\n\n→ ${f.recommendation}`);
+      item.tooltip = md;
+      item.id = `finding:${node.guardian.folder.uri.toString()}:${f.episode}`;
+      item.contextValue = f.task ? 'finding.task' : 'finding';
+      item.command = openAt(node.guardian, f.at);
+      return item;
+    }
+    case 'task': {
+      const b = node.blocked;
+      const item = new vscode.TreeItem(b.task, vscode.TreeItemCollapsibleState.Collapsed);
+      item.description = b.entry ? `${b.entry.pattern} · ${b.entry.attempts} attempts · tier ${b.entry.tier}` : b.findings.map((f) => f.signal).join(', ');
+      item.iconPath = new vscode.ThemeIcon('circle-slash', new vscode.ThemeColor('errorForeground'));
+      item.tooltip = b.entry ? `${b.entry.reason}\n\n${b.entry.suggested_action}` : b.findings[0]?.message;
+      item.id = `task:${node.guardian.folder.uri.toString()}:${b.task}`;
+      item.contextValue = b.entry ? 'blockedTask.summary' : 'blockedTask.finding';
+      return item;
+    }
+    case 'evidence': {
+      const item = new vscode.TreeItem(`${node.ref.file}:${node.ref.line}`, vscode.TreeItemCollapsibleState.None);
+      item.description = `event ${node.ref.event}`;
+      item.iconPath = new vscode.ThemeIcon('debug-stackframe');
+      item.command = openAt(node.guardian, node.ref);
+      item.contextValue = 'evidence';
+      item.tooltip = `Open ${node.ref.file} at line ${node.ref.line}`;
+      return item;
+    }
+    case 'info': {
+      const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+      if (node.description !== undefined) item.description = node.description;
+      if (node.tooltip !== undefined) item.tooltip = node.tooltip;
+      if (node.icon !== undefined) item.iconPath = new vscode.ThemeIcon(node.icon);
+      if (node.command !== undefined) item.command = node.command;
+      item.contextValue = node.contextValue ?? 'info';
+      return item;
+    }
+  }
+}
+
+/** The evidence of a finding as nodes, newest last. */
+export function evidenceNodes(guardian: FolderGuardian, findings: readonly Finding[]): Node[] {
+  const seen = new Set<string>();
+  const nodes: Node[] = [];
+  for (const f of findings) {
+    for (const ref of f.evidence) {
+      const key = `${ref.file}:${ref.line}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      nodes.push({ kind: 'evidence', guardian, ref, signal: f.signal });
+    }
+  }
+  return nodes;
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+// Runs the integration suites inside a real VS Code (code-server + Chromium), one run per scenario:
+// a trusted single folder, a multi-root workspace, and an untrusted folder.
+'use strict';
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const util = require('node:util');
+const { startCodeServer, remoteUri } = require('./codeServer');
+const { launch } = require('./browser');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const TESTS = path.join(ROOT, 'out', 'test', 'integration', 'index.js');
+const TIMEOUT_MS = 180_000;
+
+function makeFolder(parent, name, withLog = true) {
+  const dir = path.join(parent, name);
+  fs.mkdirSync(path.join(dir, '.tmp', 'current', 'logs'), { recursive: true });
+  // workspaceContains activation: the extension starts because there is a log to watch.
+  if (withLog) fs.writeFileSync(path.join(dir, '.tmp', 'current', 'logs', 'agent.jsonl'), '');
+  return dir;
+}
+
+const SCENARIOS = {
+  single: (tmp) => ({ folder: makeFolder(tmp, 'project') }),
+  multi: (tmp) => {
+    const a = makeFolder(tmp, 'alpha');
+    const b = makeFolder(tmp, 'beta');
+    makeFolder(tmp, 'gamma', false);
+    const file = path.join(tmp, 'multi.code-workspace');
+    fs.writeFileSync(file, JSON.stringify({ folders: [{ path: a }, { path: b }] }));
+    return { workspace: file };
+  },
+  untrusted: (tmp) => ({ folder: makeFolder(tmp, 'untrusted'), untrusted: true }),
+};
+
+async function runScenario(name) {
+  const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `lg-it-${name}-`)));
+  const target = SCENARIOS[name](tmp);
+  const started = Date.now();
+  const server = await startCodeServer({
+    env: { LOOP_GUARDIAN_SUITE: name, LOOP_GUARDIAN_CLI: path.join(ROOT, 'dist', 'cli.js') },
+    trust: !target.untrusted,
+  });
+  const browser = await launch();
+  try {
+    const page = await browser.newPage();
+    const exit = new Promise((resolve) => {
+      page.exposeFunction('codeAutomationLog', (type, args) => {
+        const text = util.format(...(Array.isArray(args) ? args : [args]));
+        if (type === 'error') process.stderr.write(`${text}\n`);
+        else process.stdout.write(`${text}\n`);
+      });
+      page.exposeFunction('codeAutomationExit', (code) => resolve(code));
+    });
+    const payload = [
+      ['extensionDevelopmentPath', remoteUri(server.port, ROOT)],
+      ['extensionTestsPath', remoteUri(server.port, TESTS)],
+      ['skipWelcome', 'true'],
+    ];
+    const where = target.workspace ? `workspace=${encodeURIComponent(remoteUri(server.port, target.workspace))}` : `folder=${encodeURIComponent(remoteUri(server.port, target.folder))}`;
+    await page.goto(`http://127.0.0.1:${server.port}/?${where}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
+    let timer;
+    const timeout = new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), TIMEOUT_MS)));
+    const code = await Promise.race([exit, timeout]);
+    clearTimeout(timer);
+    if (code === 'timeout') {
+      process.stderr.write(`[${name}] timed out after ${TIMEOUT_MS / 1000}s\n${server.output().slice(-4000)}\n`);
+      return 1;
+    }
+    process.stdout.write(`[${name}] exit ${code} in ${((Date.now() - started) / 1000).toFixed(1)}s\n`);
+    return code;
+  } finally {
+    await browser.close().catch(() => undefined);
+    await server.stop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  const names = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(SCENARIOS);
+  let failed = 0;
+  for (const name of names) {
+    if (!SCENARIOS[name]) throw new Error(`unknown scenario ${name}`);
+    if ((await runScenario(name)) !== 0) failed++;
+  }
+  if (failed > 0) {
+    process.stderr.write(`${failed} integration scenario(s) failed\n`);
+    process.exit(1);
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack || err}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,36 @@
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { LoopGuardianApi } from '../../src/vscode/api';
+import { append, folderPath, guardian, label, waitFor, walk } from './util';
+
+describe('Loop Guardian in a real VS Code: several folders', () => {
+  let api: LoopGuardianApi;
+  const call = { type: 'tool', session: 'b1', tool: 'grep', args: { pattern: 'TODO' } };
+
+  before(async () => {
+    api = await guardian();
+    await api.idle();
+  });
+
+  it('watches each folder on its own, with one root each in the trees', async () => {
+    assert.deepEqual(api.folders().map((f) => f.name), ['alpha', 'beta']);
+    await append(path.join(folderPath(1), '.tmp', 'current', 'logs', 'agent.jsonl'), [call, call, call]);
+    await waitFor('a finding in beta', () => api.folders()[1]?.findings.length);
+    assert.equal(api.folders()[0]?.findings.length, 0);
+    const roots = (await walk(api.findingsTree)).filter((n) => n.depth === 0);
+    assert.deepEqual(roots.map((r) => label(r.item)), ['alpha', 'beta']);
+    assert.match(api.statusBar().tooltip, /beta/);
+  });
+
+  it('follows folders added and removed at run time', async () => {
+    const gamma = path.join(path.dirname(folderPath(0)), 'gamma');
+    assert.ok(vscode.workspace.updateWorkspaceFolders(2, 0, { uri: vscode.Uri.file(gamma) }));
+    await waitFor('gamma watched', () => api.folders().some((f) => f.name === 'gamma'));
+    await append(path.join(gamma, '.tmp', 'run', 'logs', 'late.jsonl'), [call, call, call].map((c) => ({ ...c, session: 'g1' })));
+    await waitFor('a finding in gamma', () => api.folders().find((f) => f.name === 'gamma')?.findings.length);
+    assert.ok(vscode.workspace.updateWorkspaceFolders(0, 1));
+    await waitFor('alpha gone', () => !api.folders().some((f) => f.name === 'alpha'));
+    assert.deepEqual(api.folders().map((f) => f.name), ['beta', 'gamma']);
+  });
+});
