@@ -9,12 +9,6 @@ export function severity(action: Action): number {
   return SEVERITY[action];
 }
 
-export function mostSevere(actions: Iterable<Action>): Action {
-  let worst: Action = 'continue';
-  for (const a of actions) if (SEVERITY[a] > SEVERITY[worst]) worst = a;
-  return worst;
-}
-
 /** Seed 002's task statuses a finding asks for. */
 export type TaskStatus = 'STALLED' | 'BLOCKED';
 

@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
 import type { Finding } from '../core/finding';
 import type { FolderGuardian } from './folderGuardian';
-import type { GuardianService } from './guardianService';
-import { evidenceNodes, toTreeItem, type BlockedTaskView, type Node } from './treeNodes';
+import { evidenceNodes, GuardianTree, type BlockedTaskView, type Node } from './treeNodes';
 
 /** The tasks a folder has blocked: the registry's, and those that active findings block. */
 export function blockedTasks(guardian: FolderGuardian): BlockedTaskView[] {
@@ -18,19 +17,7 @@ export function blockedTasks(guardian: FolderGuardian): BlockedTaskView[] {
 }
 
 /** Blocked Tasks: each task's pattern, suspected cause, count, last error, suggested action and evidence. */
-export class BlockedTasksTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<Node | undefined>();
-  readonly onDidChangeTreeData = this.emitter.event;
-  private readonly subscription: vscode.Disposable;
-
-  constructor(private readonly service: GuardianService) {
-    this.subscription = service.onDidChange(() => this.emitter.fire(undefined));
-  }
-
-  getTreeItem(node: Node): vscode.TreeItem {
-    return toTreeItem(node);
-  }
-
+export class BlockedTasksTree extends GuardianTree {
   getChildren(node?: Node): Node[] {
     if (!node) {
       const guardians = this.service.all;
@@ -41,15 +28,6 @@ export class BlockedTasksTree implements vscode.TreeDataProvider<Node>, vscode.D
     if (node.kind === 'folder') return this.tasks(node.guardian);
     if (node.kind === 'task') return this.details(node.guardian, node.blocked);
     return [];
-  }
-
-  getParent(): undefined {
-    return undefined;
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.emitter.dispose();
   }
 
   private tasks(guardian: FolderGuardian): Node[] {

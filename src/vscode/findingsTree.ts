@@ -1,23 +1,9 @@
-import * as vscode from 'vscode';
 import type { Finding } from '../core/finding';
 import type { FolderGuardian } from './folderGuardian';
-import type { GuardianService } from './guardianService';
-import { evidenceNodes, toTreeItem, type Node } from './treeNodes';
+import { evidenceNodes, GuardianTree, type Node } from './treeNodes';
 
 /** Findings: what is being watched, per workspace folder and session, with the active findings. */
-export class FindingsTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<Node | undefined>();
-  readonly onDidChangeTreeData = this.emitter.event;
-  private readonly subscription: vscode.Disposable;
-
-  constructor(private readonly service: GuardianService) {
-    this.subscription = service.onDidChange(() => this.emitter.fire(undefined));
-  }
-
-  getTreeItem(node: Node): vscode.TreeItem {
-    return toTreeItem(node);
-  }
-
+export class FindingsTree extends GuardianTree {
   getChildren(node?: Node): Node[] {
     if (!node) {
       const guardians = this.service.all;
@@ -40,15 +26,6 @@ export class FindingsTree implements vscode.TreeDataProvider<Node>, vscode.Dispo
       default:
         return [];
     }
-  }
-
-  getParent(): undefined {
-    return undefined;
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.emitter.dispose();
   }
 
   private folderChildren(guardian: FolderGuardian): Node[] {

@@ -21,6 +21,7 @@ export interface FolderState {
   readonly events: number;
 }
 
+const SETTLE_MS = 1000;
 const EMPTY_STOP: StopAllRead = { state: { status: 'CLEAR' }, parse: { ok: true, state: { status: 'CLEAR' }, warnings: [] }, exists: false };
 
 /**
@@ -38,6 +39,7 @@ export class FolderGuardian implements vscode.Disposable {
   private watchers = new DisposableStore();
   private readonly dirty = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
+  private settle: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();
   private disposed = false;
   private readonly changed = new vscode.EventEmitter<void>();
@@ -101,6 +103,7 @@ export class FolderGuardian implements vscode.Disposable {
   dispose(): void {
     this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.settle) clearTimeout(this.settle);
     this.watchers.dispose();
     this.changed.dispose();
     this.raisedEmitter.dispose();
@@ -117,6 +120,15 @@ export class FolderGuardian implements vscode.Disposable {
     const update = await this.monitor.poll();
     await Promise.all([this.readStop(), this.readRegistry()]);
     this.report(update.skipped.map(formatSkipped), update.raised);
+    // A file watcher takes a moment to be in place: one more look catches logs created meanwhile.
+    if (this.settle) clearTimeout(this.settle);
+    this.settle = setTimeout(() => {
+      this.settle = undefined;
+      void this.serialize(async () => {
+        const late = await this.monitor?.poll();
+        if (late) this.report(late.skipped.map(formatSkipped), late.raised);
+      });
+    }, SETTLE_MS);
   }
 
   private watch(): void {

@@ -3,6 +3,7 @@ import type { BlockedTask } from '../core/blockedSummary';
 import type { EventRef } from '../core/events';
 import type { Finding } from '../core/finding';
 import type { FolderGuardian } from './folderGuardian';
+import type { GuardianService } from './guardianService';
 
 /** A task the sidebar lists as blocked: registered by a circuit break, or blocked by a finding. */
 export interface BlockedTaskView {
@@ -109,4 +110,30 @@ export function evidenceNodes(guardian: FolderGuardian, findings: readonly Findi
     }
   }
   return nodes;
+}
+
+/** A view over the guardians' state: redrawn whenever it changes. */
+export abstract class GuardianTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(protected readonly service: GuardianService) {
+    this.subscription = service.onDidChange(() => this.emitter.fire(undefined));
+  }
+
+  abstract getChildren(node?: Node): Node[];
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    return toTreeItem(node);
+  }
+
+  getParent(): undefined {
+    return undefined;
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.emitter.dispose();
+  }
 }

@@ -20,7 +20,7 @@ describe('Loop Guardian in a real VS Code: several folders', () => {
     assert.equal(api.folders()[0]?.findings.length, 0);
     const roots = (await walk(api.findingsTree)).filter((n) => n.depth === 0);
     assert.deepEqual(roots.map((r) => label(r.item)), ['alpha', 'beta']);
-    assert.match(api.statusBar().tooltip, /beta/);
+    await waitFor('beta in the status-bar tooltip', () => /beta/.test(api.statusBar().tooltip));
   });
 
   it('follows folders added and removed at run time', async () => {

@@ -17,7 +17,3 @@ export function pushBounded<T>(list: T[], item: T, max: number): void {
   list.push(item);
   if (list.length > max) list.splice(0, list.length - max);
 }
-
-export function times(n: number): string {
-  return n === 1 ? 'once' : `${n} times`;
-}

@@ -1,38 +1,26 @@
 import { describeCall, isProgress, type Outcome, type SettledCall } from '../calls';
 import { adviceForCall } from '../advice';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
-import { pushEvidence } from '../finding';
-import type { EventRef } from '../events';
-import { episodeId, pushBounded, whoOf } from './common';
-
-interface Chain {
-  readonly signature: string;
-  readonly episode: string;
-  count: number;
-  readonly refs: EventRef[];
-  readonly outcomes: Outcome[];
-}
+import { Chains } from './chains';
+import { pushBounded, whoOf } from './common';
 
 /** Seed 001: the same tool with the same canonical arguments N times in a row. */
 export class IdenticalCallsDetector implements Detector {
   readonly signal = 'identical-calls' as const;
-  private readonly chains = new BoundedMap<Chain>();
+  private readonly chains = new Chains<string>(this.signal);
+  /** The outcomes of each session's current run, for the progress rule. */
+  private readonly outcomes = new BoundedMap<{ episode: string; list: Outcome[] }>();
 
   constructor(private readonly ctx: DetectorContext) {}
 
   call(c: SettledCall, sink: FindingSink): void {
     const { threshold } = this.ctx.config.signals[this.signal];
-    let chain = this.chains.get(c.session);
-    if (!chain || chain.signature !== c.signature) {
-      if (chain) sink.resolve(chain.episode);
-      chain = { signature: c.signature, episode: episodeId(this.signal, c.session, c.ref), count: 0, refs: [], outcomes: [] };
-      this.chains.set(c.session, chain);
-    }
-    chain.count++;
-    pushEvidence(chain.refs, c.ref);
-    pushBounded(chain.outcomes, c.outcome, 50);
+    const chain = this.chains.extend(c.session, c.signature, c.ref, sink);
+    let outcomes = this.outcomes.get(c.session);
+    if (outcomes?.episode !== chain.episode) this.outcomes.set(c.session, (outcomes = { episode: chain.episode, list: [] }));
+    pushBounded(outcomes.list, c.outcome, 50);
     if (chain.count < threshold) return;
-    const progress = isProgress(chain.outcomes);
+    const progress = isProgress(outcomes.list);
     const subject = describeCall(c.tool, c.args);
     sink.report({ episode: chain.episode, action: progress ? 'warn' : 'halt', count: chain.count, evidence: chain.refs }, () => ({
       signal: this.signal,
@@ -55,6 +43,7 @@ export class IdenticalCallsDetector implements Detector {
   }
 
   endSession(session: string): void {
-    this.chains.delete(session);
+    this.chains.endSession(session);
+    this.outcomes.delete(session);
   }
 }

@@ -1,15 +1,8 @@
 import { clip, hashText } from '../canonical';
-import { BoundedMap, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
-import type { EventRef, LocatedEvent } from '../events';
-import { pushEvidence } from '../finding';
-import { episodeId, whoOf } from './common';
-
-interface Chain {
-  readonly hash: string;
-  count: number;
-  readonly episode: string;
-  readonly refs: EventRef[];
-}
+import { type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import type { LocatedEvent } from '../events';
+import { Chains } from './chains';
+import { whoOf } from './common';
 
 /**
  * "Functionally identical": the same text once white space, case, timestamps and UUIDs, which
@@ -29,7 +22,7 @@ export function outputKey(text: string): string {
 /** Seed 002: an agent produces functionally identical output `threshold` (2) times in a row. */
 export class IdenticalOutputDetector implements Detector {
   readonly signal = 'identical-output' as const;
-  private readonly chains = new BoundedMap<Chain>();
+  private readonly chains = new Chains<string>(this.signal);
 
   constructor(private readonly ctx: DetectorContext) {}
 
@@ -38,15 +31,7 @@ export class IdenticalOutputDetector implements Detector {
     if (e.type !== 'output') return;
     const { threshold } = this.ctx.config.signals[this.signal];
     const key = scope.agent === undefined ? scope.session : `${scope.session}\u0000${scope.agent}`;
-    const hash = outputKey(e.text);
-    let chain = this.chains.get(key);
-    if (!chain || chain.hash !== hash) {
-      if (chain) sink.resolve(chain.episode);
-      chain = { hash, count: 0, episode: episodeId(this.signal, key, located.ref), refs: [] };
-      this.chains.set(key, chain);
-    }
-    chain.count++;
-    pushEvidence(chain.refs, located.ref);
+    const chain = this.chains.extend(key, outputKey(e.text), located.ref, sink);
     if (chain.count < threshold) return;
     sink.report({ episode: chain.episode, action: 'halt', count: chain.count, evidence: chain.refs }, () => ({
       signal: this.signal,
@@ -65,6 +50,6 @@ export class IdenticalOutputDetector implements Detector {
   }
 
   endSession(session: string): void {
-    this.chains.deleteWhere((key) => key === session || key.startsWith(`${session}\u0000`));
+    this.chains.endSession(session);
   }
 }

@@ -1,40 +1,22 @@
-import { BoundedMap, inSession, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
-import type { EventRef, LocatedEvent } from '../events';
-import { pushEvidence } from '../finding';
 import { clip } from '../canonical';
-import { episodeId, whoOf } from './common';
-
-interface Chain {
-  readonly gate: string;
-  count: number;
-  readonly episode: string;
-  readonly refs: EventRef[];
-}
+import { sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import type { LocatedEvent } from '../events';
+import { Chains } from './chains';
+import { whoOf } from './common';
 
 /** Seed 003: the same quality-gate check fails on `threshold` (2) attempts in a row → circuit break. */
 export class QualityGateLoopDetector implements Detector {
   readonly signal = 'quality-gate-loop' as const;
-  private readonly chains = new BoundedMap<Chain>();
+  private readonly chains = new Chains<string>(this.signal);
 
   constructor(private readonly ctx: DetectorContext) {}
 
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
     const e = located.event;
     if (e.type !== 'attempt') return;
-    const key = sessionKey(scope.session, e.task);
-    let chain = this.chains.get(key);
-    if (e.ok || e.gate === undefined) {
-      if (chain) sink.resolve(chain.episode);
-      this.chains.delete(key);
-      return;
-    }
-    if (!chain || chain.gate !== e.gate) {
-      if (chain) sink.resolve(chain.episode);
-      chain = { gate: e.gate, count: 0, episode: episodeId(this.signal, key, located.ref), refs: [] };
-      this.chains.set(key, chain);
-    }
-    chain.count++;
-    pushEvidence(chain.refs, located.ref);
+    const slot = sessionKey(scope.session, e.task);
+    if (e.ok || e.gate === undefined) return this.chains.end(slot, sink);
+    const chain = this.chains.extend(slot, e.gate, located.ref, sink);
     const { threshold } = this.ctx.config.signals[this.signal];
     if (chain.count < threshold) return;
     sink.report({ episode: chain.episode, action: 'halt', count: chain.count, evidence: chain.refs }, () => ({
@@ -54,6 +36,6 @@ export class QualityGateLoopDetector implements Detector {
   }
 
   endSession(session: string): void {
-    this.chains.deleteWhere((key) => inSession(key, session));
+    this.chains.endSession(session);
   }
 }

@@ -1,18 +1,12 @@
 import type { SettledCall } from '../calls';
 import { clip } from '../canonical';
 import { adviceForCall } from '../advice';
-import { BoundedMap, inSession, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import { sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
 import { ErrorText, sameError } from '../errorMatch';
 import type { EventRef, LocatedEvent } from '../events';
-import { pushEvidence, type Finding } from '../finding';
-import { episodeId, whoOf } from './common';
-
-interface Chain {
-  latest: ErrorText;
-  count: number;
-  readonly episode: string;
-  readonly refs: EventRef[];
-}
+import type { Finding } from '../finding';
+import { Chains, type Chain } from './chains';
+import { whoOf } from './common';
 
 /**
  * Seeds 001 and 003: consecutive failures with the same error (fuzzy-matched as seed 003 says),
@@ -20,15 +14,16 @@ interface Chain {
  */
 export class RepeatedErrorDetector implements Detector {
   readonly signal = 'repeated-error' as const;
-  private readonly chains = new BoundedMap<Chain>();
+  /** The key is the latest error of the run: each failure is compared with the one before it. */
+  private readonly chains = new Chains<ErrorText>(this.signal, (a, b) => sameError(a, b) !== undefined);
 
   constructor(private readonly ctx: DetectorContext) {}
 
   call(c: SettledCall, sink: FindingSink): void {
     if (c.outcome.kind === 'unknown') return;
     const key = sessionKey(c.session, 'calls');
-    if (c.outcome.kind === 'ok') return this.breakChain(key, sink);
-    const chain = this.extend(key, c.outcome.error, c.ref, sink);
+    if (c.outcome.kind === 'ok') return this.chains.end(key, sink);
+    const chain = this.chains.extend(key, new ErrorText(c.outcome.error), c.ref, sink);
     this.check(chain, c.settledAt, whoOf(c), `${c.tool} fails`, adviceForCall(c.tool, c.outcome), sink);
   }
 
@@ -36,10 +31,10 @@ export class RepeatedErrorDetector implements Detector {
     const e = located.event;
     if (e.type !== 'attempt') return;
     const key = sessionKey(scope.session, 'task', e.task);
-    if (e.ok) return this.breakChain(key, sink);
+    if (e.ok) return this.chains.end(key, sink);
     const error = e.error ?? (e.gate !== undefined ? `quality gate ${e.gate} failed` : undefined);
     if (error === undefined) return;
-    const chain = this.extend(key, error, located.ref, sink);
+    const chain = this.chains.extend(key, new ErrorText(error), located.ref, sink);
     this.check(
       chain,
       located.ref,
@@ -51,32 +46,10 @@ export class RepeatedErrorDetector implements Detector {
   }
 
   endSession(session: string): void {
-    this.chains.deleteWhere((key) => inSession(key, session));
+    this.chains.endSession(session);
   }
 
-  private breakChain(key: string, sink: FindingSink): void {
-    const chain = this.chains.get(key);
-    if (!chain) return;
-    sink.resolve(chain.episode);
-    this.chains.delete(key);
-  }
-
-  private extend(key: string, error: string, ref: EventRef, sink: FindingSink): Chain {
-    let chain = this.chains.get(key);
-    const text = new ErrorText(error);
-    if (chain && sameError(chain.latest, text) !== undefined) {
-      chain.latest = text;
-      chain.count++;
-    } else {
-      if (chain) sink.resolve(chain.episode);
-      chain = { latest: text, count: 1, episode: episodeId(this.signal, key, ref), refs: [] };
-      this.chains.set(key, chain);
-    }
-    pushEvidence(chain.refs, ref);
-    return chain;
-  }
-
-  private check(chain: Chain, at: EventRef, who: Pick<Finding, 'session' | 'task' | 'agent'>, what: string, advice: string, sink: FindingSink): void {
+  private check(chain: Chain<ErrorText>, at: EventRef, who: Pick<Finding, 'session' | 'task' | 'agent'>, what: string, advice: string, sink: FindingSink): void {
     const { threshold, warnAt } = this.ctx.config.signals[this.signal];
     if (chain.count < Math.min(warnAt, threshold)) return;
     const halt = chain.count >= threshold;
@@ -87,8 +60,8 @@ export class RepeatedErrorDetector implements Detector {
       threshold,
       at,
       ...who,
-      subject: clip(chain.latest.text, 100),
-      message: `${what} with the same error ${chain.count} times in a row: ${clip(chain.latest.text, 160)}`,
+      subject: clip(chain.key.text, 100),
+      message: `${what} with the same error ${chain.count} times in a row: ${clip(chain.key.text, 160)}`,
       recommendation: advice,
       evidence: [...chain.refs],
       ...(halt ? { status: 'STALLED' as const } : {}),

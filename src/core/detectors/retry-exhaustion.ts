@@ -1,15 +1,8 @@
 import { classifyError } from '../errorClass';
-import { BoundedMap, inSession, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
-import type { AttemptEvent, EventRef, LocatedEvent } from '../events';
-import { pushEvidence } from '../finding';
-import { episodeId, whoOf } from './common';
-
-interface Chain {
-  readonly failureClass: string;
-  count: number;
-  readonly episode: string;
-  readonly refs: EventRef[];
-}
+import { sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import type { AttemptEvent, LocatedEvent } from '../events';
+import { Chains } from './chains';
+import { whoOf } from './common';
 
 /** The failure class of an attempt: its quality gate, else the class of its error. */
 export function failureClass(e: AttemptEvent): string {
@@ -20,28 +13,17 @@ export function failureClass(e: AttemptEvent): string {
 /** Seed 002: a task that fails `threshold` attempts in a row with the same failure class → BLOCKED. */
 export class RetryExhaustionDetector implements Detector {
   readonly signal = 'retry-exhaustion' as const;
-  private readonly chains = new BoundedMap<Chain>();
+  private readonly chains = new Chains<string>(this.signal);
 
   constructor(private readonly ctx: DetectorContext) {}
 
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
     const e = located.event;
     if (e.type !== 'attempt') return;
-    const key = sessionKey(scope.session, e.task);
-    let chain = this.chains.get(key);
-    if (e.ok) {
-      if (chain) sink.resolve(chain.episode);
-      this.chains.delete(key);
-      return;
-    }
+    const slot = sessionKey(scope.session, e.task);
+    if (e.ok) return this.chains.end(slot, sink);
     const klass = failureClass(e);
-    if (!chain || chain.failureClass !== klass) {
-      if (chain) sink.resolve(chain.episode);
-      chain = { failureClass: klass, count: 0, episode: episodeId(this.signal, key, located.ref), refs: [] };
-      this.chains.set(key, chain);
-    }
-    chain.count++;
-    pushEvidence(chain.refs, located.ref);
+    const chain = this.chains.extend(slot, klass, located.ref, sink);
     const { threshold } = this.ctx.config.signals[this.signal];
     if (chain.count < threshold) return;
     sink.report({ episode: chain.episode, action: 'halt', count: chain.count, evidence: chain.refs }, () => ({
@@ -61,6 +43,6 @@ export class RetryExhaustionDetector implements Detector {
   }
 
   endSession(session: string): void {
-    this.chains.deleteWhere((key) => inSession(key, session));
+    this.chains.endSession(session);
   }
 }

@@ -1,0 +1,55 @@
+import { BoundedMap, inSession, type FindingSink } from '../detector';
+import type { EventRef } from '../events';
+import { pushEvidence } from '../finding';
+import { episodeId } from './common';
+
+/** A run of consecutive events that are "the same" by a detector's measure. */
+export interface Chain<K> {
+  /** What the run repeats (the latest one, where sameness is fuzzy). */
+  key: K;
+  count: number;
+  readonly episode: string;
+  readonly refs: EventRef[];
+}
+
+/**
+ * Consecutive runs per slot (a session, a session's task…): the mechanism behind every
+ * "N times in a row" signal. A different key or a success ends the run and its episode.
+ */
+export class Chains<K> {
+  private readonly runs = new BoundedMap<Chain<K>>();
+
+  constructor(private readonly signal: string, private readonly same: (a: K, b: K) => boolean = (a, b) => a === b) {}
+
+  get(slot: string): Chain<K> | undefined {
+    return this.runs.get(slot);
+  }
+
+  /** Adds `ref` to the slot's run when `key` is the same as the run's, else starts a new run. */
+  extend(slot: string, key: K, ref: EventRef, sink: FindingSink): Chain<K> {
+    let chain = this.runs.get(slot);
+    if (chain && this.same(chain.key, key)) {
+      chain.key = key;
+    } else {
+      if (chain) sink.resolve(chain.episode);
+      chain = { key, count: 0, episode: episodeId(this.signal, slot, ref), refs: [] };
+      this.runs.set(slot, chain);
+    }
+    chain.count++;
+    pushEvidence(chain.refs, ref);
+    return chain;
+  }
+
+  /** Ends the slot's run (a success, a user message). */
+  end(slot: string, sink: FindingSink): void {
+    const chain = this.runs.get(slot);
+    if (!chain) return;
+    sink.resolve(chain.episode);
+    this.runs.delete(slot);
+  }
+
+  /** Forgets every run of a session, without resolving (the engine ends the session's findings). */
+  endSession(session: string): void {
+    this.runs.deleteWhere((slot) => inSession(slot, session));
+  }
+}
