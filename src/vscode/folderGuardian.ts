@@ -1,3 +1,4 @@
+import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
 import type { BlockedTask } from '../core/blockedSummary';
 import type { ConfigProblem, GuardianConfig } from '../core/config';
@@ -21,7 +22,14 @@ export interface FolderState {
   readonly events: number;
 }
 
-const SETTLE_MS = 1000;
+/** How often the safety net looks for what the file watcher may have missed. */
+const SAFETY_MS = 2000;
+/** Reading waits for writes to pause, but never longer than this. */
+const MAX_WAIT_MS = 500;
+// Markers for the guardian's own files among the dirty log paths (no log path starts with ':').
+const STOP = ':stop';
+const REGISTRY = ':registry';
+const CONFIG = ':config';
 const EMPTY_STOP: StopAllRead = { state: { status: 'CLEAR' }, parse: { ok: true, state: { status: 'CLEAR' }, warnings: [] }, exists: false };
 
 /**
@@ -39,7 +47,9 @@ export class FolderGuardian implements vscode.Disposable {
   private watchers = new DisposableStore();
   private readonly dirty = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
-  private settle: NodeJS.Timeout | undefined;
+  private safety: NodeJS.Timeout | undefined;
+  private signatures = new Map<string, string>();
+  private firstDirty = 0;
   private queue: Promise<void> = Promise.resolve();
   private disposed = false;
   private readonly changed = new vscode.EventEmitter<void>();
@@ -79,6 +89,9 @@ export class FolderGuardian implements vscode.Disposable {
 
   /** Reads the configuration, starts watching, and reads every log from the start. */
   start(): Promise<void> {
+    // File watchers miss files in folders created in one go (mkdir -p, then write): the
+    // safety net finds new logs and changed guardian files within SAFETY_MS anyway.
+    this.safety = setInterval(() => void this.serialize(() => this.sweep()), SAFETY_MS);
     return this.serialize(() => this.reload());
   }
 
@@ -103,7 +116,7 @@ export class FolderGuardian implements vscode.Disposable {
   dispose(): void {
     this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
-    if (this.settle) clearTimeout(this.settle);
+    if (this.safety) clearInterval(this.safety);
     this.watchers.dispose();
     this.changed.dispose();
     this.raisedEmitter.dispose();
@@ -120,15 +133,7 @@ export class FolderGuardian implements vscode.Disposable {
     const update = await this.monitor.poll();
     await Promise.all([this.readStop(), this.readRegistry()]);
     this.report(update.skipped.map(formatSkipped), update.raised);
-    // A file watcher takes a moment to be in place: one more look catches logs created meanwhile.
-    if (this.settle) clearTimeout(this.settle);
-    this.settle = setTimeout(() => {
-      this.settle = undefined;
-      void this.serialize(async () => {
-        const late = await this.monitor?.poll();
-        if (late) this.report(late.skipped.map(formatSkipped), late.raised);
-      });
-    }, SETTLE_MS);
+    this.signatures = await this.ownSignatures();
   }
 
   private watch(): void {
@@ -141,33 +146,48 @@ export class FolderGuardian implements vscode.Disposable {
     };
     const config = this.config;
     if (!config) return;
-    const logChanged = (uri: vscode.Uri) => {
-      this.dirty.add(this.ws.relative(uri.fsPath));
-      this.schedule();
-    };
+    const logChanged = (uri: vscode.Uri) => this.schedule(this.ws.relative(uri.fsPath));
     for (const glob of config.sources.events) on(glob, logChanged);
-    on(config.sources.invocationHistory, logChanged);
-    on(PATHS.stopAll, () => void this.serialize(async () => (await this.readStop()) && this.changed.fire()));
-    on(PATHS.registry, () => void this.serialize(async () => (await this.readRegistry()) && this.changed.fire()));
-    on(PATHS.config, () => void this.serialize(async () => {
-      this.log.info(`${this.folder.name}: ${PATHS.config} changed; reading every log again`);
-      await this.reload();
-    }));
+    // One glob for single files: a plain path gets a watcher on the file itself, which loses it
+    // when the file is replaced by an atomic rename (as the guardian and agents write them).
+    const own = this.ownFiles();
+    on(`{${[...own.keys()].join(',')}}`, (uri) => {
+      const what = own.get(this.ws.relative(uri.fsPath));
+      if (what !== undefined) this.schedule(what);
+    });
     // The new watchers are in place before the old ones go: a reload never leaves the folder unwatched.
     this.watchers.dispose();
     this.watchers = store;
   }
 
-  private schedule(): void {
-    if (this.timer) return;
+  /**
+   * Debounced: another tool's write often comes as several events (truncate, then write), and an
+   * agent writes several lines at once; one read after the last event sees the finished file.
+   */
+  private schedule(what: string): void {
+    this.dirty.add(what);
+    const now = Date.now();
+    if (this.timer) {
+      // A steady stream of writes must not put reading off for ever.
+      if (now - this.firstDirty >= MAX_WAIT_MS) return;
+      clearTimeout(this.timer);
+    } else {
+      this.firstDirty = now;
+    }
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      const files = [...this.dirty];
+      const dirty = new Set(this.dirty);
       this.dirty.clear();
       void this.serialize(async () => {
-        if (!this.monitor) return;
-        const update = await this.monitor.pollFiles(files);
-        this.report(update.skipped.map(formatSkipped), update.raised);
+        if (dirty.has(CONFIG)) {
+          this.log.info(`${this.folder.name}: ${PATHS.config} changed; reading every log again`);
+          return this.reload();
+        }
+        const stop = dirty.delete(STOP) && (await this.readStop());
+        const registry = dirty.delete(REGISTRY) && (await this.readRegistry());
+        const update = this.monitor && dirty.size > 0 ? await this.monitor.pollFiles([...dirty]) : undefined;
+        if (update) this.report(update.skipped.map(formatSkipped), update.raised);
+        else if (stop || registry) this.changed.fire();
       });
     }, this.debounceMs());
   }
@@ -177,6 +197,37 @@ export class FolderGuardian implements vscode.Disposable {
     for (const f of raised) this.log.info(`${this.folder.name}: ${f.action.toUpperCase()} ${f.signal} at ${f.at.file}:${f.at.line}: ${f.message}`);
     if (raised.length > 0) this.raisedEmitter.fire(raised);
     this.changed.fire();
+  }
+
+  /** The guardian's own files by what they are, as `schedule` names them. */
+  private ownFiles(): Map<string, string> {
+    const config = this.config;
+    return new Map<string, string>([
+      ...(config ? [[config.sources.invocationHistory, config.sources.invocationHistory] as [string, string]] : []),
+      [PATHS.stopAll, STOP],
+      [PATHS.registry, REGISTRY],
+      [PATHS.config, CONFIG],
+    ]);
+  }
+
+  private async ownSignatures(): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const rel of this.ownFiles().keys()) {
+      const st = await fs.stat(this.ws.path(rel)).catch(() => undefined);
+      out.set(rel, st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '');
+    }
+    return out;
+  }
+
+  /** The safety net: whatever changed unseen is scheduled as if a watcher had reported it. */
+  private async sweep(): Promise<void> {
+    if (!this.monitor) return;
+    const now = await this.ownSignatures();
+    const own = this.ownFiles();
+    for (const [rel, sig] of now) if (this.signatures.get(rel) !== sig) this.schedule(own.get(rel) as string);
+    this.signatures = now;
+    const update = await this.monitor.poll();
+    if (update.raised.length > 0 || update.skipped.length > 0) this.report(update.skipped.map(formatSkipped), update.raised);
   }
 
   /** True when the state changed. */
