@@ -10,7 +10,6 @@ export interface Scope {
   readonly task?: string;
   readonly agent?: string;
   readonly at: EventRef;
-  readonly ts?: number;
 }
 
 /** What the engine needs to know of an episode on every report; the finding is built only when raised. */
@@ -72,10 +71,6 @@ export class BoundedMap<V> {
   /** Removes every key for which `drop` holds. */
   deleteWhere(drop: (key: string, value: V) => boolean): void {
     for (const [k, v] of this.map) if (drop(k, v)) this.map.delete(k);
-  }
-
-  values(): IterableIterator<V> {
-    return this.map.values();
   }
 }
 

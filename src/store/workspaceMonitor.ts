@@ -70,11 +70,14 @@ export class WorkspaceMonitor {
     return rel === this.config.sources.invocationHistory || this.isEventLog(rel);
   }
 
-  /** Finds the logs and reads whatever is new in all of them. */
-  async poll(): Promise<MonitorUpdate> {
+  /**
+   * Finds the logs and reads whatever is new in all of them. The invocation history is re-checked
+   * whole unless `history` is false (a caller that knows it has not changed).
+   */
+  async poll({ history = true }: { history?: boolean } = {}): Promise<MonitorUpdate> {
     const files = await discoverFiles(this.ws, this.config.sources.events);
     for (const rel of files) if (rel !== this.config.sources.invocationHistory && !this.readers.has(rel)) this.readers.set(rel, new EventLogReader(this.ws.path(rel), rel));
-    return this.read([...this.readers.keys()], true);
+    return this.read([...this.readers.keys()], history);
   }
 
   /** Reads what is new in the given files only (from a file watcher). */
@@ -89,13 +92,6 @@ export class WorkspaceMonitor {
       }
     }
     return this.read(logs, history);
-  }
-
-  /** Ends the replay of what was read: calls still waiting for a result count as unrecorded. */
-  flush(): Finding[] {
-    const raised = this.engine.flush();
-    this.remember(raised);
-    return raised;
   }
 
   private async read(logs: readonly string[], history: boolean): Promise<MonitorUpdate> {

@@ -71,7 +71,20 @@ export class FolderGuardian implements vscode.Disposable {
     return this.config;
   }
 
+  /** The state as of the last change event: derived once per change, the same for every reader. */
   get state(): FolderState {
+    return this.snapshot;
+  }
+
+  private snapshot: FolderState = this.derive();
+
+  /** Takes the snapshot and tells the listeners (status bar, views, diagnostics). */
+  private publish(): void {
+    this.snapshot = this.derive();
+    this.changed.fire();
+  }
+
+  private derive(): FolderState {
     return {
       findings: this.monitor?.active() ?? [],
       stop: this.stop,
@@ -104,7 +117,7 @@ export class FolderGuardian implements vscode.Disposable {
   refreshState(): Promise<void> {
     return this.serialize(async () => {
       await Promise.all([this.readStop(), this.readRegistry()]);
-      this.changed.fire();
+      this.publish();
     });
   }
 
@@ -184,10 +197,11 @@ export class FolderGuardian implements vscode.Disposable {
           return this.reload();
         }
         const stop = dirty.delete(STOP) && (await this.readStop());
-        const registry = dirty.delete(REGISTRY) && (await this.readRegistry());
+        const registry = dirty.delete(REGISTRY);
+        if (registry) await this.readRegistry();
         const update = this.monitor && dirty.size > 0 ? await this.monitor.pollFiles([...dirty]) : undefined;
         if (update) this.report(update.skipped.map(formatSkipped), update.raised);
-        else if (stop || registry) this.changed.fire();
+        else if (stop || registry) this.publish();
       });
     }, this.debounceMs());
   }
@@ -196,7 +210,7 @@ export class FolderGuardian implements vscode.Disposable {
     for (const s of skipped) this.log.warn(`${this.folder.name}: skipped ${s}`);
     for (const f of raised) this.log.info(`${this.folder.name}: ${f.action.toUpperCase()} ${f.signal} at ${f.at.file}:${f.at.line}: ${f.message}`);
     if (raised.length > 0) this.raisedEmitter.fire(raised);
-    this.changed.fire();
+    this.publish();
   }
 
   /** The guardian's own files by what they are, as `schedule` names them. */
@@ -226,7 +240,8 @@ export class FolderGuardian implements vscode.Disposable {
     const own = this.ownFiles();
     for (const [rel, sig] of now) if (this.signatures.get(rel) !== sig) this.schedule(own.get(rel) as string);
     this.signatures = now;
-    const update = await this.monitor.poll();
+    // The history is re-checked only when its signature changed (scheduled above).
+    const update = await this.monitor.poll({ history: false });
     if (update.raised.length > 0 || update.skipped.length > 0) this.report(update.skipped.map(formatSkipped), update.raised);
   }
 
@@ -238,11 +253,10 @@ export class FolderGuardian implements vscode.Disposable {
     return JSON.stringify(this.stop.state) !== before;
   }
 
-  private async readRegistry(): Promise<boolean> {
+  private async readRegistry(): Promise<void> {
     const read = await new BlockedTaskRegistry(this.ws).list();
     this.blocked = read.tasks;
     this.registryProblems = read.problems;
-    return true;
   }
 
   /** Runs reads one after another; an error is logged, never thrown into the watcher. */

@@ -1,4 +1,4 @@
-import { checkInfiniteLoop, DEFAULT_MAX_REPEATS, type InvocationRecord } from '../../core/checkInfiniteLoop';
+import { checkInfiniteLoop, type InvocationRecord } from '../../core/checkInfiniteLoop';
 import { appendInvocation, readInvocationHistory } from '../../store/invocationHistory';
 import { formatSkipped } from '../../store/eventLog';
 import { archiveLoopDiagnostic } from '../../store/loopArchive';
@@ -28,7 +28,7 @@ export function parseCount(flag: string, text: string | undefined, fallback: num
 export async function checkCommand(ctx: CommandContext, opts: { agent?: string; config?: string; 'max-repeats'?: string }): Promise<number> {
   if (opts.agent === undefined || opts.agent === '') throw new UsageError('--agent is required');
   const config = parseJsonObject('--config', opts.config);
-  const max = parseCount('--max-repeats', opts['max-repeats'], ctx.config.signals['repeated-invocation'].threshold ?? DEFAULT_MAX_REPEATS);
+  const max = parseCount('--max-repeats', opts['max-repeats'], ctx.config.signals['repeated-invocation'].threshold);
   const rel = ctx.config.sources.invocationHistory;
   let history: InvocationRecord[] = [];
   try {

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { formatSkipped } from '../../store/eventLog';
 import { REPLAY_FORMATS, replayFile, type ReplayFormat } from '../../store/replay';
 import { StopAllFile } from '../../store/stopAllFile';
+import { PATHS } from '../../store/workspace';
 import { WorkspaceMonitor } from '../../store/workspaceMonitor';
 import type { CommandContext } from '../context';
 import { EXIT, findingDetailJson, findingJson, formatFinding, json, paint, UsageError } from '../io';
@@ -22,7 +23,7 @@ export async function scanCommand(ctx: CommandContext): Promise<number> {
     io.out(
       json({
         workspace: ctx.ws.root,
-        stop: { ...stop.state, ...(stopError ? { error: `${stop.exists ? new StopAllFile(ctx.ws).relativePath : ''}: ${stopError}` } : {}) },
+        stop: { ...stop.state, ...(stopError ? { error: `${PATHS.stopAll}: ${stopError}` } : {}) },
         files: monitor.files,
         events: monitor.stats.events,
         skipped: monitor.skippedCount,

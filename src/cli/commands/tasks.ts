@@ -1,13 +1,14 @@
 import { renderBlockedStatus } from '../../core/blockedSummary';
 import { BlockedTaskRegistry } from '../../store/blockedTaskRegistry';
 import { TaskOperations } from '../../store/taskOperations';
-import { checkTaskId, PATHS } from '../../store/workspace';
+import { PATHS } from '../../store/workspace';
 import type { CommandContext } from '../context';
 import { EXIT, json, paint, UsageError } from '../io';
 
 function needTask(task: string | undefined, command: string): string {
+  // The id itself is checked by the operations (an invalid one is a usage error too).
   if (task === undefined) throw new UsageError(`${command} needs a TASK id`);
-  return checkTaskId(task);
+  return task;
 }
 
 const operations = (ctx: CommandContext) => new TaskOperations(ctx.ws, ctx.config, 'cli');

@@ -21,10 +21,6 @@ export class Chains<K> {
 
   constructor(private readonly signal: string, private readonly same: (a: K, b: K) => boolean = (a, b) => a === b) {}
 
-  get(slot: string): Chain<K> | undefined {
-    return this.runs.get(slot);
-  }
-
   /** Adds `ref` to the slot's run when `key` is the same as the run's, else starts a new run. */
   extend(slot: string, key: K, ref: EventRef, sink: FindingSink): Chain<K> {
     let chain = this.runs.get(slot);

@@ -1,22 +1,10 @@
 import { describeCheck, sameInvocation, type InvocationRecord } from '../checkInfiniteLoop';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
-import type { EventRef, InvocationEvent, LocatedEvent } from '../events';
-import { pushEvidence } from '../finding';
-import { episodeId, pushBounded, whoOf } from './common';
+import type { InvocationEvent, LocatedEvent } from '../events';
+import { Chains } from './chains';
+import { pushBounded, whoOf } from './common';
 
-interface Chain {
-  readonly agent: string;
-  readonly config: Record<string, unknown>;
-  count: number;
-  readonly episode: string;
-  readonly refs: EventRef[];
-}
-
-interface SessionInvocations {
-  chain?: Chain;
-  /** The last few invocations, for seed 000's `recent_invocations`. */
-  readonly recent: InvocationRecord[];
-}
+type Invocation = Pick<InvocationRecord, 'agent_name' | 'config'>;
 
 export function toRecord(e: InvocationEvent): InvocationRecord {
   const timestamp = e.timestamp ?? e.ts;
@@ -32,7 +20,9 @@ export function toRecord(e: InvocationEvent): InvocationRecord {
 /** Seed 000: the same agent with a deep-equal config invoked `threshold` times in a row → halt. */
 export class RepeatedInvocationDetector implements Detector {
   readonly signal = 'repeated-invocation' as const;
-  private readonly sessions = new BoundedMap<SessionInvocations>();
+  private readonly chains = new Chains<Invocation>(this.signal, (a, b) => sameInvocation(a, b.agent_name, b.config));
+  /** Each session's last few invocations, for seed 000's `recent_invocations`. */
+  private readonly recent = new BoundedMap<InvocationRecord[]>();
 
   constructor(private readonly ctx: DetectorContext) {}
 
@@ -40,20 +30,14 @@ export class RepeatedInvocationDetector implements Detector {
     const e = located.event;
     if (e.type !== 'invocation') return;
     const { threshold } = this.ctx.config.signals[this.signal];
-    let s = this.sessions.get(scope.session);
-    if (!s) this.sessions.set(scope.session, (s = { recent: [] }));
     const config = e.config ?? {};
-    if (!s.chain || !sameInvocation({ agent_name: s.chain.agent, config: s.chain.config }, e.agent, config)) {
-      if (s.chain) sink.resolve(s.chain.episode);
-      s.chain = { agent: e.agent, config, count: 0, episode: episodeId(this.signal, scope.session, located.ref), refs: [] };
-    }
-    const chain = s.chain;
-    chain.count++;
-    pushEvidence(chain.refs, located.ref);
+    const chain = this.chains.extend(scope.session, { agent_name: e.agent, config }, located.ref, sink);
+    let recent = this.recent.get(scope.session);
+    if (!recent) this.recent.set(scope.session, (recent = []));
     // Keep enough of the tail for the chain (up to five shown) and the entry before it.
-    pushBounded(s.recent, toRecord(e), 6);
+    pushBounded(recent, toRecord(e), 6);
     if (chain.count < threshold) return;
-    const result = describeCheck(s.recent, chain.count, threshold, e.agent);
+    const result = describeCheck(recent, chain.count, threshold, e.agent);
     sink.report({ episode: chain.episode, action: 'halt', count: chain.count, evidence: chain.refs }, () => ({
       signal: this.signal,
       action: 'halt',
@@ -73,6 +57,7 @@ export class RepeatedInvocationDetector implements Detector {
   }
 
   endSession(session: string): void {
-    this.sessions.delete(session);
+    this.chains.endSession(session);
+    this.recent.delete(session);
   }
 }
