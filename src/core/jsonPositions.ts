@@ -1,8 +1,10 @@
 /**
- * Start offsets of the elements of the array under `key` in a top-level JSON object, so that each
- * element of a pretty-printed file can be reported with its line. Expects text JSON.parse accepted.
+ * Start offsets of the elements of the array under `key` in a top-level JSON object (or of the
+ * document itself when `key` is null and it is an array), so that each element of a
+ * pretty-printed file can be reported with its line. Expects text JSON.parse accepted.
  */
-export function arrayElementOffsets(text: string, key: string): number[] {
+export function arrayElementOffsets(text: string, key: string | null): number[] {
+  const target = key === null ? 1 : 2;
   const offsets: number[] = [];
   let depth = 0;
   let i = 0;
@@ -16,7 +18,7 @@ export function arrayElementOffsets(text: string, key: string): number[] {
       const start = i;
       i++;
       while (i < n && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-      if (inTarget && depth === 2 && expectElement) {
+      if (inTarget && depth === target && expectElement) {
         offsets.push(start);
         expectElement = false;
       }
@@ -28,20 +30,20 @@ export function arrayElementOffsets(text: string, key: string): number[] {
       i++;
       continue;
     }
-    if (inTarget && depth === 2 && expectElement && ch !== ']') {
+    if (inTarget && depth === target && expectElement && ch !== ']') {
       offsets.push(i);
       expectElement = false;
     }
     if (ch === '{' || ch === '[') {
       depth++;
-      if (ch === '[' && depth === 2 && lastString === key) {
+      if (ch === '[' && depth === target && (key === null || lastString === key)) {
         inTarget = true;
         expectElement = true;
       }
     } else if (ch === '}' || ch === ']') {
-      if (inTarget && depth === 2) return offsets;
+      if (inTarget && depth === target) return offsets;
       depth--;
-    } else if (ch === ',' && inTarget && depth === 2) {
+    } else if (ch === ',' && inTarget && depth === target) {
       expectElement = true;
     } else if (ch === ',' || ch === ':') {
       if (ch === ',' && depth === 1) lastString = '';
@@ -49,4 +51,16 @@ export function arrayElementOffsets(text: string, key: string): number[] {
     i++;
   }
   return offsets;
+}
+
+/** The 1-based line of each offset (offsets ascending). */
+export function linesOfOffsets(text: string, offsets: readonly number[]): number[] {
+  const lines: number[] = [];
+  let line = 1;
+  let pos = 0;
+  for (const offset of offsets) {
+    for (; pos < offset && pos < text.length; pos++) if (text.charCodeAt(pos) === 10) line++;
+    lines.push(line);
+  }
+  return lines;
 }

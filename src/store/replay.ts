@@ -1,12 +1,15 @@
 import { promises as fs } from 'node:fs';
+import { ADAPTER_IDS, adapterById, sniffDocument, sniffJsonl, type AdapterId } from '../adapters';
 import type { GuardianConfig } from '../core/config';
 import { Engine } from '../core/engine';
+import { EVENT_TYPES } from '../core/events';
 import type { Finding } from '../core/finding';
-import { EventLogReader, type SkippedLine } from './eventLog';
+import { AgentLogReader, readAgentDocument, readDocumentText } from './agentLog';
+import { EventLogReader, type EventSink, type SkippedLine } from './eventLog';
 import { historyEvents, parseInvocationHistory } from './invocationHistory';
 
-export type ReplayFormat = 'events' | 'invocations';
-export const REPLAY_FORMATS: readonly (ReplayFormat | 'auto')[] = ['auto', 'events', 'invocations'];
+export type ReplayFormat = 'events' | 'invocations' | AdapterId;
+export const REPLAY_FORMATS: readonly (ReplayFormat | 'auto')[] = ['auto', 'events', 'invocations', ...ADAPTER_IDS];
 
 export interface ReplayResult {
   readonly format: ReplayFormat;
@@ -18,20 +21,75 @@ export interface ReplayResult {
 }
 
 const KEEP_SKIPPED = 1_000;
+const HEAD_BYTES = 64 * 1024;
 
-/** Seed 000's history is one JSON document with an `invocations` array; anything else is read as the event log. */
+export class UnknownFormatError extends Error {
+  constructor(readonly file: string, detail: string) {
+    super(`${file}: cannot tell what wrote it (${detail}); name the format with --format (${REPLAY_FORMATS.filter((f) => f !== 'auto').join(', ')})`);
+    this.name = 'UnknownFormatError';
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The format of a parsed JSON value that is a whole file. */
+function documentFormat(doc: unknown): ReplayFormat | undefined {
+  if (isRecord(doc) && Array.isArray(doc.invocations)) return 'invocations';
+  return sniffDocument(doc)?.id;
+}
+
+/**
+ * What wrote a file, from its first record: the guardian's v1 events, seed 000's history, or one
+ * of the agents. A file that is one JSON document spread over lines is parsed whole to tell.
+ */
 export async function detectFormat(file: string): Promise<ReplayFormat> {
   const handle = await fs.open(file, 'r');
+  let head: string;
+  let size: number;
   try {
-    const head = Buffer.alloc(4096);
-    const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    const text = head.toString('utf8', 0, bytesRead);
-    // A JSONL line is a whole object per line; the history file opens an object that spans lines.
-    if (/^\s*\{\s*("invocations"\s*:|$)/.test(text.split('\n', 2).join('\n')) && /"invocations"\s*:/.test(text)) return 'invocations';
-    return 'events';
+    size = (await handle.stat()).size;
+    const buf = Buffer.alloc(Math.min(HEAD_BYTES, size));
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    head = buf.toString('utf8', 0, bytesRead);
   } finally {
     await handle.close();
   }
+  const firstLine = head.split('\n').find((l) => l.trim() !== '');
+  if (firstLine === undefined) return 'events';
+  let first: unknown;
+  let whole = false;
+  try {
+    first = JSON.parse(firstLine);
+    whole = firstLine.length >= head.trimEnd().length && size <= HEAD_BYTES;
+  } catch {
+    first = undefined;
+  }
+  if (isRecord(first)) {
+    if (first.v === 1 && typeof first.type === 'string' && (EVENT_TYPES as readonly string[]).includes(first.type)) return 'events';
+    const byDoc = whole ? documentFormat(first) : Array.isArray(first.invocations) ? 'invocations' : undefined;
+    if (byDoc !== undefined) return byDoc;
+    const jsonl = sniffJsonl(first);
+    if (jsonl) return jsonl.id;
+    return 'events';
+  }
+  if (Array.isArray(first)) {
+    const byDoc = documentFormat(first);
+    if (byDoc !== undefined) return byDoc;
+    throw new UnknownFormatError(file, 'a JSON array no adapter recognises');
+  }
+  // A pretty-printed document: its first line is not a whole value.
+  let doc: unknown;
+  try {
+    doc = JSON.parse(await readDocumentText(file));
+  } catch (err) {
+    if (err instanceof SyntaxError) return 'events';
+    throw err;
+  }
+  const byDoc = documentFormat(doc);
+  if (byDoc === undefined) throw new UnknownFormatError(file, 'a JSON document no adapter recognises');
+  return byDoc;
 }
 
 /**
@@ -60,15 +118,24 @@ export async function replayFile(
     events++;
     for (const f of engine.push(e)) take(f);
   };
+  const sink: EventSink = { event: push, skipped: skip };
   if (resolved === 'invocations') {
     const read = parseInvocationHistory(await fs.readFile(file, 'utf8'), name);
     read.skipped.forEach(skip);
     for (const e of historyEvents(read, name)) push(e);
-  } else {
+  } else if (resolved === 'events') {
     const reader = new EventLogReader(file, name);
-    const sink = { event: push, skipped: skip };
     await reader.read(sink);
     reader.finish(sink);
+  } else {
+    const adapter = adapterById(resolved);
+    if (adapter.layout === 'document') {
+      await readAgentDocument(file, name, adapter, sink);
+    } else {
+      const reader = new AgentLogReader(file, name, adapter);
+      await reader.read(sink);
+      reader.finish(sink);
+    }
   }
   for (const f of engine.flush()) take(f);
   return { format: resolved, events, skipped, skippedLines, findings };

@@ -10,6 +10,8 @@ import type { Finding } from '../../src/core/finding';
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export const CLI = path.join(ROOT, 'dist', 'cli.js');
 export const SEEDS = path.resolve(ROOT, '..', 'shared', 'seeds');
+/** Real agents' logs (read in place, never copied into the project). */
+export const FIXTURES = path.resolve(ROOT, '..', 'shared', 'fixtures');
 
 /** A config with overrides, validated like the config file. */
 export function config(overrides: Record<string, unknown> = {}): GuardianConfig {

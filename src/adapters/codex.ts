@@ -1,0 +1,122 @@
+import type { GuardianEvent } from '../core/events';
+import { isObject, isoTime, parseArgsText, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from './adapter';
+
+const AGENT = 'codex';
+const IGNORED_TYPES = new Set(['turn_context', 'compacted']);
+/** response_item payloads that are not tool calls. */
+const IGNORED_ITEMS = new Set(['message', 'reasoning', 'web_search_call', 'ghost_snapshot', 'compaction', 'other']);
+const EXIT_LINE = /^(?:Exit code:|Process exited with code)\s*(-?\d+)\s*$/m;
+/** Header lines newer builds put before `Output:`; their values change between identical runs. */
+const HEADER_LINE = /^(?:Chunk ID|Wall time|Exit code|Process exited with code|Original token count|Total output lines)\b.*$/;
+
+/**
+ * What a function_call_output says, since Codex stores no error flag: an exit code in the old
+ * JSON envelope (`{"output": ..., "metadata": {"exit_code": N}}`) or in an `Exit code: N` /
+ * `Process exited with code N` line; `success: false` where the output is an object. Header
+ * lines with timings are dropped from the output, so identical runs have identical outputs.
+ */
+export function codexOutcome(output: unknown): { ok: boolean; text: string } {
+  let text: string;
+  let failed = false;
+  if (isObject(output)) {
+    text = typeof output.content === 'string' ? output.content : JSON.stringify(output.content ?? output);
+    if (output.success === false) failed = true;
+  } else {
+    text = typeof output === 'string' ? output : JSON.stringify(output ?? '');
+  }
+  let code: number | undefined;
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('{')) {
+    try {
+      const envelope = JSON.parse(trimmed) as unknown;
+      if (isObject(envelope) && typeof envelope.output === 'string') {
+        text = envelope.output;
+        const meta = envelope.metadata;
+        if (isObject(meta) && typeof meta.exit_code === 'number') code = meta.exit_code;
+      }
+    } catch {
+      // Not an envelope: the text as it is.
+    }
+  }
+  if (code === undefined) {
+    const m = EXIT_LINE.exec(text);
+    if (m) code = Number(m[1]);
+    const lines = text.split('\n');
+    const body = lines.findIndex((l) => l.trim() === 'Output:');
+    if (body >= 0 && lines.slice(0, body).every((l) => l.trim() === '' || HEADER_LINE.test(l.trim()))) text = lines.slice(body + 1).join('\n');
+  }
+  if (code !== undefined && code !== 0) failed = true;
+  return { ok: !failed, text };
+}
+
+class CodexDecoder implements Decoder {
+  private session: string;
+  private readonly seen = new RecentSet();
+
+  constructor(fallbackSession: string) {
+    this.session = fallbackSession;
+  }
+
+  record(value: unknown, line: number, sink: AdapterSink): void {
+    if (!isObject(value)) return sink.skipped(line, '(line)', 'not a JSON object');
+    const payload = value.payload;
+    if (!isObject(payload)) return sink.skipped(line, 'payload', 'a rollout record without a payload object');
+    const ts = isoTime(value.timestamp);
+    const base = () => ({ v: 1 as const, session: this.session, agent: AGENT, ...(ts !== undefined ? { ts } : {}) });
+    switch (value.type) {
+      case 'session_meta': {
+        const id = str(payload.id);
+        if (id !== undefined) this.session = id;
+        return;
+      }
+      case 'event_msg':
+        // The person's prompt starts a new turn; other event messages repeat what response items say.
+        if (payload.type === 'user_message') sink.event({ ...base(), type: 'user', ...(typeof payload.message === 'string' ? { text: payload.message.slice(0, 500) } : {}) }, line);
+        return;
+      case 'response_item':
+        return this.item(payload, line, base(), sink);
+      default:
+        if (typeof value.type === 'string' && IGNORED_TYPES.has(value.type)) return;
+        return unknownType(sink, line, 'type', value.type);
+    }
+  }
+
+  private item(p: Json, line: number, base: { v: 1; session: string; agent: string; ts?: string }, sink: AdapterSink): void {
+    const type = p.type;
+    if (type === 'function_call' || type === 'custom_tool_call' || type === 'local_shell_call') {
+      const name = type === 'local_shell_call' ? 'local_shell' : str(p.name);
+      if (name === undefined) return sink.skipped(line, 'payload.name', `a ${type} without a name`);
+      const id = str(p.call_id) ?? str(p.id);
+      if (id !== undefined && !this.seen.add(`call:${id}`)) return;
+      const args = type === 'function_call' ? parseArgsText(p.arguments) : type === 'custom_tool_call' ? { input: p.input } : isObject(p.action) ? p.action : {};
+      const event: GuardianEvent = { ...base, type: 'tool', tool: name, args, ...(id !== undefined ? { id } : {}) };
+      sink.event(event, line);
+      return;
+    }
+    if (type === 'function_call_output' || type === 'custom_tool_call_output') {
+      const id = str(p.call_id);
+      if (id === undefined) return sink.skipped(line, 'payload.call_id', `a ${type} without the call_id of its call`);
+      if (!this.seen.add(`result:${id}`)) return;
+      const outcome = codexOutcome(p.output);
+      const event: GuardianEvent = outcome.ok
+        ? { ...base, type: 'tool_result', id, ok: true, output: outcome.text }
+        : { ...base, type: 'tool_result', id, ok: false, error: outcome.text.trim() || 'failed' };
+      sink.event(event, line);
+      return;
+    }
+    if (typeof type === 'string' && IGNORED_ITEMS.has(type)) return;
+    unknownType(sink, line, 'payload.type', type);
+  }
+
+  finish(): void {}
+}
+
+/** OpenAI Codex CLI rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl`. */
+export const codex: JsonlAdapter = {
+  id: 'codex',
+  label: 'Codex CLI',
+  agent: AGENT,
+  layout: 'jsonl',
+  sniff: (first) => typeof first.type === 'string' && isObject(first.payload) && ('timestamp' in first || first.type === 'session_meta'),
+  decoder: (fallbackSession) => new CodexDecoder(fallbackSession),
+};

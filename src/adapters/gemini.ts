@@ -1,0 +1,123 @@
+import type { GuardianEvent } from '../core/events';
+import { argsObject, isObject, isoTime, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from './adapter';
+
+const AGENT = 'gemini-cli';
+/** Statuses after which a tool call does not change any more. */
+const FINAL = new Set(['success', 'error', 'cancelled']);
+const IGNORED = new Set(['info', 'error', 'warning']);
+
+/** The text of a tool call's result: function responses' output or error, else the result as JSON. */
+export function geminiResultText(result: unknown): string {
+  if (typeof result === 'string') return result;
+  const parts: string[] = [];
+  const visit = (v: unknown) => {
+    if (Array.isArray(v)) v.forEach(visit);
+    else if (isObject(v)) {
+      const fr = isObject(v.functionResponse) ? v.functionResponse : undefined;
+      const response = fr && isObject(fr.response) ? fr.response : undefined;
+      if (response) {
+        if (typeof response.error === 'string') parts.push(response.error);
+        else if (typeof response.output === 'string') parts.push(response.output);
+        else parts.push(JSON.stringify(response));
+      } else if (typeof v.text === 'string') parts.push(v.text);
+    }
+  };
+  visit(result);
+  return parts.length > 0 ? parts.join('\n') : result === undefined || result === null ? '' : JSON.stringify(result);
+}
+
+interface PendingCall {
+  readonly call: Json;
+  readonly line: number;
+  readonly ts?: string;
+}
+
+/**
+ * Gemini CLI chats re-append a message record with the same id as its tool calls progress: the
+ * last copy wins. A tool call becomes an event once, when a copy shows it finished; calls that
+ * never finish are settled as unrecorded at the end of a replay.
+ */
+class GeminiDecoder implements Decoder {
+  private session: string;
+  private readonly done = new RecentSet();
+  private readonly pending = new Map<string, PendingCall>();
+
+  constructor(fallbackSession: string) {
+    this.session = fallbackSession;
+  }
+
+  record(value: unknown, line: number, sink: AdapterSink): void {
+    if (!isObject(value)) return sink.skipped(line, '(line)', 'not a JSON object');
+    if (value.type === undefined && typeof value.sessionId === 'string') {
+      this.session = value.sessionId;
+      return;
+    }
+    const ts = isoTime(value.timestamp);
+    switch (value.type) {
+      case 'user': {
+        const id = str(value.id);
+        if (id !== undefined && !this.done.add(`user:${id}`)) return;
+        const text = typeof value.content === 'string' ? value.content : '';
+        sink.event({ v: 1, type: 'user', session: this.session, agent: AGENT, ...(ts !== undefined ? { ts } : {}), ...(text !== '' ? { text: text.slice(0, 500) } : {}) }, line);
+        return;
+      }
+      case 'gemini': {
+        const calls = value.toolCalls;
+        if (calls === undefined) return;
+        if (!Array.isArray(calls)) return sink.skipped(line, 'toolCalls', 'not an array');
+        calls.forEach((call, i) => this.call(call, i, line, ts, sink));
+        return;
+      }
+      default:
+        if (typeof value.type === 'string' && IGNORED.has(value.type)) return;
+        unknownType(sink, line, 'type', value.type);
+    }
+  }
+
+  private call(call: unknown, i: number, line: number, recordTs: string | undefined, sink: AdapterSink): void {
+    if (!isObject(call)) return sink.skipped(line, `toolCalls[${i}]`, 'not an object');
+    const id = str(call.id);
+    const name = str(call.name);
+    if (name === undefined) return sink.skipped(line, `toolCalls[${i}].name`, 'a tool call without a name');
+    const key = id ?? `${line}:${i}`;
+    if (this.done.has(key)) return;
+    const ts = isoTime(call.timestamp) ?? recordTs;
+    const status = typeof call.status === 'string' ? call.status : undefined;
+    if (status === undefined || !FINAL.has(status)) {
+      this.pending.set(key, { call, line, ...(ts !== undefined ? { ts } : {}) });
+      return;
+    }
+    this.done.add(key);
+    this.pending.delete(key);
+    sink.event(this.event(call, name, status, ts), line);
+  }
+
+  private event(call: Json, name: string, status: string | undefined, ts: string | undefined): GuardianEvent {
+    const base = { v: 1 as const, type: 'tool' as const, session: this.session, agent: AGENT, tool: name, args: argsObject(call.args), ...(ts !== undefined ? { ts } : {}) };
+    const text = geminiResultText(call.result);
+    if (status === 'success') return { ...base, ok: true, output: text };
+    if (status === 'error') return { ...base, ok: false, error: text.trim() || 'error' };
+    // Cancelled by the person, or never finished: what it would have done is unknown.
+    return base;
+  }
+
+  finish(sink: AdapterSink): void {
+    for (const [key, p] of this.pending) {
+      this.done.add(key);
+      sink.event(this.event(p.call, str(p.call.name) ?? 'unknown', undefined, p.ts), p.line);
+    }
+    this.pending.clear();
+  }
+}
+
+/** Gemini CLI chats: `~/.gemini/tmp/<project>/chats/session-<date>-<id>.jsonl`. */
+export const gemini: JsonlAdapter = {
+  id: 'gemini',
+  label: 'Gemini CLI',
+  agent: AGENT,
+  layout: 'jsonl',
+  sniff: (first) =>
+    (typeof first.sessionId === 'string' && (typeof first.projectHash === 'string' || typeof first.startTime === 'string') && first.type === undefined) ||
+    (typeof first.id === 'string' && (first.type === 'user' || first.type === 'gemini') && !('message' in first)),
+  decoder: (fallbackSession) => new GeminiDecoder(fallbackSession),
+};

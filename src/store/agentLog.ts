@@ -1,0 +1,111 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { DocumentAdapter, JsonlAdapter, AdapterSink, Decoder } from '../adapters';
+import { arrayElementOffsets, linesOfOffsets } from '../core/jsonPositions';
+import type { GuardianEvent } from '../core/events';
+import { jsonErrorLocation } from './atomicFile';
+import type { EventSink } from './eventLog';
+import { LogTail, type TailOptions, type TailRead } from './logTail';
+
+/** A file's name without its folder and extension: the session until the records name one. */
+export function fileSession(file: string): string {
+  return path.basename(file).replace(/\.[^.]+$/, '');
+}
+
+/** Adapts the decoders' sink (events by line) to the readers' sink (events with their reference). */
+class RefSink implements AdapterSink {
+  private events = 0;
+  constructor(private readonly name: string, public sink: EventSink) {}
+  event(event: GuardianEvent, line: number): void {
+    this.sink.event({ event, ref: { file: this.name, line, event: ++this.events } });
+  }
+  skipped(line: number, field: string, reason: string): void {
+    this.sink.skipped({ file: this.name, line, field, reason });
+  }
+  reset(): void {
+    this.events = 0;
+  }
+}
+
+/**
+ * An agent's own JSONL log (a Claude Code transcript, a Codex rollout, a Gemini CLI chat), read
+ * incrementally like the guardian's event log: complete lines only, each through the adapter.
+ */
+export class AgentLogReader {
+  private readonly tail: LogTail;
+  private decoder: Decoder;
+  private refs: RefSink | undefined;
+
+  constructor(readonly absPath: string, readonly name: string, readonly adapter: JsonlAdapter, opts?: TailOptions) {
+    this.tail = new LogTail(absPath, opts);
+    this.decoder = adapter.decoder(fileSession(absPath));
+  }
+
+  async read(sink: EventSink): Promise<TailRead> {
+    const refs = this.sinkFor(sink);
+    return this.tail.read(
+      (text, line) => this.line(text, line, refs),
+      (line, bytes) => refs.skipped(line, '(line)', `line of ${bytes} bytes is too long`),
+      () => {
+        refs.reset();
+        this.decoder = this.adapter.decoder(fileSession(this.absPath));
+      },
+    );
+  }
+
+  finish(sink: EventSink): void {
+    const refs = this.sinkFor(sink);
+    this.tail.finish((text, line) => this.line(text, line, refs));
+    this.decoder.finish(refs);
+  }
+
+  private sinkFor(sink: EventSink): RefSink {
+    // One numbering of events per file, whichever sink the caller passes.
+    if (!this.refs) this.refs = new RefSink(this.name, sink);
+    this.refs.sink = sink;
+    return this.refs;
+  }
+
+  private line(text: string, line: number, refs: RefSink): void {
+    if (text.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      refs.skipped(line, '(line)', `not JSON: ${(err as Error).message}`);
+      return;
+    }
+    this.decoder.record(value, line, refs);
+  }
+}
+
+/** Largest document read whole (SWE-agent, OpenHands, Cline files are a few MB at most). */
+export const MAX_DOCUMENT_BYTES = 256 << 20;
+
+/**
+ * An agent's JSON document (a SWE-agent trajectory, an OpenHands event list, a Cline message
+ * file), read whole: each record is reported with the line it starts on.
+ */
+export async function readAgentDocument(absPath: string, name: string, adapter: DocumentAdapter, sink: EventSink, text?: string): Promise<void> {
+  const refs = new RefSink(name, sink);
+  const body = text ?? (await readDocumentText(absPath));
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch (err) {
+    const at = jsonErrorLocation(body, err as Error);
+    refs.skipped(at?.line ?? 1, '(file)', `not JSON: ${(err as Error).message}`);
+    return;
+  }
+  const { key, items } = adapter.records(doc);
+  const lines = linesOfOffsets(body, arrayElementOffsets(body, key));
+  const decoder = adapter.decoder(fileSession(absPath), doc);
+  items.forEach((item, i) => decoder.record(item, lines[i] ?? 1, refs));
+  decoder.finish(refs);
+}
+
+export async function readDocumentText(absPath: string): Promise<string> {
+  const st = await fs.stat(absPath);
+  if (st.size > MAX_DOCUMENT_BYTES) throw new Error(`${absPath} is ${st.size} bytes: larger than the ${MAX_DOCUMENT_BYTES} bytes a document may have`);
+  return fs.readFile(absPath, 'utf8');
+}

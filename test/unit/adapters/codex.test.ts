@@ -1,0 +1,71 @@
+import { strict as assert } from 'node:assert';
+import { codex, codexOutcome } from '../../../src/adapters/codex';
+import { decode, halts, jsonlText, replayText } from './util';
+
+const SESSION = '0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
+const at = (i: number) => new Date(Date.UTC(2026, 10, 22, 9, 0, i)).toISOString();
+const meta = { timestamp: at(0), type: 'session_meta', payload: { id: SESSION, timestamp: at(0), cwd: '/work/project', originator: 'codex_cli_rs', cli_version: '0.50.0' } };
+const call = (i: number, command: string) => ({
+  timestamp: at(i),
+  type: 'response_item',
+  payload: { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', command], workdir: '/work/project' }), call_id: `call_${i}` },
+});
+const output = (i: number, text: string) => ({ timestamp: at(i), type: 'response_item', payload: { type: 'function_call_output', call_id: `call_${i}`, output: text } });
+
+describe('Codex CLI adapter', () => {
+  it('derives failure from the output text: exit codes in the old envelope and in newer lines', () => {
+    assert.deepEqual(codexOutcome(JSON.stringify({ output: 'ok\n', metadata: { exit_code: 0, duration_seconds: 0.1 } })), { ok: true, text: 'ok\n' });
+    assert.deepEqual(codexOutcome(JSON.stringify({ output: 'boom\n', metadata: { exit_code: 2, duration_seconds: 0.3 } })), { ok: false, text: 'boom\n' });
+    assert.deepEqual(codexOutcome('Exit code: 1\nWall time: 0.5 seconds\nOutput:\nFAIL a.test.ts'), { ok: false, text: 'FAIL a.test.ts' });
+    assert.deepEqual(codexOutcome('Chunk ID: 9f\nWall time: 0.0521 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\nhello'), { ok: true, text: 'hello' });
+    assert.deepEqual(codexOutcome({ content: 'denied', success: false }), { ok: false, text: 'denied' });
+    assert.deepEqual(codexOutcome('plain text'), { ok: true, text: 'plain text' });
+  });
+
+  it('pairs function_call and function_call_output by call_id; the session is session_meta id', () => {
+    const { events, skipped } = decode(codex, [
+      meta,
+      { timestamp: at(1), type: 'turn_context', payload: { cwd: '/work/project' } },
+      { timestamp: at(1), type: 'event_msg', payload: { type: 'user_message', message: 'fix it' } },
+      { timestamp: at(1), type: 'response_item', payload: { type: 'reasoning', summary: [] } },
+      call(2, 'npm test'),
+      { timestamp: at(3), type: 'response_item', payload: { type: 'custom_tool_call', name: 'apply_patch', input: '*** Begin Patch', call_id: 'p1' } },
+      output(2, 'Exit code: 1\nWall time: 1.2 seconds\nOutput:\nFAIL'),
+      { timestamp: at(4), type: 'response_item', payload: { type: 'custom_tool_call_output', call_id: 'p1', output: JSON.stringify({ output: 'Success. Updated a.ts\n', metadata: { exit_code: 0 } }) } },
+      { timestamp: at(5), type: 'mystery', payload: {} },
+      { timestamp: at(5), type: 'response_item', payload: { type: 'new_item_kind' } },
+    ]);
+    assert.deepEqual(events.map((x) => x.event.type), ['user', 'tool', 'tool', 'tool_result', 'tool_result']);
+    const first = events[1]?.event;
+    assert.ok(first?.type === 'tool');
+    assert.equal(first.session, SESSION);
+    assert.equal(first.tool, 'shell');
+    assert.deepEqual(first.args, { command: ['bash', '-lc', 'npm test'], workdir: '/work/project' });
+    const r = events[3]?.event;
+    assert.ok(r?.type === 'tool_result');
+    assert.equal(r.id, 'call_2');
+    assert.equal(r.ok, false);
+    assert.deepEqual(skipped.map((s) => `${s.line} ${s.field}`), ['9 type', '10 payload.type']);
+  });
+
+  it('replay: the same failing command three times halts although the wall times differ', async () => {
+    const records: unknown[] = [meta];
+    for (let i = 1; i <= 3; i++) {
+      records.push(call(i * 2, 'pytest -x'));
+      records.push(output(i * 2, `Exit code: 1\nWall time: ${i}.${i} seconds\nOutput:\nE   ModuleNotFoundError: No module named 'foo'`));
+    }
+    const replay = await replayText(`rollout-2026-11-22T09-00-00-${SESSION}.jsonl`, jsonlText(records));
+    assert.equal(replay.format, 'codex');
+    assert.ok(halts(replay).includes('identical-calls'));
+  });
+
+  it('replay: successful identical runs whose timings alone differ are no progress either', async () => {
+    const records: unknown[] = [meta];
+    for (let i = 1; i <= 3; i++) {
+      records.push(call(i * 2, 'git status'));
+      records.push(output(i * 2, `Exit code: 0\nWall time: 0.${i} seconds\nOutput:\nnothing to commit`));
+    }
+    const replay = await replayText('r.jsonl', jsonlText(records), 'codex');
+    assert.ok(halts(replay).includes('identical-calls'));
+  });
+});
