@@ -18,7 +18,12 @@ const common = {
 
 const builds = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
-  { ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  // dist/cli.js only picks dist/cli-hook.js (the agents' hook: small, fast to start) or dist/cli-main.js.
+  { ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, define: { ...common.define, __BUNDLED__: 'true' } },
+  { ...common, entryPoints: ['src/cli/run.ts'], outfile: 'dist/cli-main.js' },
+  { ...common, entryPoints: ['src/cli/hookRun.ts'], outfile: 'dist/cli-hook.js', define: { ...common.define, __BUNDLED__: 'true' } },
+  // The configuration schema (zod), loaded by the hook only when its cached configuration is stale.
+  { ...common, entryPoints: ['src/store/configFile.ts'], outfile: 'dist/cli-config.js' },
 ];
 
 async function run() {

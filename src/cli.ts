@@ -1,17 +1,10 @@
-import { main } from './cli/main';
+// The entry point only picks a path: the hook runs before every tool call an agent makes, so it
+// loads a bundle of its own (no schema library, no command parsing) instead of the whole CLI.
+import * as path from 'node:path';
 
-const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
-main(process.argv.slice(2), {
-  out: (s) => process.stdout.write(s),
-  err: (s) => process.stderr.write(s),
-  cwd: process.cwd(),
-  color,
-}).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    process.stderr.write(`loop-guardian: internal error: ${String(err)}\n`);
-    process.exitCode = 3;
-  },
-);
+declare const __BUNDLED__: boolean | undefined;
+const bundled = typeof __BUNDLED__ === 'boolean' && __BUNDLED__;
+const hook = process.argv[2] === 'hook';
+const target = bundled ? (hook ? 'cli-hook.js' : 'cli-main.js') : hook ? 'cli/hookRun' : 'cli/run';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+require(path.join(__dirname, target));

@@ -69,6 +69,13 @@ const signalsSchema = z
   })
   .prefault({});
 
+/** The tools through which agents start subagents or new tasks: PAUSE refuses them. */
+export const DEFAULT_DELEGATION_TOOLS = ['Task', 'Agent', 'dispatch_agent', 'spawn_agent', 'delegate_to_agent', 'new_task', 'subagent'];
+/** The signals on which the hook refuses the call that would trip them. */
+export const DEFAULT_DENY_SIGNALS: SignalId[] = ['identical-calls', 'failing-call', 'windowed-repeat', 'cycle', 'repeated-error'];
+
+const agentSource = z.strictObject({ enabled: z.boolean().default(false), home: z.string().min(1).optional() }).prefault({});
+
 export const configSchema = z
   .strictObject({
     $schema: z.string().optional(),
@@ -82,6 +89,15 @@ export const configSchema = z
       })
       .prefault({}),
     tiers: z.strictObject({ max: z.number().int().min(1).default(7), humanReviewFrom: z.number().int().min(1).default(6) }).prefault({}),
+    agents: z
+      .strictObject({ claude: agentSource, codex: agentSource, gemini: agentSource, maxAgeDays: z.number().positive().default(7) })
+      .prefault({}),
+    hooks: z
+      .strictObject({
+        deny: z.array(z.enum(SIGNAL_IDS)).default([...DEFAULT_DENY_SIGNALS]),
+        delegationTools: z.array(z.string().min(1)).default([...DEFAULT_DELEGATION_TOOLS]),
+      })
+      .prefault({}),
   })
   .prefault({});
 

@@ -3,7 +3,8 @@ import { Canonicalizer } from './canonical';
 import type { GuardianConfig } from './config';
 import type { Detector, DetectorContext, EpisodeState, FindingSink, Scope } from './detector';
 import { createDetectors } from './detectors';
-import { timestampMs, type EventRef, type LocatedEvent, type ToolEvent } from './events';
+import { timestampMs } from './eventTime';
+import type { EventRef, LocatedEvent, ToolEvent } from './events';
 import { severity, type Finding } from './finding';
 
 /** A call that waits for its `tool_result` waits behind at most this many later calls. */

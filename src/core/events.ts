@@ -172,8 +172,4 @@ export function validateEvent(raw: unknown): LineVerdict {
   return { ok: false, field, reason: issue ? issue.message : 'invalid event' };
 }
 
-export function timestampMs(event: GuardianEvent): number | undefined {
-  if (event.ts === undefined) return undefined;
-  const ms = Date.parse(event.ts);
-  return Number.isNaN(ms) ? undefined : ms;
-}
+export { timestampMs } from './eventTime';

@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 /** Writes a file so that readers see the old content or the new, never a mix: temp file + rename. */
 export async function writeFileAtomic(file: string, data: string): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  // Unique enough with the pid; 'wx' refuses a name that exists all the same.
+  const tmp = `${file}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}.tmp`;
   const handle = await fs.open(tmp, 'wx', 0o644);
   try {
     await handle.writeFile(data, 'utf8');

@@ -1,0 +1,67 @@
+/**
+ * npm run bench (second part): the wall time of one `loop-guardian hook claude` call, as the agent
+ * sees it (a new node process each time, stdin in, decision out), against a bare `node -e 0`.
+ * The session log already holds HISTORY calls, so the decision replays a realistic tail.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const CLI = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
+const RUNS = Number(process.env.BENCH_HOOK_RUNS ?? 40);
+const HISTORY = Number(process.env.BENCH_HOOK_HISTORY ?? 400);
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+}
+
+function time(cmd: string, args: string[], input: string, cwd: string): number {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { input, cwd, encoding: 'utf8' });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${String(r.status)}: ${r.stderr}`);
+  return ms;
+}
+
+function summary(name: string, samples: number[]): string {
+  const s = [...samples].sort((a, b) => a - b);
+  return `${name.padEnd(34)} median ${quantile(s, 0.5).toFixed(1)} ms   p90 ${quantile(s, 0.9).toFixed(1)} ms   max ${(s[s.length - 1] as number).toFixed(1)} ms`;
+}
+
+async function main(): Promise<void> {
+  const ws = await fs.mkdtemp(path.join(os.tmpdir(), 'lg-hook-bench-'));
+  const session = 'bench-session';
+  const pre = (i: number, command: string) => JSON.stringify({ session_id: session, cwd: ws, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: `t${i}` });
+  const post = (i: number, command: string) => JSON.stringify({ session_id: session, cwd: ws, hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: `t${i}`, tool_response: { stdout: `out ${i}`, stderr: '' } });
+  // A realistic past: HISTORY different calls with their results, written by the hook itself.
+  const logs = path.join(ws, '.tmp', 'current', 'logs');
+  await fs.mkdir(logs, { recursive: true });
+  const lines: string[] = [];
+  for (let i = 0; i < HISTORY; i++) {
+    const ts = new Date(Date.now() - (HISTORY - i) * 1000).toISOString();
+    lines.push(JSON.stringify({ v: 1, ts, session, agent: 'claude-code', type: 'tool', tool: 'Bash', args: { command: `step ${i}` }, id: `h${i}` }));
+    lines.push(JSON.stringify({ v: 1, ts, session, agent: 'claude-code', type: 'tool_result', id: `h${i}`, ok: true, output: { stdout: `out ${i}` } }));
+  }
+  await fs.writeFile(path.join(logs, `hook-claude-${session}.jsonl`), `${lines.join('\n')}\n`);
+  execFileSync(process.execPath, [CLI, 'hook', 'claude', '--workspace', ws], { input: pre(-1, 'warm-up') });
+
+  const bare: number[] = [];
+  const before: number[] = [];
+  const after: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    bare.push(time(process.execPath, ['-e', '0'], '', ws));
+    before.push(time(process.execPath, [CLI, 'hook', 'claude', '--workspace', ws], pre(i, `cmd ${i}`), ws));
+    after.push(time(process.execPath, [CLI, 'hook', 'claude', '--workspace', ws], post(i, `cmd ${i}`), ws));
+  }
+  console.log(`hook latency: ${RUNS} runs, session log with ${HISTORY * 2} earlier events`);
+  console.log(summary('node -e 0 (process start alone)', bare));
+  console.log(summary('hook claude, PreToolUse', before));
+  console.log(summary('hook claude, PostToolUse', after));
+  await fs.rm(ws, { recursive: true, force: true });
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

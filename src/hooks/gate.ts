@@ -1,0 +1,103 @@
+import { Canonicalizer } from '../core/canonical';
+import type { GuardianConfig, SignalId } from '../core/config';
+import { Engine } from '../core/engine';
+import type { EventRef, GuardianEvent, LocatedEvent } from '../core/events';
+import type { Finding } from '../core/finding';
+import type { StopState } from '../core/stopAll';
+
+/** A call the agent is about to make. */
+export interface PendingCall {
+  readonly tool: string;
+  readonly args: Record<string, unknown>;
+  readonly session: string;
+  readonly agent: string;
+  readonly ts: string;
+}
+
+export type GateVerdict =
+  | { readonly allow: true; readonly warning?: Finding }
+  | { readonly allow: false; readonly why: 'stop' | 'pause' | 'loop'; readonly reason: string; readonly finding?: Finding };
+
+export interface GateInput {
+  /** The session's recent events, oldest first. */
+  readonly history: readonly LocatedEvent[];
+  readonly call: PendingCall;
+  readonly stop: StopState;
+  readonly config: GuardianConfig;
+}
+
+function stopReason(stop: StopState): string {
+  return [stop.reason, stop.by && `by ${stop.by}`, stop.timestamp && `since ${stop.timestamp}`].filter(Boolean).join(', ');
+}
+
+/**
+ * Whether the call may run. STOP refuses every call; PAUSE refuses delegations (subagents, new
+ * tasks). Otherwise the session's history is replayed and the call is tried as the next event,
+ * assuming it would succeed with a new result: when even then a halt signal trips on it, or it
+ * repeats the very call a standing halt is about, it is refused with what repeated and what to do.
+ */
+export function gate(input: GateInput): GateVerdict {
+  const { call, stop, config } = input;
+  if (stop.status === 'STOP') {
+    const why = stopReason(stop);
+    return {
+      allow: false,
+      why: 'stop',
+      reason: `Loop Guardian: STOP_ALL is set to STOP${why ? ` (${why})` : ''}. Every tool call is refused until a person clears it (loop-guardian clear, or "Loop Guardian: Clear STOP_ALL" in VS Code). Stop working and report where you are.`,
+    };
+  }
+  if (stop.status === 'PAUSE' && config.hooks.delegationTools.includes(call.tool)) {
+    const why = stopReason(stop);
+    return {
+      allow: false,
+      why: 'pause',
+      reason: `Loop Guardian: STOP_ALL is set to PAUSE${why ? ` (${why})` : ''}: no new subagents or tasks may start. Finish the current work with your own tools, then stop.`,
+    };
+  }
+  const deny = new Set<SignalId>(config.hooks.deny);
+  const engine = new Engine(config);
+  const canon = new Canonicalizer(config.volatileKeys);
+  const signatures = new Map<string, string>();
+  const key = (ref: EventRef) => `${ref.file}:${ref.line}`;
+  for (const e of input.history) {
+    if (e.event.type === 'tool') signatures.set(key(e.ref), `${e.event.tool}\u0000${canon.text(e.event.args ?? {})}`);
+    engine.push(e);
+  }
+  engine.flush();
+  const signature = `${call.tool}\u0000${canon.text(call.args)}`;
+  // A standing halt about this very call: retrying it is the loop.
+  for (const f of engine.active()) {
+    if (f.action !== 'halt' || !deny.has(f.signal)) continue;
+    const last = f.evidence[f.evidence.length - 1];
+    if (last !== undefined && signatures.get(key(last)) === signature) return loopVerdict(f);
+  }
+  const last = input.history[input.history.length - 1];
+  const ref: EventRef = { file: '(this call)', line: (last?.ref.line ?? 0) + 1, event: (last?.ref.event ?? 0) + 1 };
+  const probe: GuardianEvent = {
+    v: 1,
+    type: 'tool',
+    tool: call.tool,
+    args: call.args,
+    session: call.session,
+    agent: call.agent,
+    ts: call.ts,
+    ok: true,
+    // A result never seen before: the most hopeful outcome, so only a loop that no outcome can break is refused.
+    output: `\u0000probe:${Math.random()}`,
+  };
+  const raised = [...engine.push({ event: probe, ref }), ...engine.flush()];
+  const involves = (f: Finding) => f.at.file === ref.file || f.evidence.some((r) => r.file === ref.file);
+  const halt = raised.find((f) => f.action === 'halt' && deny.has(f.signal) && involves(f));
+  if (halt) return loopVerdict(halt);
+  const warning = raised.find((f) => f.action !== 'continue' && involves(f));
+  return warning ? { allow: true, warning } : { allow: true };
+}
+
+function loopVerdict(f: Finding): GateVerdict {
+  return {
+    allow: false,
+    why: 'loop',
+    finding: f,
+    reason: `Loop Guardian refused this call (${f.signal}, ${f.count}/${f.threshold}): ${f.message}. ${f.recommendation}`,
+  };
+}

@@ -1,0 +1,126 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { GuardianConfig } from '../core/config';
+import type { GuardianEvent, LocatedEvent } from '../core/events';
+import { readTextIfExists, writeFileAtomic } from './atomicFile';
+import { PATHS, type Workspace } from './workspace';
+
+/** The hook's log of one agent session: `.tmp/current/logs/hook-<agent>-<session>.jsonl`. */
+export function hookLogPath(agent: string, session: string): string {
+  let safe = session.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_');
+  if (safe.length > 80 || safe !== session) {
+    // Loaded only here: most session ids are safe as they are, and crypto is slow to load.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { createHash } = require('node:crypto') as typeof import('node:crypto');
+    safe = `${safe.slice(0, 64)}-${createHash('sha256').update(session).digest('hex').slice(0, 12)}`;
+  }
+  return `${PATHS.logsDir}/hook-${agent}-${safe}.jsonl`;
+}
+
+/** The recent past of a session is enough to judge its next call: the signals look at most 50 calls back. */
+export const TAIL_BYTES = 256 * 1024;
+export const TAIL_EVENTS = 300;
+
+const TYPES = new Set(['tool', 'tool_result', 'user']);
+
+/**
+ * An event the hook itself wrote, checked for the fields the engine relies on. (The hook keeps
+ * zod out of its start-up path; these lines are its own.)
+ */
+export function looseEvent(raw: unknown): GuardianEvent | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const e = raw as Record<string, unknown>;
+  if (e.v !== 1 || typeof e.type !== 'string' || !TYPES.has(e.type)) return undefined;
+  if (e.session !== undefined && typeof e.session !== 'string') return undefined;
+  if (e.ts !== undefined && typeof e.ts !== 'string') return undefined;
+  if (e.type === 'tool' && (typeof e.tool !== 'string' || (e.args !== undefined && (typeof e.args !== 'object' || e.args === null || Array.isArray(e.args))))) return undefined;
+  if (e.type === 'tool_result' && typeof e.id !== 'string') return undefined;
+  if ((e.ok !== undefined && typeof e.ok !== 'boolean') || (e.error !== undefined && typeof e.error !== 'string')) return undefined;
+  return e as unknown as GuardianEvent;
+}
+
+/** The last events of a hook log (at most TAIL_BYTES of it); unreadable lines are left out. */
+export async function readHookTail(file: string, name: string): Promise<LocatedEvent[]> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(file, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  let text: string;
+  let cut: boolean;
+  try {
+    const { size } = await handle.stat();
+    const start = Math.max(0, size - TAIL_BYTES);
+    const buf = Buffer.alloc(size - start);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, start);
+    text = buf.toString('utf8', 0, bytesRead);
+    cut = start > 0;
+  } finally {
+    await handle.close();
+  }
+  const lines = text.split('\n');
+  if (cut) lines.shift();
+  const out: LocatedEvent[] = [];
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      return;
+    }
+    const event = looseEvent(raw);
+    if (event) out.push({ event, ref: { file: name, line: i + 1, event: out.length + 1 } });
+  });
+  return out.length > TAIL_EVENTS ? out.slice(-TAIL_EVENTS) : out;
+}
+
+/** Appends one event as one line (O_APPEND: concurrent hooks' lines stay whole). */
+export async function appendEvent(ws: Workspace, rel: string, event: GuardianEvent): Promise<void> {
+  const file = await ws.resolveForWrite(rel);
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.appendFile(file, `${JSON.stringify(event)}\n`, 'utf8');
+}
+
+declare const __BUNDLED__: boolean | undefined;
+const CACHE = `${PATHS.guardianDir}/hook-config.json`;
+
+interface CachedConfig {
+  readonly v: 1;
+  readonly source: string;
+  readonly config: GuardianConfig;
+}
+
+async function signature(file: string): Promise<string> {
+  const st = await fs.stat(file).catch(() => undefined);
+  return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'absent';
+}
+
+/**
+ * The workspace's configuration as the hook needs it. Validating it takes the schema library,
+ * which costs more to load than everything else the hook does, so the resolved configuration is
+ * kept in `.tmp/guardian/hook-config.json` until `.github/guardian/config.json` changes.
+ */
+export async function hookConfig(ws: Workspace, onProblem: (message: string) => void): Promise<GuardianConfig> {
+  const source = await signature(ws.path(PATHS.config));
+  const cachedText = await readTextIfExists(ws.path(CACHE)).catch(() => undefined);
+  if (cachedText !== undefined) {
+    try {
+      const cached = JSON.parse(cachedText) as Partial<CachedConfig>;
+      if (cached.v === 1 && cached.source === source && typeof cached.config?.signals === 'object' && Array.isArray(cached.config.hooks?.deny)) return cached.config;
+    } catch {
+      // Rebuilt below.
+    }
+  }
+  // Loaded here only, from a bundle of its own (dist/cli-config.js): the hook's fast path never loads zod.
+  const bundled = typeof __BUNDLED__ === 'boolean' && __BUNDLED__;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { loadConfig, formatProblem } = require(path.join(__dirname, bundled ? 'cli-config.js' : 'configFile')) as typeof import('./configFile');
+  const loaded = await loadConfig(ws);
+  for (const p of loaded.problems) onProblem(formatProblem(loaded.file, p));
+  const entry: CachedConfig = { v: 1, source, config: loaded.config };
+  await writeFileAtomic(await ws.resolveForWrite(CACHE), `${JSON.stringify(entry)}\n`);
+  return loaded.config;
+}
