@@ -1,0 +1,156 @@
+import { strict as assert } from 'node:assert';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { cli, tmpdir, write } from '../helpers';
+
+/** The hook as the agents run it: a child process, JSON on stdin, the decision on stdout / exit code. */
+function hook(ws: string, agent: string, input: unknown, extra: string[] = []) {
+  return cli(['hook', agent, '--workspace', ws, ...extra], { input: typeof input === 'string' ? input : JSON.stringify(input), cwd: ws });
+}
+
+const claudePre = (id: string, command: string, session = 'sess-1') => ({
+  session_id: session,
+  transcript_path: '/home/u/.claude/projects/p/sess-1.jsonl',
+  cwd: '/ignored',
+  hook_event_name: 'PreToolUse',
+  tool_name: 'Bash',
+  tool_input: { command, description: 'run it' },
+  tool_use_id: id,
+});
+const claudeFail = (id: string, command: string) => ({ ...claudePre(id, command), hook_event_name: 'PostToolUseFailure', error: 'Exit code 1\nError: Cannot find module "./config"' });
+
+async function logLines(ws: string): Promise<Record<string, unknown>[]> {
+  const dir = path.join(ws, '.tmp', 'current', 'logs');
+  const out: Record<string, unknown>[] = [];
+  for (const f of (await fs.readdir(dir)).sort()) {
+    for (const l of (await fs.readFile(path.join(dir, f), 'utf8')).split('\n')) if (l) out.push(JSON.parse(l) as Record<string, unknown>);
+  }
+  return out;
+}
+
+describe('loop-guardian hook (a real process, real stdin and stdout)', () => {
+  it('Claude Code: records calls and failures, and refuses the third identical failing call with hookSpecificOutput', async () => {
+    const ws = await tmpdir();
+    for (const id of ['t1', 't2']) {
+      const pre = await hook(ws, 'claude', claudePre(id, 'npm test'));
+      assert.equal(pre.code, 0);
+      assert.equal(pre.stdout, '', 'an allowed call gets no decision, so Claude Code keeps its own permission rules');
+      assert.equal((await hook(ws, 'claude', claudeFail(id, 'npm test'))).code, 0);
+    }
+    const third = await hook(ws, 'claude', claudePre('t3', 'npm test'));
+    assert.equal(third.code, 0);
+    const out = JSON.parse(third.stdout) as { hookSpecificOutput: { hookEventName: string; permissionDecision: string; permissionDecisionReason: string } };
+    assert.equal(out.hookSpecificOutput.hookEventName, 'PreToolUse');
+    assert.equal(out.hookSpecificOutput.permissionDecision, 'deny');
+    // The deterministic failure has used up its retry (seed 004), and the reason says what to do.
+    assert.match(out.hookSpecificOutput.permissionDecisionReason, /failing-call, 2\/2\): Retry loop on Bash \{"command":"npm test".*Cannot find module.*list or search for the right path first/);
+    const lines = await logLines(ws);
+    assert.deepEqual(
+      lines.map((l) => `${String(l.type)}:${String(l.id ?? '')}:${String(l.ok ?? '')}`),
+      ['tool:t1:', 'tool_result:t1:false', 'tool:t2:', 'tool_result:t2:false', 'tool::false'],
+    );
+    assert.equal(lines[0]?.agent, 'claude-code');
+    assert.equal(lines[0]?.session, 'sess-1');
+    // A different call goes through.
+    const other = await hook(ws, 'claude', claudePre('t4', 'cat package.json'));
+    assert.equal(other.stdout, '');
+    // What the hook wrote is what the extension and scan read.
+    const scan = await cli(['scan', '--workspace', ws, '--json']);
+    const report = JSON.parse(scan.stdout) as { findings: { signal: string; action: string }[] };
+    assert.ok(report.findings.some((f) => f.signal === 'identical-calls' && f.action === 'halt'));
+    const log = await fs.readFile(path.join(ws, '.tmp/guardian/guardian.log'), 'utf8');
+    assert.match(log, /\[WARN\] hook claude: refused Bash in session sess-1/);
+  });
+
+  it('Codex: the same deny shape; --deny-with exit2 refuses with exit code 2 and the reason on stderr', async () => {
+    const ws = await tmpdir();
+    const pre = (id: string) => ({ session_id: 'cx', cwd: ws, hook_event_name: 'PreToolUse', model: 'gpt-5', tool_name: 'Bash', tool_input: { command: 'cargo build' }, tool_use_id: id });
+    const post = (id: string) => ({ ...pre(id), hook_event_name: 'PostToolUse', tool_response: 'Exit code: 101\nerror[E0425]: cannot find value `x`' });
+    for (const id of ['c1', 'c2']) {
+      assert.equal((await hook(ws, 'codex', pre(id))).stdout, '');
+      await hook(ws, 'codex', post(id));
+    }
+    const json = await hook(ws, 'codex', pre('c3'));
+    assert.equal((JSON.parse(json.stdout) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision, 'deny');
+    const exit2 = await hook(ws, 'codex', pre('c4'), ['--deny-with', 'exit2']);
+    assert.equal(exit2.code, 2);
+    assert.equal(exit2.stdout, '');
+    assert.match(exit2.stderr, /Loop Guardian refused this call/);
+    const results = (await logLines(ws)).filter((l) => l.type === 'tool_result');
+    assert.deepEqual(results.map((r) => r.ok), [false, false]);
+  });
+
+  it('Gemini CLI: calls without ids pair with AfterTool by tool and arguments; refusal is {"decision":"deny"}', async () => {
+    const ws = await tmpdir();
+    const before = { session_id: 'gm', cwd: ws, hook_event_name: 'BeforeTool', timestamp: '2026-11-22T10:00:00Z', tool_name: 'read_file', tool_input: { absolute_path: '/p/missing.ts' } };
+    const after = { ...before, hook_event_name: 'AfterTool', tool_response: { llmContent: '', error: { message: 'File not found: /p/missing.ts', type: 'FILE_NOT_FOUND' } } };
+    for (let i = 0; i < 2; i++) {
+      const allowed = await hook(ws, 'gemini', before);
+      assert.equal(allowed.code, 0);
+      assert.deepEqual(JSON.parse(allowed.stdout), {});
+      assert.deepEqual(JSON.parse((await hook(ws, 'gemini', after)).stdout), {});
+    }
+    const denied = await hook(ws, 'gemini', before);
+    const out = JSON.parse(denied.stdout) as { decision: string; reason: string };
+    assert.equal(out.decision, 'deny');
+    assert.match(out.reason, /read_file/);
+    const lines = await logLines(ws);
+    const calls = lines.filter((l) => l.type === 'tool' && l.ok === undefined);
+    const results = lines.filter((l) => l.type === 'tool_result');
+    assert.deepEqual(results.map((r) => r.id), calls.map((c) => c.id));
+    assert.equal(results[0]?.error, 'File not found: /p/missing.ts');
+    assert.equal(lines[0]?.agent, 'gemini-cli');
+  });
+
+  it('STOP refuses every call with its reason; PAUSE refuses delegations only', async () => {
+    const ws = await tmpdir();
+    assert.equal((await cli(['stop', '--workspace', ws, '--reason', 'budget blown'])).code, 0);
+    const stopped = await hook(ws, 'claude', claudePre('s1', 'ls'));
+    const reason = (JSON.parse(stopped.stdout) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput.permissionDecisionReason;
+    assert.match(reason, /STOP_ALL is set to STOP \(budget blown/);
+    const gem = await hook(ws, 'gemini', { session_id: 'g', hook_event_name: 'BeforeTool', tool_name: 'list_directory', tool_input: { path: '.' } });
+    assert.equal((JSON.parse(gem.stdout) as { decision: string }).decision, 'deny');
+    await cli(['pause', '--workspace', ws]);
+    const task = await hook(ws, 'claude', { ...claudePre('p1', ''), tool_name: 'Task', tool_input: { description: 'explore', prompt: 'look around', subagent_type: 'general-purpose' } });
+    assert.match(task.stdout, /"permissionDecision":"deny".*PAUSE/);
+    assert.equal((await hook(ws, 'claude', claudePre('p2', 'ls'))).stdout, '');
+    await cli(['clear', '--workspace', ws]);
+    assert.equal((await hook(ws, 'claude', { ...claudePre('p3', ''), tool_name: 'Task', tool_input: { prompt: 'x' } })).stdout, '');
+  });
+
+  it('fails open: unreadable state, a non-JSON stdin and a broken log folder let the call run, with the error logged', async () => {
+    const ws = await tmpdir();
+    await fs.mkdir(path.join(ws, '.github/guardian/STOP_ALL'), { recursive: true });
+    const broken = await hook(ws, 'claude', claudePre('f1', 'ls'));
+    assert.equal(broken.code, 0);
+    assert.equal(broken.stdout, '');
+    assert.match(broken.stderr, /fail-open/);
+    assert.match(await fs.readFile(path.join(ws, '.tmp/guardian/guardian.log'), 'utf8'), /\[ERROR\] hook claude: error: .*EISDIR.*the call is allowed \(fail-open\)/);
+    const garbage = await hook(ws, 'gemini', 'this is not json');
+    assert.equal(garbage.code, 0);
+    assert.deepEqual(JSON.parse(garbage.stdout), {});
+    const ws2 = await tmpdir();
+    await write(ws2, '.tmp/current/logs', 'a file where the folder should be');
+    const noLogs = await hook(ws2, 'codex', { session_id: 'x', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } });
+    assert.equal(noLogs.code, 0);
+    assert.equal(noLogs.stdout, '');
+    assert.match(noLogs.stderr, /fail-open/);
+  });
+
+  it('honours the configuration, and sees it change', async () => {
+    const ws = await tmpdir();
+    await write(ws, '.github/guardian/config.json', JSON.stringify({ signals: { 'identical-calls': { threshold: 2 } } }));
+    await hook(ws, 'claude', claudePre('a1', 'make'));
+    await hook(ws, 'claude', claudeFail('a1', 'make'));
+    assert.match((await hook(ws, 'claude', claudePre('a2', 'make'))).stdout, /deny/);
+    await write(ws, '.github/guardian/config.json', JSON.stringify({ signals: { 'identical-calls': { threshold: 10 } }, hooks: { deny: [] } }));
+    assert.equal((await hook(ws, 'claude', claudePre('a3', 'make'))).stdout, '');
+  });
+
+  it('a usage error exits 1, which no agent reads as a refusal', async () => {
+    const ws = await tmpdir();
+    const r = await hook(ws, 'cursor', {});
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /must be one of claude, codex, gemini/);
+  });
+});
