@@ -4,7 +4,9 @@ import { checkCommand, recordCommand } from './commands/check';
 import { replayCommand, scanCommand } from './commands/scan';
 import { stopAllCommand } from './commands/stopAll';
 import { analyzeCommand, breakCommand, cleanupCommand, escalateCommand, statusCommand } from './commands/tasks';
+import { initCommand } from './commands/init';
 import { commandContext } from './context';
+import { readStdin, runHook } from './hook';
 import { EXIT, UsageError, type Io } from './io';
 
 const COMMON = `Options for every command:
@@ -55,6 +57,17 @@ const COMMANDS: Record<string, CommandSpec> = {
   stop: { usage: 'stop [--reason TEXT]', summary: 'Writes STOP to .github/guardian/STOP_ALL: every agent halts.', options: { reason: text } },
   pause: { usage: 'pause [--reason TEXT]', summary: 'Writes PAUSE to STOP_ALL: agents finish current work, start nothing new.', options: { reason: text } },
   clear: { usage: 'clear [--reason TEXT]', summary: 'Writes CLEAR to STOP_ALL: normal operation.', options: { reason: text } },
+  hook: {
+    usage: 'hook claude|codex|gemini [--deny-with json|exit2]',
+    summary: "The enforcing hook an agent runs around each tool call (JSON on stdin). See 'loop-guardian hook --help'.",
+    options: {},
+  },
+  init: {
+    usage: 'init claude|codex|gemini [--command CMD]',
+    summary: "Registers the hook in the project's agent settings (.claude/settings.json, .codex/hooks.json, .gemini/settings.json), merged.",
+    options: { command: text },
+    positionals: 1,
+  },
 };
 
 export function usage(): string {
@@ -89,6 +102,13 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   if (name === '--version' || name === '-v') {
     io.out(`${VERSION}\n`);
     return EXIT.ok;
+  }
+  if (name === 'hook') {
+    // Normally dispatched by the entry point before this module loads; here for completeness.
+    const reply = await runHook(rest, { readStdin, env: process.env, cwd: io.cwd });
+    if (reply.stdout) io.out(reply.stdout);
+    if (reply.stderr) io.err(reply.stderr);
+    return reply.exitCode;
   }
   const spec = COMMANDS[name];
   if (!spec) {
@@ -133,6 +153,8 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
         return await stopAllCommand(ctx, 'STOP', v);
       case 'pause':
         return await stopAllCommand(ctx, 'PAUSE', v);
+      case 'init':
+        return await initCommand(ctx, arg, v);
       default:
         return await stopAllCommand(ctx, 'CLEAR', v);
     }
@@ -156,6 +178,7 @@ interface OptionValues {
   timestamp?: string;
   format?: string;
   workspace?: string;
+  command?: string;
 }
 
 declare const __VERSION__: string | undefined;

@@ -1,0 +1,34 @@
+import { realpathSync } from 'node:fs';
+import * as path from 'node:path';
+import { HOOK_AGENTS, type HookAgent } from '../../hooks/protocol';
+import { hookCommand, installHook } from '../../store/agentSettings';
+import type { CommandContext } from '../context';
+import { EXIT, json, UsageError } from '../io';
+
+/** The CLI as the agent should start it: this very file, wherever it is installed. */
+function thisCli(): string {
+  const entry = process.argv[1] ?? path.join(__dirname, 'cli.js');
+  try {
+    return realpathSync(entry);
+  } catch {
+    return path.resolve(entry);
+  }
+}
+
+export async function initCommand(ctx: CommandContext, agent: string | undefined, opts: { command?: string }): Promise<number> {
+  if (agent === undefined || !(HOOK_AGENTS as readonly string[]).includes(agent)) throw new UsageError(`init needs the agent: ${HOOK_AGENTS.join(', ')}`);
+  const command = opts.command ?? hookCommand(thisCli(), agent as HookAgent);
+  const result = await installHook(ctx.ws, agent as HookAgent, command);
+  await ctx.log.write('INFO', `init ${agent}: ${result.file}: added ${result.added.join(', ') || 'nothing'}; updated ${result.updated.join(', ') || 'nothing'}`);
+  if (ctx.json) {
+    ctx.io.out(json({ agent, file: result.file, command, created: result.created, added: result.added, updated: result.updated }));
+    return EXIT.ok;
+  }
+  const changed = result.added.length + result.updated.length > 0;
+  ctx.io.out(
+    changed
+      ? `${result.created ? 'Created' : 'Updated'} ${result.file}: the hook runs on ${[...result.added, ...result.updated].join(', ')}.\n  ${command}\n`
+      : `${result.file} already runs the hook: nothing to change.\n`,
+  );
+  return EXIT.ok;
+}

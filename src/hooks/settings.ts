@@ -1,0 +1,81 @@
+import type { HookAgent } from './protocol';
+
+/** Where each agent reads a project's hooks, relative to the workspace. */
+export const HOOK_SETTINGS_FILES: Readonly<Record<HookAgent, string>> = {
+  claude: '.claude/settings.json',
+  codex: '.codex/hooks.json',
+  gemini: '.gemini/settings.json',
+};
+
+/** The events the guardian hooks for each agent, and each agent's timeout unit. */
+const REGISTRATION: Readonly<Record<HookAgent, { events: readonly string[]; matcher?: string; timeout: number }>> = {
+  // Claude Code: "*" matches every tool; timeout in seconds.
+  claude: { events: ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'], matcher: '*', timeout: 10 },
+  // Codex: no matcher matches every tool; timeout in seconds.
+  codex: { events: ['PreToolUse', 'PostToolUse'], timeout: 10 },
+  // Gemini CLI: no matcher matches every tool; timeout in milliseconds.
+  gemini: { events: ['BeforeTool', 'AfterTool'], timeout: 10_000 },
+};
+
+export class SettingsShapeError extends Error {
+  constructor(readonly file: string, readonly field: string, detail: string) {
+    super(`${file}: ${field} ${detail}; not changed`);
+    this.name = 'SettingsShapeError';
+  }
+}
+
+/** Whether a hook command is the guardian's hook for this agent (any install path). */
+export function isGuardianHook(command: unknown, agent: HookAgent): boolean {
+  return typeof command === 'string' && /loop-guardian|cli\.js/.test(command) && new RegExp(`\\bhook\\s+${agent}\\b`).test(command);
+}
+
+export interface MergeResult {
+  readonly settings: Record<string, unknown>;
+  /** The events whose registration was added or updated; empty when it was already there. */
+  readonly added: string[];
+  readonly updated: string[];
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Adds the guardian's hook to an agent's settings, keeping everything else as it is: other keys,
+ * other events, other hooks on the same events. A registration of the guardian already there is
+ * updated in place (a new command path), never duplicated. Throws when the shape is not the
+ * documented one, rather than guess and clobber.
+ */
+export function mergeHookSettings(existing: unknown, agent: HookAgent, command: string, file: string): MergeResult {
+  if (existing !== undefined && !isObject(existing)) throw new SettingsShapeError(file, '(root)', 'is not a JSON object');
+  const settings: Record<string, unknown> = { ...(existing ?? {}) };
+  const reg = REGISTRATION[agent];
+  const hooks = settings.hooks === undefined ? {} : settings.hooks;
+  if (!isObject(hooks)) throw new SettingsShapeError(file, 'hooks', 'is not an object');
+  const merged: Record<string, unknown> = { ...hooks };
+  const added: string[] = [];
+  const updated: string[] = [];
+  for (const event of reg.events) {
+    const groups = merged[event] === undefined ? [] : merged[event];
+    if (!Array.isArray(groups)) throw new SettingsShapeError(file, `hooks.${event}`, 'is not an array');
+    let found = false;
+    const next = groups.map((group: unknown) => {
+      if (!isObject(group) || !Array.isArray(group.hooks)) return group;
+      const inner = group.hooks.map((h: unknown) => {
+        if (!isObject(h) || !isGuardianHook(h.command, agent)) return h;
+        found = true;
+        if (h.command === command) return h;
+        if (!updated.includes(event)) updated.push(event);
+        return { ...h, command };
+      });
+      return { ...group, hooks: inner };
+    });
+    if (!found) {
+      next.push({ ...(reg.matcher !== undefined ? { matcher: reg.matcher } : {}), hooks: [{ type: 'command', command, timeout: reg.timeout }] });
+      added.push(event);
+    }
+    merged[event] = next;
+  }
+  settings.hooks = merged;
+  return { settings, added, updated };
+}

@@ -1,0 +1,40 @@
+import { HOOK_SETTINGS_FILES, mergeHookSettings, SettingsShapeError } from '../hooks/settings';
+import type { HookAgent } from '../hooks/protocol';
+import { jsonErrorLocation, readTextIfExists, withFileLock, writeFileAtomic } from './atomicFile';
+import type { Workspace } from './workspace';
+
+export interface InstallResult {
+  readonly file: string;
+  readonly added: readonly string[];
+  readonly updated: readonly string[];
+  readonly created: boolean;
+}
+
+/**
+ * Registers the guardian's hook in the project's settings file of an agent, merged with what is
+ * there (see `mergeHookSettings`), written atomically; a file that is not valid JSON is left alone.
+ */
+export async function installHook(ws: Workspace, agent: HookAgent, command: string): Promise<InstallResult> {
+  const rel = HOOK_SETTINGS_FILES[agent];
+  const file = await ws.resolveForWrite(rel);
+  return withFileLock(file, async () => {
+    const text = await readTextIfExists(file);
+    let existing: unknown;
+    if (text !== undefined && text.trim() !== '') {
+      try {
+        existing = JSON.parse(text);
+      } catch (err) {
+        const at = jsonErrorLocation(text, err as Error);
+        throw new SettingsShapeError(rel, at ? `line ${at.line}, column ${at.column}` : '(file)', `is not valid JSON (${(err as Error).message})`);
+      }
+    }
+    const merged = mergeHookSettings(existing, agent, command, rel);
+    if (merged.added.length > 0 || merged.updated.length > 0) await writeFileAtomic(file, `${JSON.stringify(merged.settings, null, 2)}\n`);
+    return { file: rel, added: merged.added, updated: merged.updated, created: text === undefined };
+  });
+}
+
+/** The command an agent runs: `node "<this CLI>" hook <agent>`. */
+export function hookCommand(cliPath: string, agent: HookAgent): string {
+  return `node ${JSON.stringify(cliPath)} hook ${agent}`;
+}

@@ -1,0 +1,64 @@
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { mergeHookSettings } from '../../../src/hooks/settings';
+import { CLI, cli, tmpdir, write } from '../helpers';
+
+const read = async (ws: string, rel: string) => JSON.parse(await fs.readFile(path.join(ws, rel), 'utf8')) as Record<string, any>;
+
+describe('loop-guardian init (hook registration)', () => {
+  it('Claude Code: merges into .claude/settings.json, keeping every other setting and hook; a second run changes nothing', async () => {
+    const ws = await tmpdir();
+    const mine = { type: 'command', command: 'npx prettier --write', timeout: 30 };
+    await write(ws, '.claude/settings.json', JSON.stringify({ permissions: { allow: ['Bash(npm test)'] }, hooks: { PostToolUse: [{ matcher: 'Edit|Write', hooks: [mine] }], Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] } }, null, 2));
+    const r = await cli(['init', 'claude', '--workspace', ws]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Updated \.claude\/settings\.json: the hook runs on PreToolUse, PostToolUse, PostToolUseFailure/);
+    const s = await read(ws, '.claude/settings.json');
+    assert.deepEqual(s.permissions, { allow: ['Bash(npm test)'] });
+    assert.deepEqual(s.hooks.Stop, [{ hooks: [{ type: 'command', command: 'say done' }] }]);
+    assert.deepEqual(s.hooks.PostToolUse[0], { matcher: 'Edit|Write', hooks: [mine] });
+    assert.equal(s.hooks.PostToolUse.length, 2);
+    assert.deepEqual(s.hooks.PreToolUse, [{ matcher: '*', hooks: [{ type: 'command', command: `node ${JSON.stringify(await fs.realpath(CLI))} hook claude`, timeout: 10 }] }]);
+    const again = await cli(['init', 'claude', '--workspace', ws]);
+    assert.match(again.stdout, /already runs the hook/);
+    assert.deepEqual(await read(ws, '.claude/settings.json'), s);
+  });
+
+  it('updates a registration whose path changed instead of adding a second one', () => {
+    const first = mergeHookSettings(undefined, 'gemini', 'node "/old/dist/cli.js" hook gemini', 'x');
+    const second = mergeHookSettings(first.settings, 'gemini', 'node "/new/dist/cli.js" hook gemini', 'x');
+    assert.deepEqual(second.added, []);
+    assert.deepEqual(second.updated, ['BeforeTool', 'AfterTool']);
+    const hooks = second.settings.hooks as Record<string, { hooks: { command: string; timeout: number }[] }[]>;
+    assert.equal(hooks.BeforeTool?.length, 1);
+    assert.equal(hooks.BeforeTool?.[0]?.hooks[0]?.command, 'node "/new/dist/cli.js" hook gemini');
+    assert.equal(hooks.BeforeTool?.[0]?.hooks[0]?.timeout, 10_000);
+  });
+
+  it('Codex and Gemini CLI: their files, their events; a file that is not valid JSON is left alone with its line named', async () => {
+    const ws = await tmpdir();
+    assert.equal((await cli(['init', 'codex', '--workspace', ws])).code, 0);
+    const codex = await read(ws, '.codex/hooks.json');
+    assert.deepEqual(Object.keys(codex.hooks), ['PreToolUse', 'PostToolUse']);
+    const broken = '{\n  "theme": "dark",\n  oops\n}\n';
+    await write(ws, '.gemini/settings.json', broken);
+    const r = await cli(['init', 'gemini', '--workspace', ws]);
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /\.gemini\/settings\.json: line 3, column \d+ is not valid JSON.*not changed/);
+    assert.equal(await fs.readFile(path.join(ws, '.gemini/settings.json'), 'utf8'), broken);
+    await write(ws, '.gemini/settings.json', JSON.stringify({ theme: 'dark', hooks: 'nope' }));
+    assert.match((await cli(['init', 'gemini', '--workspace', ws])).stderr, /hooks is not an object/);
+  });
+
+  it('the registered command is a working hook', async () => {
+    const ws = await tmpdir();
+    await cli(['init', 'claude', '--workspace', ws]);
+    await cli(['stop', '--workspace', ws]);
+    const command = (await read(ws, '.claude/settings.json')).hooks.PreToolUse[0].hooks[0].command as string;
+    const input = JSON.stringify({ session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'x' });
+    const out = execFileSync('sh', ['-c', command], { input, cwd: ws, env: { ...process.env, CLAUDE_PROJECT_DIR: ws } }).toString();
+    assert.match(out, /"permissionDecision":"deny"/);
+  });
+});
