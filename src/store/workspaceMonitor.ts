@@ -2,7 +2,9 @@ import picomatch from 'picomatch';
 import type { GuardianConfig } from '../core/config';
 import { Engine } from '../core/engine';
 import type { Finding } from '../core/finding';
-import { EventLogReader, type SkippedLine } from './eventLog';
+import { AgentDiscovery, type Transcript } from './agentDiscovery';
+import { AgentLogReader } from './agentLog';
+import { EventLogReader, type EventSink, type SkippedLine } from './eventLog';
 import { historyEvents, readInvocationHistory } from './invocationHistory';
 import { discoverFiles } from './sourceDiscovery';
 import type { Workspace } from './workspace';
@@ -17,13 +19,38 @@ export interface MonitorUpdate {
   readonly skipped: SkippedLine[];
 }
 
+type Reader = EventLogReader | AgentLogReader;
+
+/** A transcript of an agent working in this workspace, as the sidebar shows it. */
+export interface AgentSource {
+  readonly file: string;
+  /** "Claude Code", "Codex CLI", "Gemini CLI". */
+  readonly label: string;
+  readonly sessions: readonly string[];
+  readonly events: number;
+  /** The newest event's time, when events carry one. */
+  readonly lastTs?: string;
+}
+
+interface SourceInfo {
+  readonly transcript: Transcript;
+  readonly sessions: Set<string>;
+  events: number;
+  lastTs?: string;
+}
+
+/** A hook log's name says whose session it records: `hook-<agent>-<session>.jsonl`. */
+const HOOK_LOG = /(?:^|\/)hook-(claude|codex|gemini)-([^/]+)\.jsonl$/;
+
 /**
  * Watches one workspace's logs: the JSONL event logs (read incrementally, one engine across them)
  * and seed 000's invocation history (at most 50 entries: re-checked whole when it changes).
  */
 export class WorkspaceMonitor {
   private engine: Engine;
-  private readers = new Map<string, EventLogReader>();
+  private readers = new Map<string, Reader>();
+  private readonly sources = new Map<string, SourceInfo>();
+  private readonly discovery: AgentDiscovery;
   private historyFindings: Finding[] = [];
   private readonly historySeen = new Set<string>();
   private readonly isEventLog: (rel: string) => boolean;
@@ -32,8 +59,9 @@ export class WorkspaceMonitor {
   private skippedTotal = 0;
   private needsRebuild = false;
 
-  constructor(readonly ws: Workspace, readonly config: GuardianConfig) {
+  constructor(readonly ws: Workspace, readonly config: GuardianConfig, env: NodeJS.ProcessEnv = process.env) {
     this.engine = new Engine(config);
+    this.discovery = new AgentDiscovery(ws.root, config, env);
     const matchers = config.sources.events.map((g) => picomatch(g, { dot: true }));
     this.isEventLog = (rel) => matchers.some((m) => m(rel));
   }
@@ -65,6 +93,17 @@ export class WorkspaceMonitor {
     return [...this.historyFindings, ...this.engine.active()];
   }
 
+  /** The agents' transcripts being read (opted in under `agents` in the configuration). */
+  agentSources(): AgentSource[] {
+    return [...this.sources.entries()].map(([file, s]) => ({
+      file,
+      label: s.transcript.adapter.label,
+      sessions: [...s.sessions],
+      events: s.events,
+      ...(s.lastTs !== undefined ? { lastTs: s.lastTs } : {}),
+    }));
+  }
+
   /** Whether a workspace-relative path is one of the logs this monitor reads. */
   watches(rel: string): boolean {
     return rel === this.config.sources.invocationHistory || this.isEventLog(rel);
@@ -77,7 +116,30 @@ export class WorkspaceMonitor {
   async poll({ history = true }: { history?: boolean } = {}): Promise<MonitorUpdate> {
     const files = await discoverFiles(this.ws, this.config.sources.events);
     for (const rel of files) if (rel !== this.config.sources.invocationHistory && !this.readers.has(rel)) this.readers.set(rel, new EventLogReader(this.ws.path(rel), rel));
+    if (this.discovery.enabled) await this.discoverTranscripts(files);
     return this.read([...this.readers.keys()], history);
+  }
+
+  /**
+   * Adds the agents' transcripts not read yet. A session the guardian's hook already records
+   * (`hook-<agent>-<session>.jsonl`) is not read from its transcript too: it would count twice.
+   */
+  private async discoverTranscripts(files: readonly string[]): Promise<void> {
+    const hooked = new Set<string>();
+    for (const rel of files) {
+      const m = HOOK_LOG.exec(rel);
+      if (m) hooked.add(`${m[1] as string}:${m[2] as string}`);
+    }
+    for (const t of await this.discovery.discover()) {
+      if (this.readers.has(t.file) || (t.session !== undefined && hooked.has(`${t.adapter.id}:${t.session}`))) continue;
+      this.readers.set(t.file, new AgentLogReader(t.file, t.file, t.adapter));
+      this.sources.set(t.file, { transcript: t, sessions: new Set(), events: 0 });
+    }
+  }
+
+  private newReader(key: string): Reader {
+    const source = this.sources.get(key);
+    return source ? new AgentLogReader(key, key, source.transcript.adapter) : new EventLogReader(this.ws.path(key), key);
   }
 
   /** Reads what is new in the given files only (from a file watcher). */
@@ -97,8 +159,8 @@ export class WorkspaceMonitor {
   private async read(logs: readonly string[], history: boolean): Promise<MonitorUpdate> {
     const raised: Finding[] = [];
     const skipped: SkippedLine[] = [];
-    const sink = {
-      event: (e: Parameters<Engine['push']>[0]) => {
+    const sink: EventSink = {
+      event: (e) => {
         for (const f of this.engine.push(e)) raised.push(f);
       },
       skipped: (s: SkippedLine) => skipped.push(s),
@@ -106,9 +168,13 @@ export class WorkspaceMonitor {
     for (const rel of logs) {
       const reader = this.readers.get(rel);
       if (!reader) continue;
-      const result = await reader.read(sink);
+      const source = this.sources.get(rel);
+      const result = await reader.read(source ? this.counting(source, sink) : sink);
       if (result.reset) this.needsRebuild = true;
-      if (result.missing) this.readers.delete(rel);
+      if (result.missing) {
+        this.readers.delete(rel);
+        this.sources.delete(rel);
+      }
     }
     if (this.needsRebuild) return this.rebuild();
     if (history) raised.push(...(await this.checkHistory(skipped)));
@@ -122,7 +188,11 @@ export class WorkspaceMonitor {
     this.needsRebuild = false;
     this.engine = new Engine(this.config);
     const files = [...this.readers.keys()];
-    this.readers = new Map(files.map((rel) => [rel, new EventLogReader(this.ws.path(rel), rel)]));
+    this.readers = new Map(files.map((rel) => [rel, this.newReader(rel)]));
+    for (const s of this.sources.values()) {
+      s.events = 0;
+      s.sessions.clear();
+    }
     this.recentFindings.length = 0;
     return this.read(files, true);
   }
@@ -144,6 +214,19 @@ export class WorkspaceMonitor {
     if (this.historySeen.size > 10_000) this.historySeen.clear();
     for (const f of raised) this.historySeen.add(`${f.episode}|${f.action}`);
     return fresh;
+  }
+
+  /** A sink that also keeps a transcript's numbers for the sidebar. */
+  private counting(source: SourceInfo, sink: EventSink): EventSink {
+    return {
+      event: (e) => {
+        source.events++;
+        if (e.event.session !== undefined && source.sessions.size < 100) source.sessions.add(e.event.session);
+        if (e.event.ts !== undefined) source.lastTs = e.event.ts;
+        sink.event(e);
+      },
+      skipped: sink.skipped,
+    };
   }
 
   private remember(raised: readonly Finding[]): void {

@@ -1,0 +1,93 @@
+import { strict as assert } from 'node:assert';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { claudeProjectDir, geminiProjectHash } from '../../../src/store/agentDiscovery';
+import { Workspace } from '../../../src/store/workspace';
+import { WorkspaceMonitor } from '../../../src/store/workspaceMonitor';
+import { config, tmpdir, write } from '../helpers';
+
+const today = new Date().toISOString();
+const [y, m, d] = today.slice(0, 10).split('-') as [string, string, string];
+
+function claudeLines(session: string, from: number, to: number): string {
+  const lines: unknown[] = [];
+  for (let i = from; i <= to; i++) {
+    lines.push({ type: 'assistant', uuid: `a${i}`, sessionId: session, timestamp: today, message: { id: `m${i}`, role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name: 'Read', input: { file_path: '/x/missing.ts' } }] } });
+    lines.push({ type: 'user', uuid: `r${i}`, sessionId: session, timestamp: today, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: '<tool_use_error>File does not exist.</tool_use_error>', is_error: true }] } });
+  }
+  return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+}
+
+function codexLines(session: string, cwd: string): string {
+  const lines: unknown[] = [{ timestamp: today, type: 'session_meta', payload: { id: session, cwd } }];
+  for (let i = 1; i <= 3; i++) {
+    lines.push({ timestamp: today, type: 'response_item', payload: { type: 'function_call', name: 'shell', arguments: '{"command":["make"]}', call_id: `c${i}` } });
+    lines.push({ timestamp: today, type: 'response_item', payload: { type: 'function_call_output', call_id: `c${i}`, output: 'Exit code: 2\nOutput:\nmake: *** No targets' } });
+  }
+  return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+}
+
+function geminiLines(): string {
+  const lines: unknown[] = [{ sessionId: 'g-1', projectHash: 'x', startTime: today }];
+  for (let i = 1; i <= 3; i++) lines.push({ id: `m${i}`, timestamp: today, type: 'gemini', content: '', toolCalls: [{ id: `c${i}`, name: 'run_shell_command', args: { command: 'pytest' }, status: 'error', result: [{ functionResponse: { response: { error: 'exit 1' } } }] }] });
+  return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+}
+
+describe('discovery of agents working in the workspace', () => {
+  it('reads Claude Code, Codex and Gemini CLI transcripts of this workspace only, incrementally, when opted in', async () => {
+    const home = await tmpdir('lg-home-');
+    const ws = await tmpdir('lg-ws-');
+    const claudeFile = await write(home, `.claude/projects/${claudeProjectDir(ws)}/sess-a.jsonl`, claudeLines('sess-a', 1, 1));
+    await write(home, '.claude/projects/-somewhere-else/sess-z.jsonl', claudeLines('sess-z', 1, 3));
+    await write(home, `.codex/sessions/${y}/${m}/${d}/rollout-${y}-${m}-${d}T10-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl`, codexLines('0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', path.join(ws, 'sub')));
+    await write(home, `.codex/sessions/${y}/${m}/${d}/rollout-${y}-${m}-${d}T11-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c.jsonl`, codexLines('other', '/elsewhere'));
+    await write(home, `.gemini/tmp/${geminiProjectHash(ws)}/chats/session-${y}-${m}-${d}T10-00-g1.jsonl`, geminiLines());
+    const old = await write(home, `.claude/projects/${claudeProjectDir(ws)}/old.jsonl`, claudeLines('old', 1, 3));
+    await fs.utimes(old, new Date('2020-01-01'), new Date('2020-01-01'));
+
+    const on = { enabled: true };
+    const monitor = new WorkspaceMonitor(new Workspace(ws), config({ agents: { claude: on, codex: on, gemini: on } }), { HOME: home });
+    const first = await monitor.poll();
+    const sources = monitor.agentSources();
+    assert.deepEqual(sources.map((s) => s.label).sort(), ['Claude Code', 'Codex CLI', 'Gemini CLI']);
+    assert.deepEqual(sources.find((s) => s.label === 'Codex CLI')?.sessions, ['0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b']);
+    assert.equal(sources.find((s) => s.label === 'Claude Code')?.events, 2);
+    const halts = first.raised.filter((f) => f.action === 'halt');
+    assert.ok(halts.some((f) => f.agent === 'codex'));
+    assert.ok(halts.some((f) => f.agent === 'gemini-cli'));
+    assert.ok(!halts.some((f) => f.agent === 'claude-code'), 'one failed call is not a loop yet');
+
+    // The Claude session goes on: only what is appended is read, and the repeats halt.
+    await fs.appendFile(claudeFile, claudeLines('sess-a', 2, 3));
+    const next = await monitor.poll();
+    const claudeHalt = next.raised.find((f) => f.agent === 'claude-code' && f.action === 'halt');
+    assert.equal(claudeHalt?.session, 'sess-a');
+    assert.equal(claudeHalt?.at.file, claudeFile);
+    assert.equal(monitor.agentSources().find((s) => s.label === 'Claude Code')?.events, 6);
+  });
+
+  it('reads nothing of an agent that is not opted in, and leaves a session the hook records to the hook', async () => {
+    const home = await tmpdir('lg-home-');
+    const ws = await tmpdir('lg-ws-');
+    await write(home, `.claude/projects/${claudeProjectDir(ws)}/sess-h.jsonl`, claudeLines('sess-h', 1, 3));
+    const off = new WorkspaceMonitor(new Workspace(ws), config(), { HOME: home });
+    await off.poll();
+    assert.deepEqual(off.agentSources(), []);
+    await write(ws, '.tmp/current/logs/hook-claude-sess-h.jsonl', '');
+    const hooked = new WorkspaceMonitor(new Workspace(ws), config({ agents: { claude: { enabled: true } } }), { HOME: home });
+    await hooked.poll();
+    assert.deepEqual(hooked.agentSources(), []);
+  });
+
+  it('takes the folders from the configuration or the agents\' environment variables', async () => {
+    const ws = await tmpdir('lg-ws-');
+    const claudeHome = await tmpdir('lg-claude-');
+    await write(claudeHome, `projects/${claudeProjectDir(ws)}/s.jsonl`, claudeLines('s', 1, 1));
+    const viaEnv = new WorkspaceMonitor(new Workspace(ws), config({ agents: { claude: { enabled: true } } }), { HOME: '/nonexistent', CLAUDE_CONFIG_DIR: claudeHome });
+    await viaEnv.poll();
+    assert.equal(viaEnv.agentSources().length, 1);
+    const viaConfig = new WorkspaceMonitor(new Workspace(ws), config({ agents: { claude: { enabled: true, home: claudeHome } } }), { HOME: '/nonexistent' });
+    await viaConfig.poll();
+    assert.equal(viaConfig.agentSources().length, 1);
+  });
+});
