@@ -30,7 +30,7 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
     new FindingDiagnostics(service),
     vscode.window.createTreeView('loopGuardian.findings', { treeDataProvider: findingsTree, showCollapseAll: true }),
     vscode.window.createTreeView('loopGuardian.blockedTasks', { treeDataProvider: blockedTasksTree }),
-    ...registerCommands({ service, notifier, log }),
+    ...registerCommands({ service, notifier, log, extensionPath: context.extensionPath }),
   );
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms, watching ${service.all.length} folder(s)${vscode.workspace.isTrusted ? '' : ' (untrusted: read-only)'}`);

@@ -1,5 +1,9 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { defaultConfig } from '../core/config';
+import { HOOK_AGENTS, type HookAgent } from '../hooks/protocol';
+import { HOOK_SETTINGS_FILES } from '../hooks/settings';
+import { hookCommand, installHook } from '../store/agentSettings';
 import type { StopStatus } from '../core/stopAll';
 import { writeFileAtomic } from '../store/atomicFile';
 import { GuardianLog } from '../store/guardianLog';
@@ -28,15 +32,20 @@ export const Command = {
   openSummary: 'loopGuardian.openSummary',
   muteFinding: 'loopGuardian.muteFinding',
   focus: 'loopGuardian.focus',
+  installHook: 'loopGuardian.installHook',
 } as const;
 
+const AGENT_LABELS: Readonly<Record<HookAgent, string>> = { claude: 'Claude Code', codex: 'Codex CLI', gemini: 'Gemini CLI' };
+
 /** A command's argument: a tree node, a folder's URI, or (from scripts and tests) a folder and a task. */
-type Target = Node | vscode.Uri | { folder?: vscode.Uri; task?: string } | undefined;
+type Target = Node | vscode.Uri | { folder?: vscode.Uri; task?: string; agent?: string } | undefined;
 
 interface Deps {
   readonly service: GuardianService;
   readonly notifier: FindingNotifier;
   readonly log: vscode.LogOutputChannel;
+  /** Where the extension is installed: its bundled CLI runs the agents' hook. */
+  readonly extensionPath: string;
 }
 
 function isNode(x: Target): x is Node {
@@ -162,6 +171,30 @@ function handlers(deps: Deps): Record<string, (target?: Target) => unknown> {
       if (isNode(t) && t.kind === 'finding') await deps.notifier.mute(muteKey(t.guardian.folder, t.finding));
     },
     [Command.focus]: () => vscode.commands.executeCommand('workbench.view.extension.loopGuardian'),
+    [Command.installHook]: async (t) => {
+      if (!trusted()) return;
+      const [g] = await guardiansOf(deps, t, false);
+      if (!g) return;
+      const given = t && !isNode(t) && !(t instanceof vscode.Uri) ? t.agent : undefined;
+      const agent =
+        given ??
+        (
+          await vscode.window.showQuickPick(
+            HOOK_AGENTS.map((a) => ({ label: AGENT_LABELS[a], description: HOOK_SETTINGS_FILES[a], agent: a })),
+            { placeHolder: 'Which agent should run the Loop Guardian hook before and after each tool call?' },
+          )
+        )?.agent;
+      if (agent === undefined) return;
+      if (!(HOOK_AGENTS as readonly string[]).includes(agent)) throw new Error(`unknown agent ${JSON.stringify(agent)}: ${HOOK_AGENTS.join(', ')}`);
+      const command = hookCommand(path.join(deps.extensionPath, 'dist', 'cli.js'), agent as HookAgent);
+      const result = await installHook(g.ws, agent as HookAgent, command);
+      const changed = [...result.added, ...result.updated];
+      await new GuardianLog(g.ws).write('INFO', `hook for ${agent} registered from VS Code in ${result.file}: ${changed.join(', ') || 'already there'}`);
+      deps.log.info(`${g.folder.name}: ${result.file}: hook for ${agent} ${changed.length > 0 ? `on ${changed.join(', ')}` : 'already registered'}`);
+      const message = changed.length > 0 ? `${AGENT_LABELS[agent as HookAgent]} now runs the Loop Guardian hook (${result.file}).` : `${result.file} already runs the Loop Guardian hook.`;
+      void vscode.window.showInformationMessage(message, 'Open').then((choice) => (choice ? openFile(vscode.Uri.joinPath(g.folder.uri, result.file)) : undefined));
+      return result;
+    },
   };
 }
 

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { logUri } from './treeNodes';
 import type { Finding } from '../core/finding';
 import type { GuardianService } from './guardianService';
 
@@ -24,7 +25,7 @@ export class FindingDiagnostics implements vscode.Disposable {
     for (const g of this.service.all) {
       for (const f of g.state.findings) {
         for (const ref of f.evidence) {
-          const uri = vscode.Uri.joinPath(g.folder.uri, ref.file);
+          const uri = logUri(g, ref.file);
           const line = Math.max(0, ref.line - 1);
           const d = new vscode.Diagnostic(new vscode.Range(line, 0, line, Number.MAX_SAFE_INTEGER), `${f.message} (${f.count}/${f.threshold})\n→ ${f.recommendation}`, SEVERITY[f.action]);
           d.source = 'Loop Guardian';

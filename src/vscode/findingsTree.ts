@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import type { Finding } from '../core/finding';
 import type { FolderGuardian } from './folderGuardian';
 import { evidenceNodes, GuardianTree, type Node } from './treeNodes';
@@ -8,7 +9,7 @@ export class FindingsTree extends GuardianTree {
     if (!node) {
       const guardians = this.service.all;
       // Nothing watched anywhere: an empty tree lets the welcome view explain what to do.
-      if (guardians.every((g) => g.state.files.length <= 1 && g.state.findings.length === 0 && g.state.stop.state.status === 'CLEAR' && g.state.events === 0)) return [];
+      if (guardians.every((g) => g.state.files.length <= 1 && g.state.findings.length === 0 && g.state.stop.state.status === 'CLEAR' && g.state.events === 0 && g.state.agents.length === 0)) return [];
       if (guardians.length === 1) return this.folderChildren(guardians[0] as FolderGuardian);
       return guardians.map((guardian) => ({ kind: 'folder', guardian, view: 'findings' }));
     }
@@ -16,6 +17,7 @@ export class FindingsTree extends GuardianTree {
       case 'folder':
         return this.folderChildren(node.guardian);
       case 'session':
+      case 'agent':
         return node.findings.map((finding) => ({ kind: 'finding', guardian: node.guardian, finding }));
       case 'finding':
         return [
@@ -45,10 +47,20 @@ export class FindingsTree extends GuardianTree {
     if (s.skipped > 0) {
       nodes.push({ kind: 'info', label: `${s.skipped} line${s.skipped === 1 ? '' : 's'} skipped`, description: 'not valid events', icon: 'circle-slash', command: { title: 'Show Log', command: 'loopGuardian.showLog' } });
     }
+    // Each agent transcript is a node of its own, with the findings of its sessions.
+    const agentSessions = new Set<string>();
+    for (const source of s.agents) {
+      const sessions = new Set(source.sessions);
+      source.sessions.forEach((x) => agentSessions.add(x));
+      nodes.push({ kind: 'agent', guardian, source, findings: s.findings.filter((f) => sessions.has(f.session) && f.at.file === source.file) });
+    }
     const bySession = new Map<string, Finding[]>();
-    for (const f of s.findings) bySession.set(f.session, [...(bySession.get(f.session) ?? []), f]);
+    for (const f of s.findings) {
+      if (agentSessions.has(f.session) && path.isAbsolute(f.at.file)) continue;
+      bySession.set(f.session, [...(bySession.get(f.session) ?? []), f]);
+    }
     for (const [session, findings] of bySession) nodes.push({ kind: 'session', guardian, session, findings });
-    if (bySession.size === 0) {
+    if (bySession.size === 0 && s.agents.length === 0) {
       nodes.push({ kind: 'info', label: 'No loops', description: `${s.events} events in ${s.files.length} log${s.files.length === 1 ? '' : 's'}`, icon: 'pass', tooltip: s.files.join('\n') });
     }
     return nodes;

@@ -8,7 +8,7 @@ import { formatProblem, loadConfig } from '../store/configFile';
 import { formatSkipped } from '../store/eventLog';
 import { StopAllFile, type StopAllRead } from '../store/stopAllFile';
 import { PATHS, Workspace } from '../store/workspace';
-import { WorkspaceMonitor } from '../store/workspaceMonitor';
+import { WorkspaceMonitor, type AgentSource } from '../store/workspaceMonitor';
 import { DisposableStore } from './disposables';
 
 /** What one workspace folder's guardian knows now. */
@@ -20,6 +20,8 @@ export interface FolderState {
   readonly skipped: number;
   readonly files: readonly string[];
   readonly events: number;
+  /** The agents' own transcripts being read (opted in under `agents`). */
+  readonly agents: readonly AgentSource[];
 }
 
 /** How often the safety net looks for what the file watcher may have missed. */
@@ -97,6 +99,7 @@ export class FolderGuardian implements vscode.Disposable {
       skipped: this.monitor?.skippedCount ?? 0,
       files: this.monitor?.files ?? [],
       events: this.monitor?.stats.events ?? 0,
+      agents: this.monitor?.agentSources() ?? [],
     };
   }
 

@@ -1,7 +1,9 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BlockedTask } from '../core/blockedSummary';
 import type { EventRef } from '../core/events';
 import type { Finding } from '../core/finding';
+import type { AgentSource } from '../store/workspaceMonitor';
 import type { FolderGuardian } from './folderGuardian';
 import type { GuardianService } from './guardianService';
 
@@ -15,6 +17,7 @@ export interface BlockedTaskView {
 export type Node =
   | { readonly kind: 'folder'; readonly guardian: FolderGuardian; readonly view: 'findings' | 'blocked' }
   | { readonly kind: 'session'; readonly guardian: FolderGuardian; readonly session: string; readonly findings: readonly Finding[] }
+  | { readonly kind: 'agent'; readonly guardian: FolderGuardian; readonly source: AgentSource; readonly findings: readonly Finding[] }
   | { readonly kind: 'finding'; readonly guardian: FolderGuardian; readonly finding: Finding }
   | { readonly kind: 'task'; readonly guardian: FolderGuardian; readonly blocked: BlockedTaskView }
   | { readonly kind: 'evidence'; readonly guardian: FolderGuardian; readonly ref: EventRef; readonly signal?: string }
@@ -27,8 +30,13 @@ const ACTION_ICON: Record<Finding['action'], [string, string]> = {
   continue: ['info', 'editorInfo.foreground'],
 };
 
+/** A log's URI: workspace logs are named relative to the folder, agents' transcripts absolutely. */
+export function logUri(guardian: FolderGuardian, file: string): vscode.Uri {
+  return path.isAbsolute(file) ? vscode.Uri.file(file) : vscode.Uri.joinPath(guardian.folder.uri, file);
+}
+
 export function openAt(guardian: FolderGuardian, ref: EventRef): vscode.Command {
-  const uri = vscode.Uri.joinPath(guardian.folder.uri, ref.file);
+  const uri = logUri(guardian, ref.file);
   const line = Math.max(0, ref.line - 1);
   return { title: 'Open', command: 'vscode.open', arguments: [uri, { selection: new vscode.Range(line, 0, line, 0), preview: true }] };
 }
@@ -49,6 +57,20 @@ export function toTreeItem(node: Node): vscode.TreeItem {
       item.iconPath = new vscode.ThemeIcon('pulse');
       item.id = `session:${node.guardian.folder.uri.toString()}:${node.session}`;
       item.contextValue = 'session';
+      return item;
+    }
+    case 'agent': {
+      const a = node.source;
+      const halts = node.findings.filter((f) => f.action === 'halt').length;
+      const label = `${a.label} · ${a.sessions.length === 1 ? shortId(a.sessions[0] as string) : path.basename(a.file)}`;
+      const item = new vscode.TreeItem(label, node.findings.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+      item.description = [`${a.events} event${a.events === 1 ? '' : 's'}`, node.findings.length > 0 ? `${node.findings.length} finding${node.findings.length === 1 ? '' : 's'}` : 'no loops', a.lastTs ? `last ${a.lastTs.slice(11, 19)}` : ''].filter(Boolean).join(' · ');
+      item.iconPath = new vscode.ThemeIcon(halts > 0 ? 'error' : 'hubot', halts > 0 ? new vscode.ThemeColor('errorForeground') : undefined);
+      item.tooltip = `${a.label} transcript\n${a.file}\nsession ${a.sessions.join(', ') || '(none yet)'}`;
+      item.resourceUri = vscode.Uri.file(a.file);
+      item.id = `agent:${node.guardian.folder.uri.toString()}:${a.file}`;
+      item.contextValue = 'agentSession';
+      item.command = { title: 'Open Transcript', command: 'vscode.open', arguments: [vscode.Uri.file(a.file), { preview: true }] };
       return item;
     }
     case 'finding': {
@@ -95,6 +117,10 @@ export function toTreeItem(node: Node): vscode.TreeItem {
       return item;
     }
   }
+}
+
+function shortId(id: string): string {
+  return id.length > 13 ? `${id.slice(0, 8)}…${id.slice(-4)}` : id;
 }
 
 /** The evidence of a finding as nodes, newest last. */

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import * as vscode from 'vscode';
@@ -133,5 +134,57 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     written.signals['identical-output'].enabled = false;
     await fs.writeFile(config, JSON.stringify(written));
     await waitFor('identical-output off', () => !api.folders()[0]?.findings.some((f) => f.signal === 'identical-output'));
+  });
+  it('installs the agent hook from the command palette; the hook refuses a loop and its calls show live', async () => {
+    const result = (await vscode.commands.executeCommand('loopGuardian.installHook', { agent: 'claude' })) as { file: string; added: string[] };
+    assert.deepEqual(result.added, ['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
+    const settings = JSON.parse(await fs.readFile(path.join(root, '.claude', 'settings.json'), 'utf8'));
+    const command = settings.hooks.PreToolUse[0].hooks[0].command as string;
+    assert.match(command, /dist[\\/]cli\.js" hook claude$/);
+    const sh = (input: unknown) =>
+      new Promise<string>((resolve, reject) => {
+        const child = execFile('sh', ['-c', command], { cwd: root, env: { ...process.env, CLAUDE_PROJECT_DIR: root } }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+        child.stdin?.end(JSON.stringify(input));
+      });
+    const pre = (id: string) => ({ session_id: 'hook-sess', hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: 'src/a.ts', old_string: 'x', new_string: 'y' }, tool_use_id: id });
+    for (const id of ['e1', 'e2']) {
+      assert.equal(await sh(pre(id)), '');
+      await sh({ ...pre(id), hook_event_name: 'PostToolUseFailure', error: 'String to replace not found in file.' });
+    }
+    const refused = JSON.parse(await sh(pre('e3'))) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+    assert.equal(refused.hookSpecificOutput.permissionDecision, 'deny');
+    assert.match(refused.hookSpecificOutput.permissionDecisionReason, /Edit/);
+    const session = await waitFor('the hook session in the Findings tree', async () => (await walk(api.findingsTree)).find((n) => n.node.kind === 'session' && label(n.item) === 'hook-sess'));
+    const findings = (await walk(api.findingsTree, session.node)).filter((n) => n.node.kind === 'finding');
+    assert.ok(findings.length > 0);
+  });
+
+  it('shows an opted-in agent transcript in the sidebar per session, and its loop as it happens', async () => {
+    const home = await fs.mkdtemp(path.join(os.tmpdir(), 'lg-claude-home-'));
+    const dir = path.join(home, 'projects', root.replace(/[^A-Za-z0-9]/g, '-'));
+    await fs.mkdir(dir, { recursive: true });
+    const transcript = path.join(dir, 'c0ffee00-0000-4000-8000-000000000001.jsonl');
+    const step = (i: number) =>
+      [
+        { type: 'assistant', uuid: `a${i}`, sessionId: 'c0ffee00-0000-4000-8000-000000000001', timestamp: new Date().toISOString(), message: { role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: 'npm run build' } }] } },
+        { type: 'user', uuid: `u${i}`, sessionId: 'c0ffee00-0000-4000-8000-000000000001', timestamp: new Date().toISOString(), message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: 'Exit code 2\nsrc/a.ts(1,1): error TS1005', is_error: true }] } },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n') + '\n';
+    await fs.writeFile(transcript, step(1));
+    const config = path.join(root, '.github', 'guardian', 'config.json');
+    const current = JSON.parse(await fs.readFile(config, 'utf8'));
+    current.agents = { ...current.agents, claude: { enabled: true, home } };
+    await fs.writeFile(config, JSON.stringify(current, null, 2));
+    const agent = await waitFor('the Claude Code session in the sidebar', async () => (await walk(api.findingsTree)).find((n) => n.node.kind === 'agent'));
+    assert.equal(label(agent.item), 'Claude Code · c0ffee00…0001');
+    assert.match(String(agent.item.description), /2 events · no loops/);
+    await fs.appendFile(transcript, step(2) + step(3));
+    const looping = await waitFor('the loop under the session', async () => {
+      const node = (await walk(api.findingsTree)).find((n) => n.node.kind === 'agent');
+      return node && node.node.kind === 'agent' && node.node.findings.some((f) => f.action === 'halt') && node;
+    });
+    const children = await walk(api.findingsTree, looping.node);
+    assert.ok(children.some((n) => n.node.kind === 'evidence' && label(n.item).startsWith(transcript)));
   });
 });
