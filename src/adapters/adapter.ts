@@ -1,4 +1,7 @@
 import type { GuardianEvent } from '../core/events';
+import { isObject, nonEmptyString } from '../core/guards';
+
+export { isObject };
 
 /** The agents whose own logs the guardian reads. */
 export const ADAPTER_IDS = ['claude', 'codex', 'gemini', 'swe-agent', 'openhands', 'cline'] as const;
@@ -56,13 +59,7 @@ export type Adapter = JsonlAdapter | DocumentAdapter;
 
 export type Json = Record<string, unknown>;
 
-export function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-export function str(v: unknown): string | undefined {
-  return typeof v === 'string' && v.length > 0 ? v : undefined;
-}
+export const str = nonEmptyString;
 
 /** An ISO timestamp with offset from an ISO string or epoch milliseconds; undefined when there is none. */
 export function isoTime(v: unknown): string | undefined {

@@ -61,6 +61,13 @@ export function toolBlocks(content: unknown, line: number, scope: RecordScope, s
   return n;
 }
 
+/** What a person typed: the string, or the text blocks (files, images and the like left out). */
+export function userText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((b) => (isObject(b) && typeof b.text === 'string' ? b.text : '')).join('\n');
+}
+
 /** A user turn the person typed (text, not tool results): the guardian's `user` boundary. */
 export function userEvent(scope: RecordScope, text: string): GuardianEvent {
   return { ...common(scope), type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) };

@@ -1,5 +1,5 @@
 import { isObject, isoTime, RecentSet, str, unknownType, type AdapterSink, type Decoder, type JsonlAdapter } from './adapter';
-import { toolBlocks, userEvent, type RecordScope } from './anthropicBlocks';
+import { toolBlocks, userEvent, userText, type RecordScope } from './anthropicBlocks';
 
 /** Record types Claude Code writes that say nothing about tool calls. */
 const IGNORED = new Set([
@@ -48,7 +48,7 @@ class ClaudeDecoder implements Decoder {
     if (value.isMeta === true || value.isCompactSummary === true) return;
     const uuid = str(value.uuid);
     if (uuid !== undefined && !this.seen.add(`user:${uuid}`)) return;
-    const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((b) => (isObject(b) && typeof b.text === 'string' ? b.text : '')).join('\n') : '';
+    const text = userText(content);
     sink.event(userEvent(scope, text), line);
   }
 

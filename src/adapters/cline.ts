@@ -1,5 +1,5 @@
 import { isObject, isoTime, RecentSet, str, type AdapterSink, type Decoder, type DocumentAdapter } from './adapter';
-import { toolBlocks, userEvent, type RecordScope } from './anthropicBlocks';
+import { toolBlocks, userEvent, userText, type RecordScope } from './anthropicBlocks';
 
 const AGENT = 'cline';
 
@@ -24,7 +24,7 @@ class ClineDecoder implements Decoder {
     const content = value.content;
     const calls = toolBlocks(content, line, scope, this.seen, sink, `messages[${i}].content`);
     if (role === 'user' && calls === 0) {
-      const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((b) => (isObject(b) && typeof b.text === 'string' ? b.text : '')).join('\n') : '';
+      const text = userText(content);
       sink.event(userEvent(scope, text), line);
     }
   }

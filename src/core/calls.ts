@@ -50,6 +50,11 @@ export function outcomeOf(fields: OutcomeFields, canon: Canonicalizer): Outcome 
   return undefined;
 }
 
+/** `tool` + canonical arguments: two calls with equal signatures are the same call. */
+export function callSignature(tool: string, canonicalArgs: string): string {
+  return `${tool}\u0000${canonicalArgs}`;
+}
+
 export function describeCall(tool: string, args: string): string {
   return args === '' || args === '{}' ? tool : `${tool} ${clip(args, 100)}`;
 }

@@ -1,4 +1,4 @@
-import { outcomeOf, UNKNOWN, type Outcome, type SettledCall } from './calls';
+import { callSignature, outcomeOf, UNKNOWN, type Outcome, type SettledCall } from './calls';
 import { Canonicalizer } from './canonical';
 import type { GuardianConfig } from './config';
 import type { Detector, DetectorContext, EpisodeState, FindingSink, Scope } from './detector';
@@ -112,7 +112,7 @@ export class Engine {
       ref,
       tool: e.tool,
       args,
-      signature: `${e.tool}\u0000${args}`,
+      signature: callSignature(e.tool, args),
       session: scope.session,
       task: scope.task,
       agent: scope.agent,

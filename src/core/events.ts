@@ -172,4 +172,3 @@ export function validateEvent(raw: unknown): LineVerdict {
   return { ok: false, field, reason: issue ? issue.message : 'invalid event' };
 }
 
-export { timestampMs } from './eventTime';

@@ -1,3 +1,4 @@
+import { callSignature } from '../core/calls';
 import { Canonicalizer } from '../core/canonical';
 import type { GuardianConfig, SignalId } from '../core/config';
 import { Engine } from '../core/engine';
@@ -15,7 +16,7 @@ export interface PendingCall {
 }
 
 export type GateVerdict =
-  | { readonly allow: true; readonly warning?: Finding }
+  | { readonly allow: true }
   | { readonly allow: false; readonly why: 'stop' | 'pause' | 'loop'; readonly reason: string; readonly finding?: Finding };
 
 export interface GateInput {
@@ -60,11 +61,11 @@ export function gate(input: GateInput): GateVerdict {
   const signatures = new Map<string, string>();
   const key = (ref: EventRef) => `${ref.file}:${ref.line}`;
   for (const e of input.history) {
-    if (e.event.type === 'tool') signatures.set(key(e.ref), `${e.event.tool}\u0000${canon.text(e.event.args ?? {})}`);
+    if (e.event.type === 'tool') signatures.set(key(e.ref), callSignature(e.event.tool, canon.text(e.event.args ?? {})));
     engine.push(e);
   }
   engine.flush();
-  const signature = `${call.tool}\u0000${canon.text(call.args)}`;
+  const signature = callSignature(call.tool, canon.text(call.args));
   // A standing halt about this very call: retrying it is the loop.
   for (const f of engine.active()) {
     if (f.action !== 'halt' || !deny.has(f.signal)) continue;
@@ -88,9 +89,7 @@ export function gate(input: GateInput): GateVerdict {
   const raised = [...engine.push({ event: probe, ref }), ...engine.flush()];
   const involves = (f: Finding) => f.at.file === ref.file || f.evidence.some((r) => r.file === ref.file);
   const halt = raised.find((f) => f.action === 'halt' && deny.has(f.signal) && involves(f));
-  if (halt) return loopVerdict(halt);
-  const warning = raised.find((f) => f.action !== 'continue' && involves(f));
-  return warning ? { allow: true, warning } : { allow: true };
+  return halt ? loopVerdict(halt) : { allow: true };
 }
 
 function loopVerdict(f: Finding): GateVerdict {

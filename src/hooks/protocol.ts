@@ -1,3 +1,5 @@
+import { isObject, nonEmptyString as text } from '../core/guards';
+
 /**
  * The hook contracts of the agents the guardian can enforce: what comes on stdin, and how a call
  * is refused. Pure: no I/O.
@@ -31,13 +33,6 @@ export interface HookCall {
   readonly error?: string;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function text(v: unknown): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : undefined;
-}
 
 /** Reads the hook's stdin JSON; a message (naming the field) when it is not a hook call. */
 export function parseHookInput(agent: HookAgent, raw: unknown): HookCall | { problem: string } {

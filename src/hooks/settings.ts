@@ -1,3 +1,4 @@
+import { isObject } from '../core/guards';
 import type { HookAgent } from './protocol';
 
 /** Where each agent reads a project's hooks, relative to the workspace. */
@@ -34,10 +35,6 @@ export interface MergeResult {
   /** The events whose registration was added or updated; empty when it was already there. */
   readonly added: string[];
   readonly updated: string[];
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**

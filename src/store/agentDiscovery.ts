@@ -7,6 +7,7 @@ import { claudeCode } from '../adapters/claudeCode';
 import { codex } from '../adapters/codex';
 import { gemini } from '../adapters/gemini';
 import type { GuardianConfig } from '../core/config';
+import { isWithin } from './workspace';
 
 /** A transcript an agent is writing (or wrote) for this workspace. */
 export interface Transcript {
@@ -31,11 +32,6 @@ function expandHome(p: string, home: string): string {
   return p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : path.resolve(p);
 }
 
-function isWithin(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
-
 async function list(dir: string): Promise<import('node:fs').Dirent[]> {
   return fs.readdir(dir, { withFileTypes: true }).catch(() => []);
 }
@@ -50,6 +46,7 @@ const UUID = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.js
  */
 export class AgentDiscovery {
   private readonly codexCwd = new Map<string, string | null>();
+  private known: { has(file: string): boolean } = new Set<string>();
 
   constructor(
     private readonly root: string,
@@ -62,7 +59,9 @@ export class AgentDiscovery {
     return a.claude.enabled || a.codex.enabled || a.gemini.enabled;
   }
 
-  async discover(now = Date.now()): Promise<Transcript[]> {
+  /** The transcripts not in `known` (those already being read are not even stat-ed again). */
+  async discover(known: { has(file: string): boolean } = new Set<string>(), now = Date.now()): Promise<Transcript[]> {
+    this.known = known;
     const home = this.env.HOME ?? os.homedir();
     const a = this.config.agents;
     const since = now - a.maxAgeDays * 86_400_000;
@@ -73,7 +72,9 @@ export class AgentDiscovery {
     return out;
   }
 
-  private async recent(file: string, since: number): Promise<boolean> {
+  /** A transcript not read yet, changed since `since`. */
+  private async isNew(file: string, since: number): Promise<boolean> {
+    if (this.known.has(file)) return false;
     const st = await fs.stat(file).catch(() => undefined);
     return st !== undefined && st.isFile() && st.mtimeMs >= since;
   }
@@ -84,13 +85,13 @@ export class AgentDiscovery {
     for (const d of await list(dir)) {
       const file = path.join(dir, d.name);
       if (d.isFile() && d.name.endsWith('.jsonl')) {
-        if (await this.recent(file, since)) out.push({ adapter: claudeCode, file, session: d.name.slice(0, -'.jsonl'.length) });
+        if (await this.isNew(file, since)) out.push({ adapter: claudeCode, file, session: d.name.slice(0, -'.jsonl'.length) });
       } else if (d.isDirectory()) {
         // <session>/subagents/agent-*.jsonl
         const sub = path.join(file, 'subagents');
         for (const s of await list(sub)) {
           const f = path.join(sub, s.name);
-          if (s.isFile() && s.name.endsWith('.jsonl') && (await this.recent(f, since))) out.push({ adapter: claudeCode, file: f });
+          if (s.isFile() && s.name.endsWith('.jsonl') && (await this.isNew(f, since))) out.push({ adapter: claudeCode, file: f });
         }
       }
     }
@@ -111,7 +112,7 @@ export class AgentDiscovery {
           for (const f of await list(dir)) {
             if (!f.isFile() || !f.name.startsWith('rollout-') || !f.name.endsWith('.jsonl')) continue;
             const file = path.join(dir, f.name);
-            if (!(await this.recent(file, since))) continue;
+            if (!(await this.isNew(file, since))) continue;
             const cwd = await this.rolloutCwd(file);
             if (cwd !== null && isWithin(this.root, path.resolve(cwd))) out.push({ adapter: codex, file, ...(UUID.test(f.name) ? { session: UUID.exec(f.name)?.[1] as string } : {}) });
           }
@@ -167,7 +168,7 @@ export class AgentDiscovery {
       const chats = path.join(dir, 'chats');
       for (const f of await list(chats)) {
         const file = path.join(chats, f.name);
-        if (f.isFile() && f.name.startsWith('session-') && f.name.endsWith('.jsonl') && (await this.recent(file, since))) out.push({ adapter: gemini, file });
+        if (f.isFile() && f.name.startsWith('session-') && f.name.endsWith('.jsonl') && (await this.isNew(file, since))) out.push({ adapter: gemini, file });
       }
     }
     return out;

@@ -3,6 +3,7 @@ import { ADAPTER_IDS, adapterById, sniffDocument, sniffJsonl, type AdapterId } f
 import type { GuardianConfig } from '../core/config';
 import { Engine } from '../core/engine';
 import { EVENT_TYPES } from '../core/events';
+import { isObject } from '../core/guards';
 import type { Finding } from '../core/finding';
 import { AgentLogReader, readAgentDocument, readDocumentText } from './agentLog';
 import { EventLogReader, type EventSink, type SkippedLine } from './eventLog';
@@ -30,13 +31,9 @@ export class UnknownFormatError extends Error {
   }
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** The format of a parsed JSON value that is a whole file. */
 function documentFormat(doc: unknown): ReplayFormat | undefined {
-  if (isRecord(doc) && Array.isArray(doc.invocations)) return 'invocations';
+  if (isObject(doc) && Array.isArray(doc.invocations)) return 'invocations';
   return sniffDocument(doc)?.id;
 }
 
@@ -66,7 +63,7 @@ export async function detectFormat(file: string): Promise<ReplayFormat> {
   } catch {
     first = undefined;
   }
-  if (isRecord(first)) {
+  if (isObject(first)) {
     if (first.v === 1 && typeof first.type === 'string' && (EVENT_TYPES as readonly string[]).includes(first.type)) return 'events';
     const byDoc = whole ? documentFormat(first) : Array.isArray(first.invocations) ? 'invocations' : undefined;
     if (byDoc !== undefined) return byDoc;

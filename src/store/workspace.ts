@@ -35,7 +35,8 @@ export function checkTaskId(taskId: string): string {
   return taskId;
 }
 
-function isWithin(root: string, target: string): boolean {
+/** Whether `target` is `root` or lies below it (both absolute). */
+export function isWithin(root: string, target: string): boolean {
   const rel = path.relative(root, target);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }

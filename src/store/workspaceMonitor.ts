@@ -130,8 +130,8 @@ export class WorkspaceMonitor {
       const m = HOOK_LOG.exec(rel);
       if (m) hooked.add(`${m[1] as string}:${m[2] as string}`);
     }
-    for (const t of await this.discovery.discover()) {
-      if (this.readers.has(t.file) || (t.session !== undefined && hooked.has(`${t.adapter.id}:${t.session}`))) continue;
+    for (const t of await this.discovery.discover(this.readers)) {
+      if ((t.session !== undefined && hooked.has(`${t.adapter.id}:${t.session}`))) continue;
       this.readers.set(t.file, new AgentLogReader(t.file, t.file, t.adapter));
       this.sources.set(t.file, { transcript: t, sessions: new Set(), events: 0 });
     }

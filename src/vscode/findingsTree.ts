@@ -1,4 +1,3 @@
-import * as path from 'node:path';
 import type { Finding } from '../core/finding';
 import type { FolderGuardian } from './folderGuardian';
 import { evidenceNodes, GuardianTree, type Node } from './treeNodes';
@@ -47,18 +46,15 @@ export class FindingsTree extends GuardianTree {
     if (s.skipped > 0) {
       nodes.push({ kind: 'info', label: `${s.skipped} line${s.skipped === 1 ? '' : 's'} skipped`, description: 'not valid events', icon: 'circle-slash', command: { title: 'Show Log', command: 'loopGuardian.showLog' } });
     }
-    // Each agent transcript is a node of its own, with the findings of its sessions.
-    const agentSessions = new Set<string>();
-    for (const source of s.agents) {
-      const sessions = new Set(source.sessions);
-      source.sessions.forEach((x) => agentSessions.add(x));
-      nodes.push({ kind: 'agent', guardian, source, findings: s.findings.filter((f) => sessions.has(f.session) && f.at.file === source.file) });
-    }
+    // Each agent transcript is a node of its own, with the findings raised in it; the rest go by session.
+    const byTranscript = new Map<string, Finding[]>(s.agents.map((a) => [a.file, []]));
     const bySession = new Map<string, Finding[]>();
     for (const f of s.findings) {
-      if (agentSessions.has(f.session) && path.isAbsolute(f.at.file)) continue;
-      bySession.set(f.session, [...(bySession.get(f.session) ?? []), f]);
+      const inTranscript = byTranscript.get(f.at.file);
+      if (inTranscript) inTranscript.push(f);
+      else bySession.set(f.session, [...(bySession.get(f.session) ?? []), f]);
     }
+    for (const source of s.agents) nodes.push({ kind: 'agent', guardian, source, findings: byTranscript.get(source.file) ?? [] });
     for (const [session, findings] of bySession) nodes.push({ kind: 'session', guardian, session, findings });
     if (bySession.size === 0 && s.agents.length === 0) {
       nodes.push({ kind: 'info', label: 'No loops', description: `${s.events} events in ${s.files.length} log${s.files.length === 1 ? '' : 's'}`, icon: 'pass', tooltip: s.files.join('\n') });
