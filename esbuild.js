@@ -23,7 +23,7 @@ const builds = [
   { ...common, entryPoints: ['src/cli/run.ts'], outfile: 'dist/cli-main.js' },
   { ...common, entryPoints: ['src/cli/hookRun.ts'], outfile: 'dist/cli-hook.js', define: { ...common.define, __BUNDLED__: 'true' } },
   // The configuration schema (zod), loaded by the hook only when its cached configuration is stale.
-  { ...common, entryPoints: ['src/store/configFile.ts'], outfile: 'dist/cli-config.js' },
+  { ...common, entryPoints: ['src/state/configFile.ts'], outfile: 'dist/cli-config.js' },
 ];
 
 async function run() {

@@ -8,10 +8,10 @@ import { createWriteStream, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { defaultConfig } from '../src/core/config';
-import { LogTail } from '../src/store/logTail';
-import { replayFile } from '../src/store/replay';
-import { Workspace } from '../src/store/workspace';
-import { WorkspaceMonitor } from '../src/store/workspaceMonitor';
+import { LogTail } from '../src/watch/logTail';
+import { replayFile } from '../src/watch/replay';
+import { Workspace } from '../src/state/workspace';
+import { WorkspaceMonitor } from '../src/watch/workspaceMonitor';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const APPEND_MB = Number(process.env.BENCH_APPEND_MB ?? 100);

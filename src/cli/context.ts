@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { GuardianConfig } from '../core/config';
-import { formatProblem, loadConfig } from '../store/configFile';
-import { GuardianLog } from '../store/guardianLog';
-import { Workspace } from '../store/workspace';
+import { formatProblem, loadConfig } from '../state/configFile';
+import { GuardianLog } from '../state/guardianLog';
+import { Workspace } from '../state/workspace';
 import { UsageError, type Io } from './io';
 
 export interface CommandContext {

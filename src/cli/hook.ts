@@ -4,11 +4,11 @@ import { parseArgs } from 'node:util';
 import type { GuardianEvent } from '../core/events';
 import { gate } from '../hooks/gate';
 import { allowReply, denyReply, HOOK_AGENT_NAMES, HOOK_AGENTS, parseHookInput, postOutcome, type DenyStyle, type HookAgent, type HookCall, type HookReply } from '../hooks/protocol';
-import { LockTimeoutError, withFileLock } from '../store/atomicFile';
-import { GuardianLog } from '../store/guardianLog';
-import { appendEvent, hookConfig, hookLogPath, readHookTail } from '../store/hookLog';
-import { StopAllFile } from '../store/stopAllFile';
-import { PATHS, Workspace } from '../store/workspace';
+import { LockTimeoutError } from '../state/atomicFile';
+import { GuardianLog } from '../state/guardianLog';
+import { appendEvent, hookConfig, hookLogPath, readHookTail, withSessionLock } from '../state/hookLog';
+import { StopAllFile } from '../state/stopAllFile';
+import { PATHS, Workspace } from '../state/workspace';
 
 export const HOOK_USAGE = `Usage: loop-guardian hook claude|codex|gemini [--workspace DIR] [--deny-with json|exit2]
 
@@ -95,9 +95,7 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     const rel = hookLogPath(agent, call.session);
     const workspace = ws;
     const named = { ...call, tool };
-    return withFileLock(await workspace.resolveForWrite(rel), () => (call.phase === 'pre' ? before(agent, workspace, rel, named, style) : after(agent, workspace, rel, named)), {
-      timeoutMs: LOCK_TIMEOUT_MS,
-    });
+    return withSessionLock(workspace, rel, () => (call.phase === 'pre' ? before(agent, workspace, rel, named, style) : after(agent, workspace, rel, named)), LOCK_TIMEOUT_MS);
   })().catch((err: unknown) => failOpen(err instanceof LockTimeoutError ? err.message : `error: ${(err as Error).message ?? String(err)}`));
   try {
     return await Promise.race([work, deadline]);

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { InvalidTaskIdError, WorkspaceEscapeError } from '../store/workspace';
+import { InvalidTaskIdError, WorkspaceEscapeError } from '../state/workspace';
 import { checkCommand, recordCommand } from './commands/check';
 import { replayCommand, scanCommand } from './commands/scan';
 import { stopAllCommand } from './commands/stopAll';

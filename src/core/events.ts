@@ -172,3 +172,14 @@ export function validateEvent(raw: unknown): LineVerdict {
   return { ok: false, field, reason: issue ? issue.message : 'invalid event' };
 }
 
+/** A line that was not a valid event: where it is and what is wrong with it. */
+export interface SkippedLine {
+  readonly file: string;
+  readonly line: number;
+  readonly field: string;
+  readonly reason: string;
+}
+
+export function formatSkipped(s: SkippedLine): string {
+  return `${s.file}:${s.line}: ${s.field}: ${s.reason}`;
+}

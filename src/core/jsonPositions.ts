@@ -64,3 +64,26 @@ export function linesOfOffsets(text: string, offsets: readonly number[]): number
   }
   return lines;
 }
+
+/** Line and column (1-based) of a character offset. */
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+/** Where JSON.parse stopped, from its message ("at position N" or "line L column C"). */
+export function jsonErrorLocation(text: string, err: Error): { line: number; column: number } | undefined {
+  const lc = /line (\d+) column (\d+)/.exec(err.message);
+  if (lc) return { line: Number(lc[1]), column: Number(lc[2]) };
+  const pos = /position (\d+)/.exec(err.message);
+  if (pos) return lineColumn(text, Number(pos[1]));
+  if (/Unexpected end of JSON input/.test(err.message)) return lineColumn(text, text.length);
+  return undefined;
+}

@@ -3,13 +3,13 @@ import * as vscode from 'vscode';
 import { defaultConfig } from '../core/config';
 import { HOOK_AGENTS, type HookAgent } from '../hooks/protocol';
 import { HOOK_SETTINGS_FILES } from '../hooks/settings';
-import { hookCommand, installHook } from '../store/agentSettings';
+import { hookCommand, installHook } from '../state/agentSettings';
 import type { StopStatus } from '../core/stopAll';
-import { writeFileAtomic } from '../store/atomicFile';
-import { GuardianLog } from '../store/guardianLog';
-import { StopAllFile } from '../store/stopAllFile';
-import { TaskOperations } from '../store/taskOperations';
-import { PATHS } from '../store/workspace';
+import { createDefaultConfig } from '../state/configFile';
+import { GuardianLog } from '../state/guardianLog';
+import { StopAllFile } from '../state/stopAllFile';
+import { TaskOperations } from '../tasks/taskOperations';
+import { PATHS } from '../state/workspace';
 import { blockedTasks } from './blockedTasksTree';
 import type { FolderGuardian } from './folderGuardian';
 import type { GuardianService } from './guardianService';
@@ -155,7 +155,7 @@ function handlers(deps: Deps): Record<string, (target?: Target) => unknown> {
         await vscode.workspace.fs.stat(uri);
       } catch {
         if (!trusted()) return;
-        await writeFileAtomic(await g.ws.resolveForWrite(PATHS.config), `${JSON.stringify(defaultConfig(), null, 2)}\n`);
+        await createDefaultConfig(g.ws);
       }
       await openFile(uri);
     },

@@ -3,12 +3,12 @@ import * as vscode from 'vscode';
 import type { BlockedTask } from '../core/blockedSummary';
 import type { ConfigProblem, GuardianConfig } from '../core/config';
 import type { Finding } from '../core/finding';
-import { BlockedTaskRegistry } from '../store/blockedTaskRegistry';
-import { formatProblem, loadConfig } from '../store/configFile';
-import { formatSkipped } from '../store/eventLog';
-import { StopAllFile, type StopAllRead } from '../store/stopAllFile';
-import { PATHS, Workspace } from '../store/workspace';
-import { WorkspaceMonitor, type AgentSource } from '../store/workspaceMonitor';
+import { BlockedTaskRegistry } from '../state/blockedTaskRegistry';
+import { formatProblem, loadConfig } from '../state/configFile';
+import { formatSkipped } from '../core/events';
+import { StopAllFile, type StopAllRead } from '../state/stopAllFile';
+import { PATHS, Workspace } from '../state/workspace';
+import { WorkspaceMonitor, type AgentSource } from '../watch/workspaceMonitor';
 import { DisposableStore } from './disposables';
 
 /** What one workspace folder's guardian knows now. */

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { BlockedTask } from '../core/blockedSummary';
 import type { EventRef } from '../core/events';
 import type { Finding } from '../core/finding';
-import type { AgentSource } from '../store/workspaceMonitor';
+import type { AgentSource } from '../watch/workspaceMonitor';
 import type { FolderGuardian } from './folderGuardian';
 import type { GuardianService } from './guardianService';
 

@@ -7,10 +7,10 @@ import { Engine } from '../../src/core/engine';
 import { parseEventLine } from '../../src/core/events';
 import { SIGNAL_IDS } from '../../src/core/config';
 import { parseStopAll } from '../../src/core/stopAll';
-import { parseInvocationHistory } from '../../src/store/invocationHistory';
-import { replayFile } from '../../src/store/replay';
-import { WorkspaceMonitor } from '../../src/store/workspaceMonitor';
-import { Workspace } from '../../src/store/workspace';
+import { parseInvocationHistory } from '../../src/state/invocationHistory';
+import { replayFile } from '../../src/watch/replay';
+import { WorkspaceMonitor } from '../../src/watch/workspaceMonitor';
+import { Workspace } from '../../src/state/workspace';
 import { config, listFiles, tmpdir } from './helpers';
 
 const tools = fc.constantFrom('read_file', 'edit', 'bash', 'grep');

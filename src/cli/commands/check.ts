@@ -1,7 +1,7 @@
 import { checkInfiniteLoop, type InvocationRecord } from '../../core/checkInfiniteLoop';
-import { appendInvocation, readInvocationHistory } from '../../store/invocationHistory';
-import { formatSkipped } from '../../store/eventLog';
-import { archiveLoopDiagnostic } from '../../store/loopArchive';
+import { appendInvocation, readInvocationHistory } from '../../state/invocationHistory';
+import { formatSkipped } from '../../core/events';
+import { archiveLoopDiagnostic } from '../../state/loopArchive';
 import type { CommandContext } from '../context';
 import { EXIT, json, UsageError } from '../io';
 

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { HOOK_AGENTS, type HookAgent } from '../../hooks/protocol';
-import { hookCommand, installHook } from '../../store/agentSettings';
+import { hookCommand, installHook } from '../../state/agentSettings';
 import type { CommandContext } from '../context';
 import { EXIT, json, UsageError } from '../io';
 

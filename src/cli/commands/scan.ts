@@ -1,9 +1,9 @@
 import * as path from 'node:path';
-import { formatSkipped } from '../../store/eventLog';
-import { REPLAY_FORMATS, replayFile, type ReplayFormat } from '../../store/replay';
-import { StopAllFile } from '../../store/stopAllFile';
-import { PATHS } from '../../store/workspace';
-import { WorkspaceMonitor } from '../../store/workspaceMonitor';
+import { formatSkipped } from '../../core/events';
+import { REPLAY_FORMATS, replayFile, type ReplayFormat } from '../../watch/replay';
+import { StopAllFile } from '../../state/stopAllFile';
+import { PATHS } from '../../state/workspace';
+import { WorkspaceMonitor } from '../../watch/workspaceMonitor';
 import type { CommandContext } from '../context';
 import { EXIT, findingDetailJson, findingJson, formatFinding, json, paint, UsageError } from '../io';
 

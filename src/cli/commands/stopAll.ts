@@ -1,5 +1,5 @@
 import type { StopStatus } from '../../core/stopAll';
-import { StopAllFile } from '../../store/stopAllFile';
+import { StopAllFile } from '../../state/stopAllFile';
 import type { CommandContext } from '../context';
 import { EXIT, json } from '../io';
 

@@ -1,7 +1,7 @@
 import { renderBlockedStatus } from '../../core/blockedSummary';
-import { BlockedTaskRegistry } from '../../store/blockedTaskRegistry';
-import { TaskOperations } from '../../store/taskOperations';
-import { PATHS } from '../../store/workspace';
+import { BlockedTaskRegistry } from '../../state/blockedTaskRegistry';
+import { TaskOperations } from '../../tasks/taskOperations';
+import { PATHS } from '../../state/workspace';
 import type { CommandContext } from '../context';
 import { EXIT, json, paint, UsageError } from '../io';
 

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { defaultConfig } from '../../../src/core/config';
-import { detectFormat, replayFile } from '../../../src/store/replay';
+import { detectFormat, replayFile } from '../../../src/watch/replay';
 import { FIXTURES } from '../helpers';
 
 /** The real trajectories in ../shared/fixtures, read where they are, and what each must give. */
@@ -52,7 +52,7 @@ describe('adapters on real agent logs', () => {
   it('the Cline session pairs all its tool uses with results', async () => {
     const { Engine } = await import('../../../src/core/engine');
     const engine = new Engine(defaultConfig());
-    const { readAgentDocument } = await import('../../../src/store/agentLog');
+    const { readAgentDocument } = await import('../../../src/watch/agentLog');
     const { cline } = await import('../../../src/adapters/cline');
     const seen: string[] = [];
     await readAgentDocument(path.join(FIXTURES, 'cline/session.messages.json'), 'c.json', cline, {

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type { Adapter } from '../../../src/adapters';
 import type { GuardianEvent } from '../../../src/core/events';
 import { defaultConfig } from '../../../src/core/config';
-import { replayFile, type ReplayFormat, type ReplayResult } from '../../../src/store/replay';
+import { replayFile, type ReplayFormat, type ReplayResult } from '../../../src/watch/replay';
 import { tmpdir, write } from '../helpers';
 
 export interface Decoded {

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { PATHS } from '../../../src/store/workspace';
+import { PATHS } from '../../../src/state/workspace';
 import { cli, jsonl, listFiles, tmpdir, write } from '../helpers';
 
 const history = (n: number, agent = 'bug-fixer') => ({

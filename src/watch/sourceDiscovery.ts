@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import picomatch from 'picomatch';
-import type { Workspace } from './workspace';
+import type { Workspace } from '../state/workspace';
 
 const SKIP_DIRS = new Set(['node_modules', '.git']);
 const MAX_DEPTH = 16;

@@ -1,5 +1,6 @@
-import { resolveConfig, type ConfigProblem, type GuardianConfig } from '../core/config';
-import { jsonErrorLocation, readTextIfExists } from './atomicFile';
+import { defaultConfig, resolveConfig, type ConfigProblem, type GuardianConfig } from '../core/config';
+import { jsonErrorLocation } from '../core/jsonPositions';
+import { readTextIfExists, withFileLock, writeFileAtomic } from './atomicFile';
 import { PATHS, type Workspace } from './workspace';
 
 export interface LoadedConfig {
@@ -38,4 +39,14 @@ export function parseConfigText(text: string | undefined, file: string): LoadedC
     return { config, problems: [{ level: 'error', path: where, message: `not valid JSON (${(err as Error).message}); defaults used` }], file, exists: true };
   }
   return { ...resolveConfig(raw), file, exists: true };
+}
+
+/** Writes the default configuration, unless a config file is there already; true when it wrote. */
+export async function createDefaultConfig(ws: Workspace): Promise<boolean> {
+  const file = await ws.resolveForWrite(PATHS.config);
+  return withFileLock(file, async () => {
+    if ((await readTextIfExists(file)) !== undefined) return false;
+    await writeFileAtomic(file, `${JSON.stringify(defaultConfig(), null, 2)}\n`);
+    return true;
+  });
 }

@@ -1,17 +1,5 @@
-import { parseEventLine, type LocatedEvent } from '../core/events';
+import { parseEventLine, type LocatedEvent, type SkippedLine } from '../core/events';
 import { LogTail, type TailOptions, type TailRead } from './logTail';
-
-/** A line that was not a valid event: where it is and what is wrong with it. */
-export interface SkippedLine {
-  readonly file: string;
-  readonly line: number;
-  readonly field: string;
-  readonly reason: string;
-}
-
-export function formatSkipped(s: SkippedLine): string {
-  return `${s.file}:${s.line}: ${s.field}: ${s.reason}`;
-}
 
 export interface EventSink {
   event(located: LocatedEvent): void;

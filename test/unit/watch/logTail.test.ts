@@ -1,8 +1,9 @@
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { EventLogReader, type SkippedLine } from '../../../src/store/eventLog';
-import { LogTail } from '../../../src/store/logTail';
+import type { SkippedLine } from '../../../src/core/events';
+import { EventLogReader } from '../../../src/watch/eventLog';
+import { LogTail } from '../../../src/watch/logTail';
 import type { LocatedEvent } from '../../../src/core/events';
 import { tmpdir } from '../helpers';
 

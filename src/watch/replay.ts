@@ -6,8 +6,9 @@ import { EVENT_TYPES } from '../core/events';
 import { isObject } from '../core/guards';
 import type { Finding } from '../core/finding';
 import { AgentLogReader, readAgentDocument, readDocumentText } from './agentLog';
-import { EventLogReader, type EventSink, type SkippedLine } from './eventLog';
-import { historyEvents, parseInvocationHistory } from './invocationHistory';
+import type { SkippedLine } from '../core/events';
+import { EventLogReader, type EventSink } from './eventLog';
+import { historyEvents, parseInvocationHistory } from '../state/invocationHistory';
 
 export type ReplayFormat = 'events' | 'invocations' | AdapterId;
 export const REPLAY_FORMATS: readonly (ReplayFormat | 'auto')[] = ['auto', 'events', 'invocations', ...ADAPTER_IDS];

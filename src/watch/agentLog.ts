@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { DocumentAdapter, JsonlAdapter, AdapterSink, Decoder } from '../adapters';
 import { arrayElementOffsets, linesOfOffsets } from '../core/jsonPositions';
 import type { GuardianEvent } from '../core/events';
-import { jsonErrorLocation } from './atomicFile';
+import { jsonErrorLocation } from '../core/jsonPositions';
 import type { EventSink } from './eventLog';
 import { LogTail, type TailOptions, type TailRead } from './logTail';
 

@@ -1,6 +1,7 @@
 import { HOOK_SETTINGS_FILES, mergeHookSettings, SettingsShapeError } from '../hooks/settings';
 import type { HookAgent } from '../hooks/protocol';
-import { jsonErrorLocation, readTextIfExists, withFileLock, writeFileAtomic } from './atomicFile';
+import { jsonErrorLocation } from '../core/jsonPositions';
+import { readTextIfExists, withFileLock, writeFileAtomic } from './atomicFile';
 import type { Workspace } from './workspace';
 
 export interface InstallResult {

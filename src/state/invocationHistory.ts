@@ -3,8 +3,9 @@ import { z } from 'zod';
 import type { InvocationRecord } from '../core/checkInfiniteLoop';
 import type { LocatedEvent } from '../core/events';
 import { arrayElementOffsets } from '../core/jsonPositions';
-import { jsonErrorLocation, lineColumn, readTextIfExists, withFileLock, writeFileAtomic } from './atomicFile';
-import type { SkippedLine } from './eventLog';
+import { jsonErrorLocation, lineColumn } from '../core/jsonPositions';
+import { readTextIfExists, withFileLock, writeFileAtomic } from './atomicFile';
+import type { SkippedLine } from '../core/events';
 import type { Workspace } from './workspace';
 
 /** Seed 000: "max 50 invocations, rotate older ones". */

@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { WorkspaceMonitor } from '../../../src/store/workspaceMonitor';
-import { PATHS, Workspace } from '../../../src/store/workspace';
+import { WorkspaceMonitor } from '../../../src/watch/workspaceMonitor';
+import { PATHS, Workspace } from '../../../src/state/workspace';
 import { config, jsonl, tmpdir, write } from '../helpers';
 
 describe('workspace monitor', () => {

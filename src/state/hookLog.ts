@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { GuardianConfig } from '../core/config';
 import type { GuardianEvent, LocatedEvent } from '../core/events';
-import { readTextIfExists, writeFileAtomic } from './atomicFile';
+import { readTextIfExists, withFileLock, writeFileAtomic } from './atomicFile';
 import { PATHS, type Workspace } from './workspace';
 
 /** The hook's log of one agent session: `.tmp/current/logs/hook-<agent>-<session>.jsonl`. */
@@ -75,6 +75,11 @@ export async function readHookTail(file: string, name: string): Promise<LocatedE
     if (event) out.push({ event, ref: { file: name, line: i + 1, event: out.length + 1 } });
   });
   return out.length > TAIL_EVENTS ? out.slice(-TAIL_EVENTS) : out;
+}
+
+/** Runs `fn` holding the lock of one session's hook log: one decision at a time per session. */
+export async function withSessionLock<T>(ws: Workspace, rel: string, fn: () => Promise<T>, timeoutMs: number): Promise<T> {
+  return withFileLock(await ws.resolveForWrite(rel), fn, { timeoutMs });
 }
 
 /** Appends one event as one line (O_APPEND: concurrent hooks' lines stay whole). */

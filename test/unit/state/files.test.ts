@@ -1,13 +1,13 @@
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { withFileLock, writeFileAtomic } from '../../../src/store/atomicFile';
-import { BlockedTaskRegistry, CorruptRegistryError } from '../../../src/store/blockedTaskRegistry';
-import { loadConfig } from '../../../src/store/configFile';
-import { appendInvocation, MAX_HISTORY, parseInvocationHistory } from '../../../src/store/invocationHistory';
-import { StopAllFile } from '../../../src/store/stopAllFile';
-import { TaskStateStore } from '../../../src/store/taskStateStore';
-import { InvalidTaskIdError, PATHS, Workspace, WorkspaceEscapeError } from '../../../src/store/workspace';
+import { withFileLock, writeFileAtomic } from '../../../src/state/atomicFile';
+import { BlockedTaskRegistry, CorruptRegistryError } from '../../../src/state/blockedTaskRegistry';
+import { loadConfig } from '../../../src/state/configFile';
+import { appendInvocation, MAX_HISTORY, parseInvocationHistory } from '../../../src/state/invocationHistory';
+import { StopAllFile } from '../../../src/state/stopAllFile';
+import { TaskStateStore } from '../../../src/state/taskStateStore';
+import { InvalidTaskIdError, PATHS, Workspace, WorkspaceEscapeError } from '../../../src/state/workspace';
 import { listFiles, tmpdir, write } from '../helpers';
 
 describe('workspace files', () => {

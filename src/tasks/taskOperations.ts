@@ -1,11 +1,11 @@
 import { renderBlockedSummary, type BlockedTask } from '../core/blockedSummary';
 import type { GuardianConfig } from '../core/config';
 import { analyzeTask, currentTier, forceEscalate, type EscalationResult, type TaskAnalysis } from '../core/taskAnalysis';
-import { BlockedTaskRegistry } from './blockedTaskRegistry';
-import { GuardianLog } from './guardianLog';
+import { BlockedTaskRegistry } from '../state/blockedTaskRegistry';
+import { GuardianLog } from '../state/guardianLog';
 import { collectAttempts } from './taskAttempts';
-import { TaskStateStore } from './taskStateStore';
-import { checkTaskId, type Workspace } from './workspace';
+import { TaskStateStore } from '../state/taskStateStore';
+import { checkTaskId, type Workspace } from '../state/workspace';
 
 /** Seed 003's operations on a task, shared by the CLI and the extension. */
 export class TaskOperations {

@@ -4,10 +4,11 @@ import { Engine } from '../core/engine';
 import type { Finding } from '../core/finding';
 import { AgentDiscovery, type Transcript } from './agentDiscovery';
 import { AgentLogReader } from './agentLog';
-import { EventLogReader, type EventSink, type SkippedLine } from './eventLog';
-import { historyEvents, readInvocationHistory } from './invocationHistory';
+import type { SkippedLine } from '../core/events';
+import { EventLogReader, type EventSink } from './eventLog';
+import { historyEvents, readInvocationHistory } from '../state/invocationHistory';
 import { discoverFiles } from './sourceDiscovery';
-import type { Workspace } from './workspace';
+import type { Workspace } from '../state/workspace';
 
 const KEEP_SKIPPED = 200;
 const KEEP_FINDINGS = 1_000;

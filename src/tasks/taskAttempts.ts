@@ -1,8 +1,8 @@
 import type { GuardianConfig } from '../core/config';
 import type { AttemptEvent } from '../core/events';
-import { EventLogReader } from './eventLog';
-import { discoverFiles } from './sourceDiscovery';
-import type { Workspace } from './workspace';
+import { EventLogReader } from '../watch/eventLog';
+import { discoverFiles } from '../watch/sourceDiscovery';
+import type { Workspace } from '../state/workspace';
 
 /** Every `attempt` event of a task across the workspace's event logs, in file order. */
 export async function collectAttempts(ws: Workspace, config: GuardianConfig, task: string): Promise<AttemptEvent[]> {

@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { claudeProjectDir, geminiProjectHash } from '../../../src/store/agentDiscovery';
-import { Workspace } from '../../../src/store/workspace';
-import { WorkspaceMonitor } from '../../../src/store/workspaceMonitor';
+import { claudeProjectDir, geminiProjectHash } from '../../../src/watch/agentDiscovery';
+import { Workspace } from '../../../src/state/workspace';
+import { WorkspaceMonitor } from '../../../src/watch/workspaceMonitor';
 import { config, tmpdir, write } from '../helpers';
 
 const today = new Date().toISOString();

@@ -7,7 +7,7 @@ import { claudeCode } from '../adapters/claudeCode';
 import { codex } from '../adapters/codex';
 import { gemini } from '../adapters/gemini';
 import type { GuardianConfig } from '../core/config';
-import { isWithin } from './workspace';
+import { isWithin } from '../state/workspace';
 
 /** A transcript an agent is writing (or wrote) for this workspace. */
 export interface Transcript {
