@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { HOOK_AGENTS } from '../agents';
 import { InvalidTaskIdError, WorkspaceEscapeError } from '../state/workspace';
 import { checkCommand, recordCommand } from './commands/check';
 import { replayCommand, scanCommand } from './commands/scan';
@@ -8,6 +9,8 @@ import { initCommand } from './commands/init';
 import { commandContext } from './context';
 import { readStdin, runHook } from './hook';
 import { EXIT, UsageError, type Io } from './io';
+
+const HOOK_IDS = HOOK_AGENTS.map((a) => a.id).join('|');
 
 const COMMON = `Options for every command:
   --workspace DIR   the workspace folder (default: the current directory)
@@ -58,13 +61,13 @@ const COMMANDS: Record<string, CommandSpec> = {
   pause: { usage: 'pause [--reason TEXT]', summary: 'Writes PAUSE to STOP_ALL: agents finish current work, start nothing new.', options: { reason: text } },
   clear: { usage: 'clear [--reason TEXT]', summary: 'Writes CLEAR to STOP_ALL: normal operation.', options: { reason: text } },
   hook: {
-    usage: 'hook claude|codex|gemini [--deny-with json|exit2]',
+    usage: `hook ${HOOK_IDS} [--deny-with json|exit2]`,
     summary: "The enforcing hook an agent runs around each tool call (JSON on stdin). See 'loop-guardian hook --help'.",
     options: {},
   },
   init: {
-    usage: 'init claude|codex|gemini [--command CMD]',
-    summary: "Registers the hook in the project's agent settings (.claude/settings.json, .codex/hooks.json, .gemini/settings.json), merged.",
+    usage: `init ${HOOK_IDS} [--command CMD]`,
+    summary: `Registers the hook in the project's agent settings (${HOOK_AGENTS.map((a) => a.hook.registration.settingsFile).join(', ')}), merged.`,
     options: { command: text },
     positionals: 1,
   },

@@ -89,9 +89,9 @@ export const configSchema = z
       })
       .prefault({}),
     tiers: z.strictObject({ max: z.number().int().min(1).default(7), humanReviewFrom: z.number().int().min(1).default(6) }).prefault({}),
-    agents: z
-      .strictObject({ claude: agentSource, codex: agentSource, gemini: agentSource, maxAgeDays: z.number().positive().default(7) })
-      .prefault({}),
+    // One entry per agent whose transcripts to read, by its id in the agents' registry (which the
+    // file layer checks: the core knows no agent by name).
+    agents: z.object({ maxAgeDays: z.number().positive().default(7) }).catchall(agentSource).prefault({}),
     hooks: z
       .strictObject({
         deny: z.array(z.enum(SIGNAL_IDS)).default([...DEFAULT_DENY_SIGNALS]),

@@ -1,5 +1,5 @@
-import { HOOK_SETTINGS_FILES, mergeHookSettings, SettingsShapeError } from '../hooks/settings';
-import type { HookAgent } from '../hooks/protocol';
+import type { AgentWithHook } from '../agents';
+import { mergeHookSettings, SettingsShapeError } from '../agents/hookSettings';
 import { jsonErrorLocation } from '../core/jsonPositions';
 import { readTextIfExists, withFileLock, writeFileAtomic } from './atomicFile';
 import type { Workspace } from './workspace';
@@ -15,8 +15,9 @@ export interface InstallResult {
  * Registers the guardian's hook in the project's settings file of an agent, merged with what is
  * there (see `mergeHookSettings`), written atomically; a file that is not valid JSON is left alone.
  */
-export async function installHook(ws: Workspace, agent: HookAgent, command: string): Promise<InstallResult> {
-  const rel = HOOK_SETTINGS_FILES[agent];
+export async function installHook(ws: Workspace, agent: AgentWithHook, command: string): Promise<InstallResult> {
+  const reg = agent.hook.registration;
+  const rel = reg.settingsFile;
   const file = await ws.resolveForWrite(rel);
   return withFileLock(file, async () => {
     const text = await readTextIfExists(file);
@@ -29,13 +30,13 @@ export async function installHook(ws: Workspace, agent: HookAgent, command: stri
         throw new SettingsShapeError(rel, at ? `line ${at.line}, column ${at.column}` : '(file)', `is not valid JSON (${(err as Error).message})`);
       }
     }
-    const merged = mergeHookSettings(existing, agent, command, rel);
+    const merged = mergeHookSettings(existing, agent.id, reg, command, rel);
     if (merged.added.length > 0 || merged.updated.length > 0) await writeFileAtomic(file, `${JSON.stringify(merged.settings, null, 2)}\n`);
     return { file: rel, added: merged.added, updated: merged.updated, created: text === undefined };
   });
 }
 
 /** The command an agent runs: `node "<this CLI>" hook <agent>`. */
-export function hookCommand(cliPath: string, agent: HookAgent): string {
-  return `node ${JSON.stringify(cliPath)} hook ${agent}`;
+export function hookCommand(cliPath: string, agent: AgentWithHook): string {
+  return `node ${JSON.stringify(cliPath)} hook ${agent.id}`;
 }

@@ -1,3 +1,4 @@
+import { AGENTS } from '../agents';
 import { defaultConfig, resolveConfig, type ConfigProblem, type GuardianConfig } from '../core/config';
 import { jsonErrorLocation } from '../core/jsonPositions';
 import { readTextIfExists, withFileLock, writeFileAtomic } from './atomicFile';
@@ -38,7 +39,22 @@ export function parseConfigText(text: string | undefined, file: string): LoadedC
     const { config } = resolveConfig(undefined);
     return { config, problems: [{ level: 'error', path: where, message: `not valid JSON (${(err as Error).message}); defaults used` }], file, exists: true };
   }
-  return { ...resolveConfig(raw), file, exists: true };
+  const resolved = resolveConfig(raw);
+  return { config: resolved.config, problems: [...resolved.problems, ...unknownAgents(resolved.config)], file, exists: true };
+}
+
+/** The agents whose transcripts can be watched: the keys `agents` takes besides `maxAgeDays`. */
+const DISCOVERABLE = AGENTS.filter((a) => a.discovery !== undefined).map((a) => a.id);
+
+/** Entries of `agents` that name no agent the guardian can watch: reported, and removed. */
+function unknownAgents(config: GuardianConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const key of Object.keys(config.agents)) {
+    if (key === 'maxAgeDays' || DISCOVERABLE.includes(key)) continue;
+    problems.push({ level: 'warning', path: `agents.${key}`, message: `unknown agent, ignored (the agents whose transcripts can be watched: ${DISCOVERABLE.join(', ')})` });
+    delete config.agents[key];
+  }
+  return problems;
 }
 
 /** Writes the default configuration, unless a config file is there already; true when it wrote. */

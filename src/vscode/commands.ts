@@ -1,8 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { defaultConfig } from '../core/config';
-import { HOOK_AGENTS, type HookAgent } from '../hooks/protocol';
-import { HOOK_SETTINGS_FILES } from '../hooks/settings';
+import { HOOK_AGENTS, hookAgent } from '../agents';
 import { hookCommand, installHook } from '../state/agentSettings';
 import type { StopStatus } from '../core/stopAll';
 import { createDefaultConfig } from '../state/configFile';
@@ -34,8 +33,6 @@ export const Command = {
   focus: 'loopGuardian.focus',
   installHook: 'loopGuardian.installHook',
 } as const;
-
-const AGENT_LABELS: Readonly<Record<HookAgent, string>> = { claude: 'Claude Code', codex: 'Codex CLI', gemini: 'Gemini CLI' };
 
 /** A command's argument: a tree node, a folder's URI, or (from scripts and tests) a folder and a task. */
 type Target = Node | vscode.Uri | { folder?: vscode.Uri; task?: string; agent?: string } | undefined;
@@ -176,22 +173,23 @@ function handlers(deps: Deps): Record<string, (target?: Target) => unknown> {
       const [g] = await guardiansOf(deps, t, false);
       if (!g) return;
       const given = t && !isNode(t) && !(t instanceof vscode.Uri) ? t.agent : undefined;
-      const agent =
+      const id =
         given ??
         (
           await vscode.window.showQuickPick(
-            HOOK_AGENTS.map((a) => ({ label: AGENT_LABELS[a], description: HOOK_SETTINGS_FILES[a], agent: a })),
+            HOOK_AGENTS.map((a) => ({ label: a.label, description: a.hook.registration.settingsFile, agent: a.id })),
             { placeHolder: 'Which agent should run the Loop Guardian hook before and after each tool call?' },
           )
         )?.agent;
-      if (agent === undefined) return;
-      if (!(HOOK_AGENTS as readonly string[]).includes(agent)) throw new Error(`unknown agent ${JSON.stringify(agent)}: ${HOOK_AGENTS.join(', ')}`);
-      const command = hookCommand(path.join(deps.extensionPath, 'dist', 'cli.js'), agent as HookAgent);
-      const result = await installHook(g.ws, agent as HookAgent, command);
+      if (id === undefined) return;
+      const agent = hookAgent(id);
+      if (agent === undefined) throw new Error(`unknown agent ${JSON.stringify(id)}: ${HOOK_AGENTS.map((a) => a.id).join(', ')}`);
+      const command = hookCommand(path.join(deps.extensionPath, 'dist', 'cli.js'), agent);
+      const result = await installHook(g.ws, agent, command);
       const changed = [...result.added, ...result.updated];
-      await new GuardianLog(g.ws).write('INFO', `hook for ${agent} registered from VS Code in ${result.file}: ${changed.join(', ') || 'already there'}`);
-      deps.log.info(`${g.folder.name}: ${result.file}: hook for ${agent} ${changed.length > 0 ? `on ${changed.join(', ')}` : 'already registered'}`);
-      const message = changed.length > 0 ? `${AGENT_LABELS[agent as HookAgent]} now runs the Loop Guardian hook (${result.file}).` : `${result.file} already runs the Loop Guardian hook.`;
+      await new GuardianLog(g.ws).write('INFO', `hook for ${agent.id} registered from VS Code in ${result.file}: ${changed.join(', ') || 'already there'}`);
+      deps.log.info(`${g.folder.name}: ${result.file}: hook for ${agent.id} ${changed.length > 0 ? `on ${changed.join(', ')}` : 'already registered'}`);
+      const message = changed.length > 0 ? `${agent.label} now runs the Loop Guardian hook (${result.file}).` : `${result.file} already runs the Loop Guardian hook.`;
       void vscode.window.showInformationMessage(message, 'Open').then((choice) => (choice ? openFile(vscode.Uri.joinPath(g.folder.uri, result.file)) : undefined));
       return result;
     },

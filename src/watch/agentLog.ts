@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { DocumentAdapter, JsonlAdapter, AdapterSink, Decoder } from '../adapters';
+import type { AdapterSink, Decoder, DocumentAdapter, JsonlAdapter } from '../agents/transcript';
 import { arrayElementOffsets, linesOfOffsets } from '../core/jsonPositions';
 import type { GuardianEvent } from '../core/events';
 import { jsonErrorLocation } from '../core/jsonPositions';
@@ -28,7 +28,7 @@ class RefSink implements AdapterSink {
 }
 
 /**
- * An agent's own JSONL log (a Claude Code transcript, a Codex rollout, a Gemini CLI chat), read
+ * An agent's own JSONL log (a transcript an agent appends to as it works), read
  * incrementally like the guardian's event log: complete lines only, each through the adapter.
  */
 export class AgentLogReader {
@@ -79,12 +79,12 @@ export class AgentLogReader {
   }
 }
 
-/** Largest document read whole (SWE-agent, OpenHands, Cline files are a few MB at most). */
+/** Largest document read whole (the agents' documents are a few MB at most). */
 export const MAX_DOCUMENT_BYTES = 256 << 20;
 
 /**
- * An agent's JSON document (a SWE-agent trajectory, an OpenHands event list, a Cline message
- * file), read whole: each record is reported with the line it starts on.
+ * An agent's JSON document (a trajectory, an event list, a message file that the agent rewrites
+ * whole), read whole: each record is reported with the line it starts on.
  */
 export async function readAgentDocument(absPath: string, name: string, adapter: DocumentAdapter, sink: EventSink, text?: string): Promise<void> {
   const refs = new RefSink(name, sink);

@@ -1,5 +1,5 @@
 import { promises as fs } from 'node:fs';
-import { ADAPTER_IDS, adapterById, sniffDocument, sniffJsonl, type AdapterId } from '../adapters';
+import { agentById, sniffDocument, sniffJsonl, TRANSCRIPT_AGENTS } from '../agents';
 import type { GuardianConfig } from '../core/config';
 import { Engine } from '../core/engine';
 import { EVENT_TYPES } from '../core/events';
@@ -10,8 +10,9 @@ import type { SkippedLine } from '../core/events';
 import { EventLogReader, type EventSink } from './eventLog';
 import { historyEvents, parseInvocationHistory } from '../state/invocationHistory';
 
-export type ReplayFormat = 'events' | 'invocations' | AdapterId;
-export const REPLAY_FORMATS: readonly (ReplayFormat | 'auto')[] = ['auto', 'events', 'invocations', ...ADAPTER_IDS];
+/** The guardian's events, seed 000's history, or the id of an agent whose transcripts it reads. */
+export type ReplayFormat = string;
+export const REPLAY_FORMATS: readonly string[] = ['auto', 'events', 'invocations', ...TRANSCRIPT_AGENTS.map((a) => a.id)];
 
 export interface ReplayResult {
   readonly format: ReplayFormat;
@@ -97,7 +98,7 @@ export async function detectFormat(file: string): Promise<ReplayFormat> {
 export async function replayFile(
   file: string,
   name: string,
-  format: ReplayFormat | 'auto',
+  format: ReplayFormat,
   config: GuardianConfig,
   onFinding?: (f: Finding) => void,
 ): Promise<ReplayResult> {
@@ -126,7 +127,8 @@ export async function replayFile(
     await reader.read(sink);
     reader.finish(sink);
   } else {
-    const adapter = adapterById(resolved);
+    const adapter = agentById(resolved)?.transcript;
+    if (adapter === undefined) throw new UnknownFormatError(file, `no format ${JSON.stringify(resolved)}`);
     if (adapter.layout === 'document') {
       await readAgentDocument(file, name, adapter, sink);
     } else {

@@ -1,6 +1,8 @@
 import picomatch from 'picomatch';
+import { HOOK_AGENTS } from '../agents';
 import type { GuardianConfig } from '../core/config';
 import { Engine } from '../core/engine';
+import { escapeRegExp } from '../core/guards';
 import type { Finding } from '../core/finding';
 import { AgentDiscovery, type Transcript } from './agentDiscovery';
 import { AgentLogReader } from './agentLog';
@@ -25,7 +27,7 @@ type Reader = EventLogReader | AgentLogReader;
 /** A transcript of an agent working in this workspace, as the sidebar shows it. */
 export interface AgentSource {
   readonly file: string;
-  /** "Claude Code", "Codex CLI", "Gemini CLI". */
+  /** The agent's name, as people call it. */
   readonly label: string;
   readonly sessions: readonly string[];
   readonly events: number;
@@ -41,7 +43,9 @@ interface SourceInfo {
 }
 
 /** A hook log's name says whose session it records: `hook-<agent>-<session>.jsonl`. */
-const HOOK_LOG = /(?:^|\/)hook-(claude|codex|gemini)-([^/]+)\.jsonl$/;
+// Longer ids first: `hook-copilot-cli-…` is Copilot CLI's, not Copilot's session "cli-…".
+const HOOK_IDS = HOOK_AGENTS.map((a) => a.id).sort((a, b) => b.length - a.length);
+const HOOK_LOG = new RegExp(`(?:^|/)hook-(${HOOK_IDS.map(escapeRegExp).join('|')})-([^/]+)\\.jsonl$`);
 
 /**
  * Watches one workspace's logs: the JSONL event logs (read incrementally, one engine across them)
@@ -98,7 +102,7 @@ export class WorkspaceMonitor {
   agentSources(): AgentSource[] {
     return [...this.sources.entries()].map(([file, s]) => ({
       file,
-      label: s.transcript.adapter.label,
+      label: s.transcript.agent.label,
       sessions: [...s.sessions],
       events: s.events,
       ...(s.lastTs !== undefined ? { lastTs: s.lastTs } : {}),
@@ -132,7 +136,7 @@ export class WorkspaceMonitor {
       if (m) hooked.add(`${m[1] as string}:${m[2] as string}`);
     }
     for (const t of await this.discovery.discover(this.readers)) {
-      if ((t.session !== undefined && hooked.has(`${t.adapter.id}:${t.session}`))) continue;
+      if ((t.session !== undefined && hooked.has(`${t.agent.id}:${t.session}`))) continue;
       this.readers.set(t.file, new AgentLogReader(t.file, t.file, t.adapter));
       this.sources.set(t.file, { transcript: t, sessions: new Set(), events: 0 });
     }

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
-import { HOOK_AGENTS, type HookAgent } from '../../hooks/protocol';
+import { HOOK_AGENTS, hookAgent } from '../../agents';
 import { hookCommand, installHook } from '../../state/agentSettings';
 import type { CommandContext } from '../context';
 import { EXIT, json, UsageError } from '../io';
@@ -16,9 +16,10 @@ function thisCli(): string {
 }
 
 export async function initCommand(ctx: CommandContext, agent: string | undefined, opts: { command?: string }): Promise<number> {
-  if (agent === undefined || !(HOOK_AGENTS as readonly string[]).includes(agent)) throw new UsageError(`init needs the agent: ${HOOK_AGENTS.join(', ')}`);
-  const command = opts.command ?? hookCommand(thisCli(), agent as HookAgent);
-  const result = await installHook(ctx.ws, agent as HookAgent, command);
+  const target = agent === undefined ? undefined : hookAgent(agent);
+  if (target === undefined) throw new UsageError(`init needs the agent: ${HOOK_AGENTS.map((a) => a.id).join(', ')}`);
+  const command = opts.command ?? hookCommand(thisCli(), target);
+  const result = await installHook(ctx.ws, target, command);
   await ctx.log.write('INFO', `init ${agent}: ${result.file}: added ${result.added.join(', ') || 'nothing'}; updated ${result.updated.join(', ') || 'nothing'}`);
   if (ctx.json) {
     ctx.io.out(json({ agent, file: result.file, command, created: result.created, added: result.added, updated: result.updated }));

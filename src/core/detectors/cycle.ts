@@ -23,7 +23,7 @@ interface SessionCycle {
 }
 
 /**
- * A-B-A-B and longer cycles (seed 001's future work; Gemini CLI ships it): the last
+ * A-B-A-B and longer cycles (seed 001's future work; a peer's loop detector ships it): the last
  * period × threshold calls are one unit of 2..maxPeriod different calls repeated `threshold`
  * times. Progress-aware: a cycle whose every repetition succeeded with new results only warns.
  */

@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { mergeHookSettings } from '../../../src/hooks/settings';
+import { gemini } from '../../../src/agents/gemini';
+import { isGuardianHook, mergeHookSettings } from '../../../src/agents/hookSettings';
 import { CLI, cli, tmpdir, write } from '../helpers';
 
 const read = async (ws: string, rel: string) => JSON.parse(await fs.readFile(path.join(ws, rel), 'utf8')) as Record<string, any>;
@@ -27,14 +28,22 @@ describe('loop-guardian init (hook registration)', () => {
   });
 
   it('updates a registration whose path changed instead of adding a second one', () => {
-    const first = mergeHookSettings(undefined, 'gemini', 'node "/old/dist/cli.js" hook gemini', 'x');
-    const second = mergeHookSettings(first.settings, 'gemini', 'node "/new/dist/cli.js" hook gemini', 'x');
+    const first = mergeHookSettings(undefined, 'gemini', gemini.hook!.registration, 'node "/old/dist/cli.js" hook gemini', 'x');
+    const second = mergeHookSettings(first.settings, 'gemini', gemini.hook!.registration, 'node "/new/dist/cli.js" hook gemini', 'x');
     assert.deepEqual(second.added, []);
     assert.deepEqual(second.updated, ['BeforeTool', 'AfterTool']);
     const hooks = second.settings.hooks as Record<string, { hooks: { command: string; timeout: number }[] }[]>;
     assert.equal(hooks.BeforeTool?.length, 1);
     assert.equal(hooks.BeforeTool?.[0]?.hooks[0]?.command, 'node "/new/dist/cli.js" hook gemini');
     assert.equal(hooks.BeforeTool?.[0]?.hooks[0]?.timeout, 10_000);
+  });
+
+  it("recognises its own registration by the agent's whole id, not a prefix of another's", () => {
+    assert.equal(isGuardianHook('node "/x/dist/cli.js" hook codex', 'codex'), true);
+    assert.equal(isGuardianHook('loop-guardian hook codex --deny-with exit2', 'codex'), true);
+    assert.equal(isGuardianHook('node "/x/dist/cli.js" hook codex-cloud', 'codex'), false);
+    assert.equal(isGuardianHook('node "/x/dist/cli.js" hook claude', 'codex'), false);
+    assert.equal(isGuardianHook('npx prettier hook codex', 'codex'), false);
   });
 
   it('Codex and Gemini CLI: their files, their events; a file that is not valid JSON is left alone with its line named', async () => {

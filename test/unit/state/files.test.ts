@@ -186,5 +186,15 @@ describe('workspace files', () => {
       await write(root, PATHS.config, JSON.stringify({ signals: { 'identical-calls': { threshold: 5 } } }));
       assert.equal((await loadConfig(ws)).config.signals['identical-calls'].threshold, 5);
     });
+
+    it('takes the agents to watch from the registry: an unknown one is named and ignored, a known one applies', async () => {
+      await write(root, PATHS.config, JSON.stringify({ agents: { claude: { enabled: true }, claud: { enabled: true }, 'swe-agent': { enabled: true }, maxAgeDays: 2 } }));
+      const loaded = await loadConfig(ws);
+      assert.equal(loaded.config.agents.claude?.enabled, true);
+      assert.equal(loaded.config.agents.maxAgeDays, 2);
+      assert.deepEqual(loaded.problems.map((p) => p.path), ['agents.claud', 'agents.swe-agent']);
+      assert.match(loaded.problems[0]?.message ?? '', /unknown agent, ignored \(.*claude, codex, gemini\)/);
+      assert.equal(loaded.config.agents.claud, undefined);
+    });
   });
 });

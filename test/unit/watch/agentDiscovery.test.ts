@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { claudeProjectDir, geminiProjectHash } from '../../../src/watch/agentDiscovery';
+import { claudeProjectDir } from '../../../src/agents/claude/discovery';
+import { geminiProjectHash } from '../../../src/agents/gemini/discovery';
 import { Workspace } from '../../../src/state/workspace';
 import { WorkspaceMonitor } from '../../../src/watch/workspaceMonitor';
 import { config, tmpdir, write } from '../helpers';

@@ -1,4 +1,4 @@
-import { isObject, parseArgsText, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from './adapter';
+import { isObject, parseArgsText, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
 
 const AGENT = 'swe-agent';
 
@@ -45,9 +45,7 @@ class SweAgentDecoder implements Decoder {
   finish(): void {}
 }
 
-export const sweAgent: DocumentAdapter = {
-  id: 'swe-agent',
-  label: 'SWE-agent',
+export const sweAgentTranscript: DocumentAdapter = {
   agent: AGENT,
   layout: 'document',
   sniff: (doc) => isObject(doc) && Array.isArray(doc.trajectory),

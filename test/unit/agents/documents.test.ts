@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { cline } from '../../../src/adapters/cline';
-import { openHands } from '../../../src/adapters/openHands';
+import { clineTranscript } from '../../../src/agents/cline/transcript';
+import { openHandsTranscript } from '../../../src/agents/openhands/transcript';
 import { decode, halts, replayText } from './util';
 
 describe('SWE-agent, OpenHands and Cline adapters', () => {
@@ -30,7 +30,7 @@ describe('SWE-agent, OpenHands and Cline adapters', () => {
   it('OpenHands: actions pair with observations by cause; error observations and non-zero exit codes fail', () => {
     const run = (id: number, command: string) => ({ id, timestamp: '2025-01-27T22:45:13.764487', source: 'agent', action: 'run', args: { command, thought: `try ${id}`, is_input: false }, tool_call_metadata: { function_name: 'execute_bash', tool_call_id: `t${id}` } });
     const obs = (cause: number, exit: number) => ({ id: cause + 1, timestamp: '2025-01-27T22:45:14', source: 'agent', cause, observation: 'run', content: 'No module named pytest', extras: { command: 'pytest', metadata: { exit_code: exit } } });
-    const { events, skipped } = decode(openHands, [
+    const { events, skipped } = decode(openHandsTranscript, [
       { id: 0, source: 'user', action: 'message', message: 'run the tests', args: { content: 'run the tests' } },
       run(1, 'pytest'),
       obs(1, 1),
@@ -74,7 +74,7 @@ describe('SWE-agent, OpenHands and Cline adapters', () => {
     const halt = replay.findings.find((f) => f.signal === 'identical-calls');
     assert.equal(halt?.action, 'halt');
     assert.equal(halt?.session, 'sess_1');
-    const legacy = decode(cline, messages, messages);
+    const legacy = decode(clineTranscript, messages, messages);
     assert.equal(legacy.events.filter((e) => e.event.type === 'tool_result' && e.event.ok === false).length, 3);
   });
 

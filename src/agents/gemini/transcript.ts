@@ -1,5 +1,5 @@
-import type { GuardianEvent } from '../core/events';
-import { argsObject, isObject, isoTime, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from './adapter';
+import type { GuardianEvent } from '../../core/events';
+import { argsObject, isObject, isoTime, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
 
 const AGENT = 'gemini-cli';
 /** Statuses after which a tool call does not change any more. */
@@ -111,9 +111,7 @@ class GeminiDecoder implements Decoder {
 }
 
 /** Gemini CLI chats: `~/.gemini/tmp/<project>/chats/session-<date>-<id>.jsonl`. */
-export const gemini: JsonlAdapter = {
-  id: 'gemini',
-  label: 'Gemini CLI',
+export const geminiTranscript: JsonlAdapter = {
   agent: AGENT,
   layout: 'jsonl',
   sniff: (first) =>

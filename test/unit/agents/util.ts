@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { Adapter } from '../../../src/adapters';
+import type { Adapter } from '../../../src/agents/transcript';
 import type { GuardianEvent } from '../../../src/core/events';
 import { defaultConfig } from '../../../src/core/config';
 import { replayFile, type ReplayFormat, type ReplayResult } from '../../../src/watch/replay';

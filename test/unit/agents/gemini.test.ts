@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { gemini, geminiResultText } from '../../../src/adapters/gemini';
+import { geminiTranscript, geminiResultText } from '../../../src/agents/gemini/transcript';
 import { decode, halts, jsonlText, replayText } from './util';
 
 const meta = { sessionId: 'a1b2c3d4-0000-4000-8000-000000000000', projectHash: 'f'.repeat(64), startTime: '2026-11-22T08:00:00.000Z', lastUpdated: '2026-11-22T08:00:00.000Z' };
@@ -11,7 +11,7 @@ const toolCall = (id: string, status: string, result?: unknown) => ({ id, name: 
 
 describe('Gemini CLI adapter', () => {
   it('the last copy of a record wins: a call becomes one event when it finishes', () => {
-    const { events, skipped } = decode(gemini, [
+    const { events, skipped } = decode(geminiTranscript, [
       meta,
       { id: 'u1', timestamp: '2026-11-22T08:00:01.000Z', type: 'user', content: 'read it' },
       message('m1', [toolCall('c1', 'scheduled')]),
@@ -31,7 +31,7 @@ describe('Gemini CLI adapter', () => {
   });
 
   it('a call that never finished is settled as unrecorded at the end; a cancelled one has no outcome', () => {
-    const { events } = decode(gemini, [meta, message('m1', [toolCall('c1', 'executing'), toolCall('c2', 'cancelled')])]);
+    const { events } = decode(geminiTranscript, [meta, message('m1', [toolCall('c1', 'executing'), toolCall('c2', 'cancelled')])]);
     assert.deepEqual(events.map((x) => (x.event.type === 'tool' ? `${x.event.tool}:${String(x.event.ok)}` : x.event.type)), ['read_file:undefined', 'read_file:undefined']);
   });
 

@@ -1,5 +1,5 @@
-import type { GuardianEvent } from '../core/events';
-import { isObject, isoTime, parseArgsText, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from './adapter';
+import type { GuardianEvent } from '../../core/events';
+import { isObject, isoTime, parseArgsText, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
 
 const AGENT = 'codex';
 const IGNORED_TYPES = new Set(['turn_context', 'compacted']);
@@ -112,9 +112,7 @@ class CodexDecoder implements Decoder {
 }
 
 /** OpenAI Codex CLI rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl`. */
-export const codex: JsonlAdapter = {
-  id: 'codex',
-  label: 'Codex CLI',
+export const codexTranscript: JsonlAdapter = {
   agent: AGENT,
   layout: 'jsonl',
   sniff: (first) => typeof first.type === 'string' && isObject(first.payload) && ('timestamp' in first || first.type === 'session_meta'),

@@ -1,10 +1,10 @@
-import { callSignature } from '../core/calls';
-import { Canonicalizer } from '../core/canonical';
-import type { GuardianConfig, SignalId } from '../core/config';
-import { Engine } from '../core/engine';
-import type { EventRef, GuardianEvent, LocatedEvent } from '../core/events';
-import type { Finding } from '../core/finding';
-import type { StopState } from '../core/stopAll';
+import { callSignature } from './calls';
+import { Canonicalizer } from './canonical';
+import type { GuardianConfig, SignalId } from './config';
+import { Engine } from './engine';
+import type { EventRef, GuardianEvent, LocatedEvent } from './events';
+import type { Finding } from './finding';
+import type { StopState } from './stopAll';
 
 /** A call the agent is about to make. */
 export interface PendingCall {

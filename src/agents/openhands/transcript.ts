@@ -1,5 +1,5 @@
-import type { GuardianEvent } from '../core/events';
-import { isObject, isoTime, str, unknownType, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from './adapter';
+import type { GuardianEvent } from '../../core/events';
+import { isObject, isoTime, str, unknownType, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
 
 const AGENT = 'openhands';
 /** Actions that are not tool calls: conversation, bookkeeping, the end. */
@@ -59,9 +59,7 @@ class OpenHandsDecoder implements Decoder {
   finish(): void {}
 }
 
-export const openHands: DocumentAdapter = {
-  id: 'openhands',
-  label: 'OpenHands',
+export const openHandsTranscript: DocumentAdapter = {
   agent: AGENT,
   layout: 'document',
   sniff: (doc) => Array.isArray(doc) && doc.length > 0 && doc.slice(0, 5).some((e) => isObject(e) && (typeof e.action === 'string' || typeof e.observation === 'string') && 'source' in e),

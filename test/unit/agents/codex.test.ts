@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { codex, codexOutcome } from '../../../src/adapters/codex';
+import { codexTranscript, codexOutcome } from '../../../src/agents/codex/transcript';
 import { decode, halts, jsonlText, replayText } from './util';
 
 const SESSION = '0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
@@ -23,7 +23,7 @@ describe('Codex CLI adapter', () => {
   });
 
   it('pairs function_call and function_call_output by call_id; the session is session_meta id', () => {
-    const { events, skipped } = decode(codex, [
+    const { events, skipped } = decode(codexTranscript, [
       meta,
       { timestamp: at(1), type: 'turn_context', payload: { cwd: '/work/project' } },
       { timestamp: at(1), type: 'event_msg', payload: { type: 'user_message', message: 'fix it' } },

@@ -3,10 +3,6 @@ import { isObject, nonEmptyString } from '../core/guards';
 
 export { isObject };
 
-/** The agents whose own logs the guardian reads. */
-export const ADAPTER_IDS = ['claude', 'codex', 'gemini', 'swe-agent', 'openhands', 'cline'] as const;
-export type AdapterId = (typeof ADAPTER_IDS)[number];
-
 /** Where a decoder's output goes: events in the guardian's v1 shape, and what it could not use. */
 export interface AdapterSink {
   /** `line` is the 1-based line of the record the event came from. */
@@ -26,10 +22,7 @@ export interface Decoder {
 }
 
 interface AdapterBase {
-  readonly id: AdapterId;
-  /** How people call the agent: "Claude Code". */
-  readonly label: string;
-  /** The `agent` its events carry. */
+  /** The `agent` its events carry (the agent's `eventAgent`). */
   readonly agent: string;
 }
 

@@ -1,5 +1,5 @@
 import type { GuardianEvent } from '../core/events';
-import { argsObject, contentText, isObject, type AdapterSink, type Json, type RecentSet } from './adapter';
+import { argsObject, contentText, isObject, type AdapterSink, type Json, type RecentSet } from './transcript';
 
 /** What every event of one record shares. */
 export interface RecordScope {

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { claudeCode } from '../../../src/adapters/claudeCode';
-import { resultOutcome } from '../../../src/adapters/anthropicBlocks';
+import { claudeTranscript } from '../../../src/agents/claude/transcript';
+import { resultOutcome } from '../../../src/agents/anthropicBlocks';
 import { decode, halts, jsonlText, replayText } from './util';
 
 const SESSION = '8f0c2f7e-1111-4c1e-9b2a-000000000001';
@@ -28,7 +28,7 @@ describe('Claude Code adapter', () => {
   });
 
   it('pairs tool_use with tool_result by id and reads failures from is_error, Exit code N and <tool_use_error>', () => {
-    const { events, skipped } = decode(claudeCode, [
+    const { events, skipped } = decode(claudeTranscript, [
       { type: 'summary', summary: 'x', leafUuid: 'u-0' },
       line('user', 'fix the build'),
       line('assistant', [{ type: 'text', text: 'Running the tests.' }, use('t1', 'Bash', { command: 'npm test' })]),
@@ -64,12 +64,12 @@ describe('Claude Code adapter', () => {
     const split1 = line('assistant', [{ type: 'thinking', thinking: '...' }]);
     const split2 = { ...line('assistant', [use('t1', 'Bash', { command: 'make' })]), message: { id: 'msg_same', role: 'assistant', content: [use('t1', 'Bash', { command: 'make' })] } };
     const again = { ...split2, uuid: 'u-again' };
-    const { events } = decode(claudeCode, [split1, split2, again, line('user', [result('t1', 'done')]), line('user', [result('t1', 'done')])]);
+    const { events } = decode(claudeTranscript, [split1, split2, again, line('user', [result('t1', 'done')]), line('user', [result('t1', 'done')])]);
     assert.deepEqual(events.map((x) => x.event.type), ['tool', 'tool_result']);
   });
 
   it('keeps subagent (sidechain) calls in their own session, and starts a turn at what the person typed only', () => {
-    const { events } = decode(claudeCode, [
+    const { events } = decode(claudeTranscript, [
       line('user', 'hello'),
       line('user', 'Caveat: injected', { isMeta: true }),
       line('assistant', [use('s1', 'Grep', { pattern: 'a' })], { isSidechain: true, agentId: 'a1b2' }),
@@ -78,7 +78,7 @@ describe('Claude Code adapter', () => {
   });
 
   it('skips and counts unknown record types and malformed blocks, never throws', () => {
-    const { events, skipped } = decode(claudeCode, [
+    const { events, skipped } = decode(claudeTranscript, [
       { type: 'brand-new-kind', data: 1 },
       'not an object',
       { type: 'assistant', sessionId: SESSION },

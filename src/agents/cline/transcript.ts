@@ -1,5 +1,5 @@
-import { isObject, isoTime, RecentSet, str, type AdapterSink, type Decoder, type DocumentAdapter } from './adapter';
-import { toolBlocks, userEvent, userText, type RecordScope } from './anthropicBlocks';
+import { isObject, isoTime, RecentSet, str, type AdapterSink, type Decoder, type DocumentAdapter } from '../transcript';
+import { toolBlocks, userEvent, userText, type RecordScope } from '../anthropicBlocks';
 
 const AGENT = 'cline';
 
@@ -38,9 +38,7 @@ function messagesOf(doc: unknown): unknown[] | undefined {
   return undefined;
 }
 
-export const cline: DocumentAdapter = {
-  id: 'cline',
-  label: 'Cline',
+export const clineTranscript: DocumentAdapter = {
   agent: AGENT,
   layout: 'document',
   sniff: (doc) => messagesOf(doc) !== undefined,

@@ -1,22 +1,5 @@
-import { isObject } from '../core/guards';
-import type { HookAgent } from './protocol';
-
-/** Where each agent reads a project's hooks, relative to the workspace. */
-export const HOOK_SETTINGS_FILES: Readonly<Record<HookAgent, string>> = {
-  claude: '.claude/settings.json',
-  codex: '.codex/hooks.json',
-  gemini: '.gemini/settings.json',
-};
-
-/** The events the guardian hooks for each agent, and each agent's timeout unit. */
-const REGISTRATION: Readonly<Record<HookAgent, { events: readonly string[]; matcher?: string; timeout: number }>> = {
-  // Claude Code: "*" matches every tool; timeout in seconds.
-  claude: { events: ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'], matcher: '*', timeout: 10 },
-  // Codex: no matcher matches every tool; timeout in seconds.
-  codex: { events: ['PreToolUse', 'PostToolUse'], timeout: 10 },
-  // Gemini CLI: no matcher matches every tool; timeout in milliseconds.
-  gemini: { events: ['BeforeTool', 'AfterTool'], timeout: 10_000 },
-};
+import { escapeRegExp, isObject } from '../core/guards';
+import type { HookRegistration } from './hook';
 
 export class SettingsShapeError extends Error {
   constructor(readonly file: string, readonly field: string, detail: string) {
@@ -26,8 +9,9 @@ export class SettingsShapeError extends Error {
 }
 
 /** Whether a hook command is the guardian's hook for this agent (any install path). */
-export function isGuardianHook(command: unknown, agent: HookAgent): boolean {
-  return typeof command === 'string' && /loop-guardian|cli\.js/.test(command) && new RegExp(`\\bhook\\s+${agent}\\b`).test(command);
+export function isGuardianHook(command: unknown, agent: string): boolean {
+  // The id ends where no other id could go on ("copilot" is not "copilot-cli").
+  return typeof command === 'string' && /loop-guardian|cli\.js/.test(command) && new RegExp(`\\bhook\\s+${escapeRegExp(agent)}(?![\\w-])`).test(command);
 }
 
 export interface MergeResult {
@@ -43,10 +27,9 @@ export interface MergeResult {
  * updated in place (a new command path), never duplicated. Throws when the shape is not the
  * documented one, rather than guess and clobber.
  */
-export function mergeHookSettings(existing: unknown, agent: HookAgent, command: string, file: string): MergeResult {
+export function mergeHookSettings(existing: unknown, agent: string, reg: HookRegistration, command: string, file: string = reg.settingsFile): MergeResult {
   if (existing !== undefined && !isObject(existing)) throw new SettingsShapeError(file, '(root)', 'is not a JSON object');
   const settings: Record<string, unknown> = { ...(existing ?? {}) };
-  const reg = REGISTRATION[agent];
   const hooks = settings.hooks === undefined ? {} : settings.hooks;
   if (!isObject(hooks)) throw new SettingsShapeError(file, 'hooks', 'is not an object');
   const merged: Record<string, unknown> = { ...hooks };

@@ -1,5 +1,5 @@
-import { isObject, isoTime, RecentSet, str, unknownType, type AdapterSink, type Decoder, type JsonlAdapter } from './adapter';
-import { toolBlocks, userEvent, userText, type RecordScope } from './anthropicBlocks';
+import { isObject, isoTime, RecentSet, str, unknownType, type AdapterSink, type Decoder, type JsonlAdapter } from '../transcript';
+import { toolBlocks, userEvent, userText, type RecordScope } from '../anthropicBlocks';
 
 /** Record types Claude Code writes that say nothing about tool calls. */
 const IGNORED = new Set([
@@ -56,9 +56,7 @@ class ClaudeDecoder implements Decoder {
 }
 
 /** Claude Code transcripts: `~/.claude/projects/<project>/<session>.jsonl`. */
-export const claudeCode: JsonlAdapter = {
-  id: 'claude',
-  label: 'Claude Code',
+export const claudeTranscript: JsonlAdapter = {
   agent: AGENT,
   layout: 'jsonl',
   sniff: (first) =>

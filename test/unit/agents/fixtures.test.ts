@@ -53,9 +53,9 @@ describe('adapters on real agent logs', () => {
     const { Engine } = await import('../../../src/core/engine');
     const engine = new Engine(defaultConfig());
     const { readAgentDocument } = await import('../../../src/watch/agentLog');
-    const { cline } = await import('../../../src/adapters/cline');
+    const { clineTranscript } = await import('../../../src/agents/cline/transcript');
     const seen: string[] = [];
-    await readAgentDocument(path.join(FIXTURES, 'cline/session.messages.json'), 'c.json', cline, {
+    await readAgentDocument(path.join(FIXTURES, 'cline/session.messages.json'), 'c.json', clineTranscript, {
       event: (e) => {
         seen.push(e.event.type);
         engine.push(e);

@@ -1,0 +1,75 @@
+import type { HookProtocol } from './hook';
+import type { Adapter } from './transcript';
+
+/**
+ * Everything the guardian knows of one agent, from its folder under `src/agents/`: how to read its
+ * transcripts, where they live for a workspace, and its hook contract with how the hook is
+ * registered. An agent has the parts it has: SWE-agent writes trajectories but takes no hook.
+ */
+export interface Agent {
+  /** Its name on the command line and in config.json: `replay --format claude`, `hook claude`, `agents.claude`. */
+  readonly id: string;
+  /** How people call it: "Claude Code". */
+  readonly label: string;
+  /** The `agent` its events carry ("claude-code"). */
+  readonly eventAgent: string;
+  /** How to read its transcripts. */
+  readonly transcript?: Adapter;
+  /** Where its transcripts for a workspace live. */
+  readonly discovery?: TranscriptDiscovery;
+  /** Its hook contract, and how its hook is registered. */
+  readonly hook?: HookProtocol;
+}
+
+/** A transcript an agent is writing (or wrote) for a workspace. */
+export interface FoundTranscript {
+  /** Absolute path: transcripts live in the agents' own folders, outside the workspace. */
+  readonly file: string;
+  /** The session id its name carries, when it carries one. */
+  readonly session?: string;
+}
+
+/** A folder entry, as much of it as discovery needs. */
+export interface DiscoveryEntry {
+  readonly name: string;
+  isFile(): boolean;
+  isDirectory(): boolean;
+}
+
+/** What a locator may ask of the file system; the watch layer answers, so that agents do no I/O. */
+export interface DiscoveryFs {
+  /** A folder's entries; none when it cannot be read. */
+  list(dir: string): Promise<readonly DiscoveryEntry[]>;
+  /** Whether a file is one to read: not read yet, a regular file changed within the age limit. */
+  isNew(file: string): Promise<boolean>;
+  /** The first whole line of a file (within its first 64 KB); undefined while it has none. */
+  firstLine(file: string): Promise<string | undefined>;
+  /** A small file's text; undefined when it cannot be read. */
+  readText(file: string): Promise<string | undefined>;
+}
+
+export interface DiscoveryScope {
+  /** The workspace folder, absolute. */
+  readonly root: string;
+  /** The agent's data folder, resolved (its configured home, its environment variable, or its default). */
+  readonly home: string;
+  /** Files changed before this (ms since the epoch) are not read: `isNew` checks each file, and a locator may skip folders dated before it. */
+  readonly since: number;
+  readonly fs: DiscoveryFs;
+  /** Whether a path is the workspace folder or inside it. */
+  contains(p: string): boolean;
+}
+
+/** Finds one agent's transcripts for one workspace; it may remember what it learnt between polls. */
+export interface TranscriptLocator {
+  find(scope: DiscoveryScope): Promise<FoundTranscript[]>;
+}
+
+export interface TranscriptDiscovery {
+  /** The environment variable that moves the agent's data folder, if it has one. */
+  readonly homeEnv?: string;
+  /** Its data folder otherwise (`~` is the user's home). */
+  readonly defaultHome: string;
+  /** A locator for one workspace. */
+  locator(): TranscriptLocator;
+}

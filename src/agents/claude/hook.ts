@@ -1,0 +1,20 @@
+import { parseToolHookInput, permissionDenyReply, silentAllowReply, type HookProtocol } from '../hook';
+
+const events = { pre: 'PreToolUse', post: ['PostToolUse', 'PostToolUseFailure'] };
+
+/**
+ * Claude Code's hooks (docs.claude.com, "Hooks reference"): stdin carries `session_id`, `cwd`,
+ * `hook_event_name`, `tool_name`, `tool_input`, `tool_use_id`, and after the call `tool_response`
+ * (PostToolUse) or `error` (PostToolUseFailure). A call is refused by
+ * `hookSpecificOutput.permissionDecision: "deny"`; an empty answer leaves the decision to its own
+ * permission rules. `CLAUDE_PROJECT_DIR` names the project.
+ */
+export const claudeHook: HookProtocol = {
+  events,
+  projectDirEnv: ['CLAUDE_PROJECT_DIR'],
+  parse: (raw) => parseToolHookInput(events, raw),
+  deny: (reason) => permissionDenyReply(events.pre, reason),
+  allow: silentAllowReply,
+  // "*" matches every tool; the timeout is in seconds.
+  registration: { settingsFile: '.claude/settings.json', events: ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'], matcher: '*', timeout: 10 },
+};

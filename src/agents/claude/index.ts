@@ -1,0 +1,13 @@
+import type { Agent } from '../agent';
+import { claudeDiscovery } from './discovery';
+import { claudeHook } from './hook';
+import { claudeTranscript } from './transcript';
+
+export const claude: Agent = {
+  id: 'claude',
+  label: 'Claude Code',
+  eventAgent: claudeTranscript.agent,
+  transcript: claudeTranscript,
+  discovery: claudeDiscovery,
+  hook: claudeHook,
+};

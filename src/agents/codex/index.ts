@@ -1,0 +1,13 @@
+import type { Agent } from '../agent';
+import { codexDiscovery } from './discovery';
+import { codexHook } from './hook';
+import { codexTranscript } from './transcript';
+
+export const codex: Agent = {
+  id: 'codex',
+  label: 'Codex CLI',
+  eventAgent: codexTranscript.agent,
+  transcript: codexTranscript,
+  discovery: codexDiscovery,
+  hook: codexHook,
+};

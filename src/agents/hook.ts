@@ -1,0 +1,134 @@
+import { isObject, nonEmptyString as text } from '../core/guards';
+
+/**
+ * What every agent's hook contract shares: a call read from the hook's stdin, the reply the hook
+ * process gives, and the outcome of a finished call. Each agent's own contract (its event names,
+ * how it refuses, where its hook is registered) is a `HookProtocol` in its folder. Pure: no I/O.
+ */
+
+export type HookPhase = 'pre' | 'post' | 'other';
+
+export interface HookCall {
+  readonly phase: HookPhase;
+  /** The event name as the agent sent it. */
+  readonly event: string;
+  readonly session: string;
+  readonly cwd?: string;
+  readonly tool?: string;
+  readonly input: Record<string, unknown>;
+  readonly id?: string;
+  /** After the call: what it returned, or why it failed. */
+  readonly response?: unknown;
+  readonly error?: string;
+}
+
+/** What the hook process prints and how it exits. */
+export interface HookReply {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exitCode: number;
+}
+
+export type DenyStyle = 'json' | 'exit2';
+
+/** How the guardian's hook is registered in an agent's settings file. */
+export interface HookRegistration {
+  /** The project's settings file the agent reads its hooks from, relative to the workspace. */
+  readonly settingsFile: string;
+  /** The events the hook is registered on. */
+  readonly events: readonly string[];
+  /** The matcher that selects every tool, for agents whose hook groups carry one. */
+  readonly matcher?: string;
+  /** The timeout written with the registration, in the agent's own unit. */
+  readonly timeout: number;
+}
+
+/** One agent's hook contract: stdin to a call, and its allow and deny replies. */
+export interface HookProtocol {
+  /** The agent's names for "before a tool runs" and "after it ran". */
+  readonly events: { readonly pre: string; readonly post: readonly string[] };
+  /** Environment variables the agent sets to the project's folder, in the order they are trusted. */
+  readonly projectDirEnv: readonly string[];
+  /** The call the stdin JSON describes; a message naming the field when it is not one. */
+  parse(raw: unknown): HookCall | { problem: string };
+  /** Refuses the call through the agent's JSON answer. */
+  deny(reason: string): HookReply;
+  /** Lets the call run without a say, so the agent's own permission rules still apply. */
+  allow(note?: string): HookReply;
+  readonly registration: HookRegistration;
+}
+
+/**
+ * Reads the stdin of agents whose hooks send `hook_event_name`, `session_id`, `cwd`, `tool_name`,
+ * `tool_input`, `tool_use_id`, and after a call `tool_response` or `error` (Claude Code, Codex,
+ * Gemini CLI). Without an event name, a response or error means "after", else "before".
+ */
+export function parseToolHookInput(events: HookProtocol['events'], raw: unknown): HookCall | { problem: string } {
+  if (!isObject(raw)) return { problem: 'stdin: not a JSON object' };
+  const event = text(raw.hook_event_name) ?? (raw.tool_response !== undefined || raw.error !== undefined ? (events.post[0] as string) : events.pre);
+  const phase: HookPhase = event === events.pre ? 'pre' : events.post.includes(event) ? 'post' : 'other';
+  const session = text(raw.session_id) ?? 'unknown-session';
+  const tool = text(raw.tool_name);
+  if (phase !== 'other' && tool === undefined) return { problem: `stdin: ${event} without tool_name` };
+  const input = isObject(raw.tool_input) ? raw.tool_input : raw.tool_input === undefined ? {} : { input: raw.tool_input };
+  const error = typeof raw.error === 'string' ? raw.error : isObject(raw.error) && typeof raw.error.message === 'string' ? raw.error.message : undefined;
+  return {
+    phase,
+    event,
+    session,
+    input,
+    ...(text(raw.cwd) !== undefined ? { cwd: raw.cwd as string } : {}),
+    ...(tool !== undefined ? { tool } : {}),
+    ...(text(raw.tool_use_id) !== undefined ? { id: raw.tool_use_id as string } : {}),
+    ...(raw.tool_response !== undefined ? { response: raw.tool_response } : {}),
+    ...(error !== undefined ? { error } : {}),
+  };
+}
+
+/** The `hookSpecificOutput.permissionDecision: "deny"` answer (Claude Code, Codex). */
+export function permissionDenyReply(eventName: string, reason: string): HookReply {
+  const out = { hookSpecificOutput: { hookEventName: eventName, permissionDecision: 'deny', permissionDecisionReason: reason } };
+  return { stdout: `${JSON.stringify(out)}\n`, stderr: '', exitCode: 0 };
+}
+
+/** No decision: an empty stdout, and the note (if any) on stderr. */
+export function silentAllowReply(note?: string): HookReply {
+  return { stdout: '', stderr: note !== undefined ? `${note}\n` : '', exitCode: 0 };
+}
+
+/** Refuses the call: in the agent's JSON answer, or (`exit2`, which every agent here takes) exit code 2 with the reason on stderr. */
+export function denyReply(protocol: HookProtocol, reason: string, style: DenyStyle = 'json'): HookReply {
+  return style === 'exit2' ? { stdout: '', stderr: `${reason}\n`, exitCode: 2 } : protocol.deny(reason);
+}
+
+/** A Bash failure Claude Code reports as a normal result starts `Exit code N`. */
+const EXIT_PREFIX = /^(?:Exit code:?|Process exited with code)\s*(-?\d+)/m;
+
+/**
+ * The outcome of a finished call from what the hook was given: the failure event's `error`, an
+ * error field, `success: false`, a non-zero exit code, or an `Exit code N` line; else success.
+ */
+export function postOutcome(call: HookCall): { ok: true; output: unknown } | { ok: false; error: string } {
+  if (call.error !== undefined) return { ok: false, error: call.error || 'failed' };
+  const r = call.response;
+  if (isObject(r)) {
+    const err = r.error;
+    const errText = typeof err === 'string' ? err : isObject(err) && typeof err.message === 'string' ? err.message : undefined;
+    if (errText !== undefined && errText !== '') return { ok: false, error: errText };
+    if (r.success === false || r.is_error === true) return { ok: false, error: responseText(r) || 'failed' };
+    const code = typeof r.exit_code === 'number' ? r.exit_code : typeof r.exitCode === 'number' ? r.exitCode : undefined;
+    if (code !== undefined && code !== 0) return { ok: false, error: responseText(r) || `exit code ${code}` };
+  } else if (typeof r === 'string') {
+    const m = EXIT_PREFIX.exec(r);
+    if (m && Number(m[1]) !== 0) return { ok: false, error: r };
+  }
+  return { ok: true, output: r ?? null };
+}
+
+function responseText(r: Record<string, unknown>): string {
+  for (const key of ['stderr', 'output', 'stdout', 'content', 'llmContent', 'returnDisplay']) {
+    const v = r[key];
+    if (typeof v === 'string' && v.trim() !== '') return v;
+  }
+  return '';
+}

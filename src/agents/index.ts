@@ -1,0 +1,52 @@
+import type { Agent } from './agent';
+import { claude } from './claude';
+import { cline } from './cline';
+import { codex } from './codex';
+import { gemini } from './gemini';
+import { openHands } from './openhands';
+import { sweAgent } from './swe-agent';
+import type { HookProtocol } from './hook';
+import type { DocumentAdapter, JsonlAdapter } from './transcript';
+
+export type { Agent, DiscoveryFs, DiscoveryScope, FoundTranscript, TranscriptDiscovery, TranscriptLocator } from './agent';
+
+/**
+ * The registry: every agent the guardian knows, the one list that `replay --format`, `hook`,
+ * `init`, discovery, the configuration and the extension's commands take theirs from. Adding an
+ * agent is adding its folder and a line here.
+ */
+export const AGENTS: readonly Agent[] = [claude, codex, gemini, sweAgent, openHands, cline];
+
+/**
+ * The order in which `--format auto` asks the agents whether a file is theirs: the formats with
+ * the most specific first records first (a Codex rollout line or a Gemini chat's metadata would
+ * also pass the looser Claude Code test).
+ */
+const DETECTION_ORDER: readonly Agent[] = [codex, gemini, claude, sweAgent, openHands, cline];
+
+export type AgentWithHook = Agent & { readonly hook: HookProtocol };
+export type AgentWithTranscript<A = JsonlAdapter | DocumentAdapter> = Agent & { readonly transcript: A };
+
+/** The agents whose calls the hook can refuse. */
+export const HOOK_AGENTS: readonly AgentWithHook[] = AGENTS.filter((a): a is AgentWithHook => a.hook !== undefined);
+
+/** The agents whose transcripts the guardian reads: the formats of `replay --format`. */
+export const TRANSCRIPT_AGENTS: readonly AgentWithTranscript[] = AGENTS.filter((a): a is AgentWithTranscript => a.transcript !== undefined);
+
+export function agentById(id: string): Agent | undefined {
+  return AGENTS.find((a) => a.id === id);
+}
+
+export function hookAgent(id: string): AgentWithHook | undefined {
+  return HOOK_AGENTS.find((a) => a.id === id);
+}
+
+/** The agent whose format a file is in, from the file's first record. */
+export function sniffJsonl(first: Record<string, unknown>): AgentWithTranscript<JsonlAdapter> | undefined {
+  return DETECTION_ORDER.find((a): a is AgentWithTranscript<JsonlAdapter> => a.transcript?.layout === 'jsonl' && a.transcript.sniff(first));
+}
+
+/** The agent whose format a parsed JSON document is in. */
+export function sniffDocument(doc: unknown): AgentWithTranscript<DocumentAdapter> | undefined {
+  return DETECTION_ORDER.find((a): a is AgentWithTranscript<DocumentAdapter> => a.transcript?.layout === 'document' && a.transcript.sniff(doc));
+}
