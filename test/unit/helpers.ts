@@ -64,18 +64,32 @@ export interface CliRun {
   code: number;
   stdout: string;
   stderr: string;
+  /** How long the process ran, in ms. */
+  ms: number;
+  /** Killed (SIGKILL) because it ran past `timeoutMs`. */
+  timedOut: boolean;
 }
 
-/** Runs the built CLI as a real child process. */
-export function cli(args: readonly string[], opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
+/** Runs the built CLI as a real child process; past `timeoutMs` (default 60 s) it is killed and reported as timed out. */
+export function cli(args: readonly string[], opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
+    const started = Date.now();
     const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd ?? ROOT, env: { ...process.env, NO_COLOR: '1', ...opts.env } });
     let stdout = '';
     let stderr = '';
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, opts.timeoutMs ?? 60_000);
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdin.on('error', () => undefined);
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr, ms: Date.now() - started, timedOut });
+    });
     child.stdin.end(opts.input ?? '');
   });
 }
