@@ -1,14 +1,18 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, read, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import type { GuardianConfig } from '../core/config';
+import { DEFAULT_DELEGATION_TOOLS } from '../core/defaults';
 import type { GuardianEvent } from '../core/events';
+import { boundedArgs, boundedText, boundedValue } from '../core/redact';
+import type { StopState } from '../core/stopAll';
 import { HOOK_AGENTS, hookAgent, type AgentWithHook } from '../agents';
 import { denyReply, postOutcome, type DenyStyle, type HookCall, type HookReply } from '../agents/hook';
-import { gate } from '../core/gate';
+import { gate, stopGate, type GateVerdict } from '../core/gate';
 import { LockTimeoutError } from '../state/atomicFile';
 import { GuardianLog } from '../state/guardianLog';
 import { appendEvent, hookConfig, hookLogPath, readHookTail, withSessionLock } from '../state/hookLog';
-import { StopAllFile } from '../state/stopAllFile';
+import { readStopAllAt } from '../state/stopAllFile';
 import { PATHS, Workspace } from '../state/workspace';
 
 export const HOOK_USAGE = `Usage: loop-guardian hook ${HOOK_AGENTS.map((a) => a.id).join('|')} [--workspace DIR] [--deny-with json|exit2]
@@ -32,17 +36,54 @@ export interface HookIo {
   readonly cwd: string;
 }
 
-/** How long the hook may take before it lets the call run anyway. */
+/** How long the hook may take before it lets the call run anyway (or refuses it, when STOP is known). */
 export const HOOK_DEADLINE_MS = 3000;
 const LOCK_TIMEOUT_MS = 1500;
+/** How long the configuration may take to load before PAUSE falls back to the default delegation tools. */
+const CONFIG_BUDGET_MS = 1500;
+/** The most of stdin the hook reads: a hook call is a few KB; anything past this is not one. */
+export const MAX_STDIN_BYTES = 16 * 1024 * 1024;
+/** What marks a project folder, looked for above the call's cwd. */
+const MARKERS = ['.github/guardian', '.git'];
 
-/** The workspace folder the agent works in. */
-export function hookWorkspace(agent: AgentWithHook, option: string | undefined, env: NodeJS.ProcessEnv, callCwd: string | undefined, cwd: string): string {
-  if (option !== undefined) return path.resolve(cwd, option);
-  const fromEnv = agent.hook.projectDirEnv.map((name) => env[name]).find((v) => v !== undefined && v !== '');
-  if (fromEnv) return path.resolve(fromEnv);
+/** Writes started on the side (the guardian log): the process gives them a moment before it exits, and never waits for them to decide. */
+const sideWrites: Promise<unknown>[] = [];
+
+function onTheSide(write: Promise<unknown>): void {
+  sideWrites.push(write.catch(() => undefined));
+}
+
+/** Waits for the side writes, at most `ms`. */
+export async function settleSideWrites(ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all(sideWrites), new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))))]);
+  if (timer) clearTimeout(timer);
+}
+
+function isFolder(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The project folder the agent works in: `--workspace`, else the folder the agent names in its
+ * environment, else the nearest folder above the call's cwd holding a marker. Only a folder that
+ * exists: the hook never creates a project. Undefined when there is none.
+ */
+export function findProject(agent: AgentWithHook, option: string | undefined, env: NodeJS.ProcessEnv, callCwd: string | undefined, cwd: string): string | undefined {
+  if (option !== undefined) {
+    const dir = path.resolve(cwd, option);
+    return isFolder(dir) ? dir : undefined;
+  }
+  for (const name of agent.hook.projectDirEnv) {
+    const value = env[name];
+    if (value !== undefined && value !== '' && isFolder(path.resolve(value))) return path.resolve(value);
+  }
   const start = path.resolve(cwd, callCwd ?? '.');
-  for (const marker of ['.github/guardian', '.git']) {
+  for (const marker of MARKERS) {
     for (let dir = start, i = 0; i < 64; i++) {
       if (existsSync(path.join(dir, marker))) return dir;
       const parent = path.dirname(dir);
@@ -50,10 +91,19 @@ export function hookWorkspace(agent: AgentWithHook, option: string | undefined, 
       dir = parent;
     }
   }
-  return start;
+  return undefined;
 }
 
-/** Runs one hook invocation; never throws, and on its own failure lets the call run. */
+function withTimeout<T>(work: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([work.catch(() => fallback), new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)))]).finally(() => timer && clearTimeout(timer));
+}
+
+/**
+ * Runs one hook invocation; never throws. STOP_ALL is read first, bounded and non-blocking, before
+ * any lock, log, configuration or cache is touched: when it says STOP, the call is refused whatever
+ * else fails. On any other failure of its own the hook lets the call run and says so.
+ */
 export async function runHook(argv: readonly string[], io: HookIo): Promise<HookReply> {
   let agent: AgentWithHook;
   let options: { workspace?: string; 'deny-with'?: string; help?: boolean };
@@ -73,32 +123,95 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
   }
   const style = (options['deny-with'] ?? 'json') as DenyStyle;
   let ws: Workspace | undefined;
-  const failOpen = async (what: string): Promise<HookReply> => {
-    const message = `hook ${agent.id}: ${what}; the call is allowed (fail-open)`;
-    if (ws) await new GuardianLog(ws).write('ERROR', message).catch(() => undefined);
-    return agent.hook.allow(`loop-guardian ${message}`);
+  const notes: string[] = [];
+  const log = (level: 'WARN' | 'ERROR', message: string) => {
+    if (ws) onTheSide(new GuardianLog(ws).write(level, message));
   };
+  const allow = (): HookReply => agent.hook.allow(notes.length > 0 ? notes.map((n) => `loop-guardian hook ${agent.id}: ${n}`).join('\n') : undefined);
+  const failOpen = (what: string): HookReply => {
+    const message = `${what}; the call is allowed (fail-open)`;
+    log('ERROR', `hook ${agent.id}: ${message}`);
+    notes.push(message);
+    return allow();
+  };
+  const refuse = (verdict: { reason: string }, what: string): HookReply => {
+    log('WARN', `hook ${agent.id}: refused ${what}: ${verdict.reason}`);
+    return denyReply(agent.hook, verdict.reason, style);
+  };
+
+  // STOP_ALL of the project named without stdin (option, environment) is read at once, beside stdin:
+  // a STOP there refuses the call even if stdin never comes.
+  const early = findProject(agent, options.workspace, io.env, undefined, io.cwd);
+  const earlyStop = early !== undefined && (options.workspace !== undefined || agent.hook.projectDirEnv.some((n) => io.env[n])) ? readStopAllAt(path.join(early, PATHS.stopAll)) : undefined;
+
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<HookReply>((resolve) => {
-    timer = setTimeout(() => resolve(failOpen(`no decision within ${HOOK_DEADLINE_MS} ms`)), HOOK_DEADLINE_MS);
+    timer = setTimeout(() => {
+      void (async () => {
+        const stop = earlyStop ? await withTimeout(earlyStop, 100, undefined) : undefined;
+        const verdict = stop ? stopGate(stop.state, undefined, []) : undefined;
+        resolve(verdict ? refuse(verdict, 'a call (no decision in time, STOP_ALL says STOP)') : failOpen(`no decision within ${HOOK_DEADLINE_MS} ms`));
+      })();
+    }, HOOK_DEADLINE_MS);
   });
+
   const work = (async (): Promise<HookReply> => {
-    let raw: unknown;
-    const input = await io.readStdin();
+    let call: HookCall | { problem: string };
     try {
-      raw = JSON.parse(input);
+      call = agent.hook.parse(JSON.parse(await io.readStdin()));
     } catch (err) {
-      return failOpen(`stdin is not JSON (${(err as Error).message})`);
+      call = { problem: `stdin is not a hook call (${(err as Error).message})` };
     }
-    const call = agent.hook.parse(raw);
-    if ('problem' in call) return failOpen(call.problem);
-    ws = new Workspace(hookWorkspace(agent, options.workspace, io.env, call.cwd, io.cwd));
-    const tool = call.tool;
-    if (call.phase === 'other' || tool === undefined) return agent.hook.allow();
-    const rel = hookLogPath(agent.id, call.session);
+    const known = 'problem' in call ? undefined : call;
+    const root = findProject(agent, options.workspace, io.env, known?.cwd, io.cwd);
+    // 1. STOP first.
+    const stop = root === undefined ? undefined : root === early && earlyStop ? await earlyStop : await readStopAllAt(path.join(root, PATHS.stopAll));
+    if (root !== undefined) ws = new Workspace(root);
+    if (stop && !stop.parse.ok) {
+      notes.push(`${PATHS.stopAll}: ${stop.parse.error}; read as CLEAR`);
+      log('WARN', `hook ${agent.id}: ${PATHS.stopAll}: ${stop.parse.error}; read as CLEAR`);
+    }
+    const beforeCall = known === undefined || known.phase === 'pre';
+    if (stop && beforeCall) {
+      const stopped = stopGate(stop.state, undefined, []);
+      if (stopped) return refuse(stopped, `${known?.tool ?? 'a call'} in session ${known?.session ?? '?'}`);
+    }
+    if (known === undefined) return failOpen((call as { problem: string }).problem);
+    if (ws === undefined) {
+      notes.push(`no project found (no ${MARKERS.join(' or ')} above ${path.resolve(io.cwd, known.cwd ?? '.')}, no project folder in the environment): nothing recorded`);
+      return allow();
+    }
+    const tool = known.tool;
+    if (known.phase === 'other' || tool === undefined) return allow();
     const workspace = ws;
-    const named = { ...call, tool };
-    return withSessionLock(workspace, rel, () => (call.phase === 'pre' ? before(agent, workspace, rel, named, style) : after(agent, workspace, rel, named)), LOCK_TIMEOUT_MS);
+    // 2. The configuration, within a budget: PAUSE must still refuse delegations when it cannot be read.
+    const config = await withTimeout(
+      hookConfig(workspace, (m) => log('WARN', m)),
+      CONFIG_BUDGET_MS,
+      undefined,
+    );
+    if (stop && known.phase === 'pre') {
+      const paused = stopGate(stop.state, tool, config?.hooks.delegationTools ?? DEFAULT_DELEGATION_TOOLS);
+      if (paused) return refuse(paused, `${tool} in session ${known.session}`);
+    }
+    if (config === undefined) return failOpen('the configuration could not be read in time');
+    // 3. The session's history, under its lock.
+    const rel = hookLogPath(agent.id, known.session);
+    const named = { ...known, tool };
+    const state = stop?.state ?? { status: 'CLEAR' as const };
+    return withSessionLock(
+      workspace,
+      rel,
+      async () => {
+        if (known.phase !== 'pre') {
+          await after(agent, workspace, rel, named);
+          return allow();
+        }
+        const verdict = await before(agent, workspace, rel, named, state, config);
+        return verdict.allow ? allow() : refuse(verdict, `${tool} in session ${known.session}`);
+      },
+      LOCK_TIMEOUT_MS,
+    );
   })().catch((err: unknown) => failOpen(err instanceof LockTimeoutError ? err.message : `error: ${(err as Error).message ?? String(err)}`));
   try {
     return await Promise.race([work, deadline]);
@@ -111,58 +224,79 @@ function newId(): string {
   return `lg-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
-async function before(agent: AgentWithHook, ws: Workspace, rel: string, call: HookCall & { tool: string }, style: DenyStyle): Promise<HookReply> {
-  const log = new GuardianLog(ws);
-  const stop = await new StopAllFile(ws).read();
-  if (!stop.parse.ok) await log.write('WARN', `${PATHS.stopAll}: ${stop.parse.error}; read as CLEAR`);
-  const config = await hookConfig(ws, (m) => void log.write('WARN', m).catch(() => undefined));
+/**
+ * Before a call: the gate's verdict over the session's history, and the call recorded (bounded
+ * and masked: what the gate compares is what is recorded, so repeats still look alike).
+ */
+async function before(agent: AgentWithHook, ws: Workspace, rel: string, call: HookCall & { tool: string }, stop: StopState, config: GuardianConfig): Promise<GateVerdict> {
   const history = await readHookTail(ws.path(rel), rel);
   const ts = new Date().toISOString();
+  const args = boundedArgs(call.input);
   const base = { v: 1 as const, ts, session: call.session, agent: agent.eventAgent };
-  const verdict = gate({ history, call: { tool: call.tool, args: call.input, session: call.session, agent: base.agent, ts }, stop: stop.state, config });
-  if (verdict.allow) {
-    await appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args: call.input, id: call.id ?? newId() });
-    return agent.hook.allow();
-  }
-  if (verdict.why === 'loop') {
+  const verdict = gate({ history, call: { tool: call.tool, args, session: call.session, agent: base.agent, ts }, stop, config });
+  if (verdict.allow) await appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, id: call.id ?? newId() });
+  else if (verdict.why === 'loop') {
     // The refused call is recorded as a failed one: trying it again goes on counting.
-    const event: GuardianEvent = { ...base, type: 'tool', tool: call.tool, args: call.input, ok: false, error: `Refused by Loop Guardian (${verdict.finding?.signal ?? 'loop'})` };
-    await appendEvent(ws, rel, event);
+    await appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, ok: false, error: `Refused by Loop Guardian (${verdict.finding?.signal ?? 'loop'})` });
   }
-  await log.write('WARN', `hook ${agent.id}: refused ${call.tool} in session ${call.session}: ${verdict.reason}`);
-  return denyReply(agent.hook, verdict.reason, style);
+  return verdict;
 }
 
-async function after(agent: AgentWithHook, ws: Workspace, rel: string, call: HookCall & { tool: string }): Promise<HookReply> {
+/** After a call: its outcome, bounded and masked, paired with the recorded call. */
+async function after(agent: AgentWithHook, ws: Workspace, rel: string, call: HookCall & { tool: string }): Promise<void> {
   const outcome = postOutcome(call);
   const base = { v: 1 as const, ts: new Date().toISOString(), session: call.session, agent: agent.eventAgent };
-  const fields = outcome.ok ? { ok: true, output: outcome.output } : { ok: false, error: outcome.error };
+  const fields = outcome.ok ? { ok: true, output: boundedValue(outcome.output) } : { ok: false, error: boundedText(outcome.error) };
+  const args = boundedArgs(call.input);
   let id = call.id;
   if (id === undefined) {
     // No id from the agent (not every agent sends one): the oldest unanswered call of the same tool and arguments.
     const history = await readHookTail(ws.path(rel), rel);
     const answered = new Set(history.flatMap((e) => (e.event.type === 'tool_result' ? [e.event.id] : [])));
-    const same = JSON.stringify(call.input);
+    const same = JSON.stringify(args);
     const open = history.find((e) => e.event.type === 'tool' && e.event.id !== undefined && e.event.ok === undefined && !answered.has(e.event.id) && e.event.tool === call.tool && JSON.stringify(e.event.args ?? {}) === same);
     id = open?.event.type === 'tool' ? open.event.id : undefined;
   }
   if (id !== undefined) await appendEvent(ws, rel, { ...base, type: 'tool_result', id, ...fields } as GuardianEvent);
   // Without a recorded call (the hook was not installed before it), the call and its outcome in one event.
-  else await appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args: call.input, ...fields } as GuardianEvent);
-  return agent.hook.allow();
+  else await appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, ...fields } as GuardianEvent);
 }
 
 /**
- * stdin as text, in full. Read from the file descriptor: cheaper to start than `process.stdin`
- * (which loads the socket machinery); a non-blocking pipe falls back to the stream.
+ * stdin as text, at most MAX_STDIN_BYTES. Read from the file descriptor, asynchronously: cheaper
+ * to start than `process.stdin` (which loads the socket machinery), and a stdin that never ends
+ * cannot hold the hook past its deadline. A non-blocking pipe falls back to the stream.
  */
-export async function readStdin(): Promise<string> {
-  try {
-    return readFileSync(0, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
-  }
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
+export function readStdin(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const take = (chunk: Buffer): boolean => {
+      chunks.push(chunk);
+      total += chunk.length;
+      if (total <= MAX_STDIN_BYTES) return true;
+      reject(new Error(`stdin is larger than ${MAX_STDIN_BYTES} bytes`));
+      return false;
+    };
+    const fromStream = () => {
+      process.stdin.on('data', (chunk: Buffer | string) => {
+        if (!take(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) process.stdin.destroy();
+      });
+      process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      process.stdin.on('error', reject);
+    };
+    const next = () => {
+      const buf = Buffer.allocUnsafe(64 * 1024);
+      read(0, buf, 0, buf.length, null, (err, n) => {
+        if (err) {
+          if (err.code === 'EAGAIN') return fromStream();
+          if (err.code === 'EOF' || err.code === 'EBADF') return resolve(Buffer.concat(chunks).toString('utf8'));
+          return reject(err);
+        }
+        if (n === 0) return resolve(Buffer.concat(chunks).toString('utf8'));
+        if (take(buf.subarray(0, n))) next();
+      });
+    };
+    next();
+  });
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_VOLATILE_KEYS } from './canonical';
+import { DEFAULT_DELEGATION_TOOLS, DEFAULT_DENY_SIGNALS } from './defaults';
 
 /** Stable signal ids: config keys, finding ids and documentation all use these. */
 export const SIGNAL_IDS = [
@@ -69,10 +70,6 @@ const signalsSchema = z
   })
   .prefault({});
 
-/** The tools through which agents start subagents or new tasks: PAUSE refuses them. */
-export const DEFAULT_DELEGATION_TOOLS = ['Task', 'Agent', 'dispatch_agent', 'spawn_agent', 'delegate_to_agent', 'new_task', 'subagent'];
-/** The signals on which the hook refuses the call that would trip them. */
-export const DEFAULT_DENY_SIGNALS: SignalId[] = ['identical-calls', 'failing-call', 'windowed-repeat', 'cycle', 'repeated-error'];
 
 const agentSource = z.strictObject({ enabled: z.boolean().default(false), home: z.string().min(1).optional() }).prefault({});
 

@@ -19,6 +19,8 @@ export type GateVerdict =
   | { readonly allow: true }
   | { readonly allow: false; readonly why: 'stop' | 'pause' | 'loop'; readonly reason: string; readonly finding?: Finding };
 
+export type Refusal = Extract<GateVerdict, { readonly allow: false }>;
+
 export interface GateInput {
   /** The session's recent events, oldest first. */
   readonly history: readonly LocatedEvent[];
@@ -27,27 +29,29 @@ export interface GateInput {
   readonly config: GuardianConfig;
 }
 
+/** The most of a person's STOP reason a refusal repeats. */
+export const MAX_STOP_REASON = 300;
+
 function stopReason(stop: StopState): string {
-  return [stop.reason, stop.by && `by ${stop.by}`, stop.timestamp && `since ${stop.timestamp}`].filter(Boolean).join(', ');
+  const reason = stop.reason !== undefined && stop.reason.length > MAX_STOP_REASON ? `${stop.reason.slice(0, MAX_STOP_REASON)}…` : stop.reason;
+  const by = stop.by !== undefined && stop.by.length > 80 ? `${stop.by.slice(0, 80)}…` : stop.by;
+  return [reason, by && `by ${by}`, stop.timestamp && `since ${stop.timestamp.slice(0, 40)}`].filter(Boolean).join(', ');
 }
 
 /**
- * Whether the call may run. STOP refuses every call; PAUSE refuses delegations (subagents, new
- * tasks). Otherwise the session's history is replayed and the call is tried as the next event,
- * assuming it would succeed with a new result: when even then a halt signal trips on it, or it
- * repeats the very call a standing halt is about, it is refused with what repeated and what to do.
+ * What STOP_ALL says of a call, before anything else is looked at: STOP refuses every call; PAUSE
+ * refuses delegations (subagents, new tasks). Undefined when it does not refuse this call.
  */
-export function gate(input: GateInput): GateVerdict {
-  const { call, stop, config } = input;
+export function stopGate(stop: StopState, tool: string | undefined, delegationTools: readonly string[]): Refusal | undefined {
   if (stop.status === 'STOP') {
     const why = stopReason(stop);
     return {
       allow: false,
       why: 'stop',
-      reason: `Loop Guardian: STOP_ALL is set to STOP${why ? ` (${why})` : ''}. Every tool call is refused until a person clears it (loop-guardian clear, or "Loop Guardian: Clear STOP_ALL" in VS Code). Stop working and report where you are.`,
+      reason: `Loop Guardian: STOP_ALL is set to STOP${why ? ` (${why})` : ''}. Every tool call is refused until a person clears it (loop-guardian clear, or "Loop Guardian: Resume (CLEAR)" in VS Code). Stop working and report where you are.`,
     };
   }
-  if (stop.status === 'PAUSE' && config.hooks.delegationTools.includes(call.tool)) {
+  if (stop.status === 'PAUSE' && tool !== undefined && delegationTools.includes(tool)) {
     const why = stopReason(stop);
     return {
       allow: false,
@@ -55,6 +59,19 @@ export function gate(input: GateInput): GateVerdict {
       reason: `Loop Guardian: STOP_ALL is set to PAUSE${why ? ` (${why})` : ''}: no new subagents or tasks may start. Finish the current work with your own tools, then stop.`,
     };
   }
+  return undefined;
+}
+
+/**
+ * Whether the call may run: first what STOP_ALL says (`stopGate`). Otherwise the session's history
+ * is replayed and the call is tried as the next event, assuming it would succeed with a new
+ * result: when even then a halt signal trips on it, or it repeats the very call a standing halt is
+ * about, it is refused with what repeated and what to do.
+ */
+export function gate(input: GateInput): GateVerdict {
+  const { call, stop, config } = input;
+  const stopped = stopGate(stop, call.tool, config.hooks.delegationTools);
+  if (stopped) return stopped;
   const deny = new Set<SignalId>(config.hooks.deny);
   const engine = new Engine(config);
   const canon = new Canonicalizer(config.volatileKeys);

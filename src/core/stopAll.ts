@@ -13,10 +13,13 @@ export type StopParse =
   | { readonly ok: true; readonly state: StopState; readonly warnings: readonly string[] }
   | { readonly ok: false; readonly error: string };
 
-/** Reads the file's text; missing or blank means CLEAR. Status words are accepted in any case. */
+/**
+ * Reads the file's text; missing or blank means CLEAR. Status words are accepted in any case, after
+ * a byte-order mark and blank lines: an editor's BOM must not turn a STOP into a garbled file.
+ */
 export function parseStopAll(text: string | undefined): StopParse {
   if (text === undefined || text.trim() === '') return { ok: true, state: { status: 'CLEAR' }, warnings: [] };
-  const lines = text.split(/\r?\n/);
+  const lines = text.replace(/^\uFEFF/, '').replace(/^(?:[ \t]*\r?\n)+/, '').split(/\r?\n/);
   const first = (lines[0] ?? '').trim();
   const [word = '', timestamp, ...rest] = first.split(/\s+/);
   const status = word.toUpperCase();

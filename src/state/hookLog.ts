@@ -1,8 +1,9 @@
-import { promises as fs } from 'node:fs';
+import { constants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { GuardianConfig } from '../core/config';
 import type { GuardianEvent, LocatedEvent } from '../core/events';
-import { readTextIfExists, withFileLock, writeFileAtomic } from './atomicFile';
+import { withFileLock, writeFileAtomic } from './atomicFile';
+import { readRegularBounded } from './boundedRead';
 import { PATHS, type Workspace } from './workspace';
 
 /** The hook's log of one agent session: `.tmp/current/logs/hook-<agent>-<session>.jsonl`. */
@@ -43,7 +44,8 @@ export function looseEvent(raw: unknown): GuardianEvent | undefined {
 export async function readHookTail(file: string, name: string): Promise<LocatedEvent[]> {
   let handle: fs.FileHandle;
   try {
-    handle = await fs.open(file, 'r');
+    // Non-blocking: a FIFO in the log's place must not hold the hook past its deadline.
+    handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
@@ -51,7 +53,9 @@ export async function readHookTail(file: string, name: string): Promise<LocatedE
   let text: string;
   let cut: boolean;
   try {
-    const { size } = await handle.stat();
+    const st = await handle.stat();
+    if (!st.isFile()) throw new Error(`${name} is not a regular file`);
+    const { size } = st;
     const start = Math.max(0, size - TAIL_BYTES);
     const buf = Buffer.alloc(size - start);
     const { bytesRead } = await handle.read(buf, 0, buf.length, start);
@@ -82,11 +86,20 @@ export async function withSessionLock<T>(ws: Workspace, rel: string, fn: () => P
   return withFileLock(await ws.resolveForWrite(rel), fn, { timeoutMs });
 }
 
-/** Appends one event as one line (O_APPEND: concurrent hooks' lines stay whole). */
+/** A hook log past this size is rotated: it becomes `<log>.1` (the one before is dropped) and a new log starts. */
+export const HOOK_LOG_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Appends one event as one line (O_APPEND: concurrent hooks' lines stay whole), rotating the log
+ * first when it has grown past HOOK_LOG_MAX_BYTES. The caller holds the session's lock. The
+ * rotated file does not end in `.jsonl`, so the workspace monitor does not read it again.
+ */
 export async function appendEvent(ws: Workspace, rel: string, event: GuardianEvent): Promise<void> {
   const file = await ws.resolveForWrite(rel);
   await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.appendFile(file, `${JSON.stringify(event)}\n`, 'utf8');
+  const st = await fs.stat(file).catch(() => undefined);
+  if (st !== undefined && st.isFile() && st.size > HOOK_LOG_MAX_BYTES) await fs.rename(file, `${file}.1`);
+  await fs.appendFile(file, `${JSON.stringify(event)}\n`, { encoding: 'utf8', flag: 'a' });
 }
 
 declare const __BUNDLED__: boolean | undefined;
@@ -98,9 +111,29 @@ interface CachedConfig {
   readonly config: GuardianConfig;
 }
 
+/** What the cache is valid for: this very file (its path, identity, size and times), or its absence. */
 async function signature(file: string): Promise<string> {
   const st = await fs.stat(file).catch(() => undefined);
-  return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'absent';
+  return `${file}|${st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : 'absent'}`;
+}
+
+const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.length > 0 && v.every((s) => typeof s === 'string');
+
+/** A cached configuration the hook may trust: the current source, and the shape the gate reads. */
+function validCache(cached: Partial<CachedConfig>, source: string): cached is CachedConfig {
+  const c = cached.config;
+  return (
+    cached.v === 1 &&
+    cached.source === source &&
+    typeof c === 'object' &&
+    c !== null &&
+    typeof c.signals === 'object' &&
+    c.signals !== null &&
+    isStringList(c.hooks?.deny) &&
+    isStringList(c.hooks?.delegationTools) &&
+    Array.isArray(c.volatileKeys) &&
+    Array.isArray(c.exemptTools)
+  );
 }
 
 /**
@@ -110,11 +143,11 @@ async function signature(file: string): Promise<string> {
  */
 export async function hookConfig(ws: Workspace, onProblem: (message: string) => void): Promise<GuardianConfig> {
   const source = await signature(ws.path(PATHS.config));
-  const cachedText = await readTextIfExists(ws.path(CACHE)).catch(() => undefined);
-  if (cachedText !== undefined) {
+  const read = await readRegularBounded(ws.path(CACHE), 1024 * 1024);
+  if (read.kind === 'text') {
     try {
-      const cached = JSON.parse(cachedText) as Partial<CachedConfig>;
-      if (cached.v === 1 && cached.source === source && typeof cached.config?.signals === 'object' && Array.isArray(cached.config.hooks?.deny)) return cached.config;
+      const cached = JSON.parse(read.text) as Partial<CachedConfig>;
+      if (validCache(cached, source)) return cached.config;
     } catch {
       // Rebuilt below.
     }

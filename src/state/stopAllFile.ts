@@ -1,5 +1,6 @@
 import { formatStopAll, parseStopAll, type StopParse, type StopState, type StopStatus } from '../core/stopAll';
-import { readTextIfExists, writeFileAtomic } from './atomicFile';
+import { writeFileAtomic } from './atomicFile';
+import { readRegularBounded } from './boundedRead';
 import { PATHS, type Workspace } from './workspace';
 
 export interface StopAllRead {
@@ -7,6 +8,21 @@ export interface StopAllRead {
   readonly state: StopState;
   readonly parse: StopParse;
   readonly exists: boolean;
+}
+
+/** The most of STOP_ALL that is read: its status is on line 1, and a reason of any length is cut. */
+export const STOP_ALL_READ_BYTES = 64 * 1024;
+
+/**
+ * Reads STOP_ALL at an absolute path, bounded and without ever blocking: a FIFO, device or folder
+ * in its place is unreadable (reported, and read as CLEAR like a garbled file).
+ */
+export async function readStopAllAt(file: string): Promise<StopAllRead> {
+  const read = await readRegularBounded(file, STOP_ALL_READ_BYTES);
+  if (read.kind === 'unreadable') return { state: { status: 'CLEAR' }, parse: { ok: false, error: `unreadable: ${read.problem}` }, exists: true };
+  const text = read.kind === 'text' ? read.text : undefined;
+  const parse = parseStopAll(text);
+  return { state: parse.ok ? parse.state : { status: 'CLEAR' }, parse, exists: text !== undefined };
 }
 
 /** Seed 002's circuit-breaker file `.github/guardian/STOP_ALL`. */
@@ -17,10 +33,8 @@ export class StopAllFile {
     return PATHS.stopAll;
   }
 
-  async read(): Promise<StopAllRead> {
-    const text = await readTextIfExists(this.ws.path(PATHS.stopAll));
-    const parse = parseStopAll(text);
-    return { state: parse.ok ? parse.state : { status: 'CLEAR' }, parse, exists: text !== undefined };
+  read(): Promise<StopAllRead> {
+    return readStopAllAt(this.ws.path(PATHS.stopAll));
   }
 
   async write(status: StopStatus, reason?: string, by = 'loop-guardian'): Promise<StopState> {

@@ -118,14 +118,14 @@ describe('loop-guardian hook (a real process, real stdin and stdout)', () => {
     assert.equal((await hook(ws, 'claude', { ...claudePre('p3', ''), tool_name: 'Task', tool_input: { prompt: 'x' } })).stdout, '');
   });
 
-  it('fails open: unreadable state, a non-JSON stdin and a broken log folder let the call run, with the error logged', async () => {
+  it('fails open: an unreadable STOP_ALL (said on stderr and logged), a non-JSON stdin and a broken log folder let the call run', async () => {
     const ws = await tmpdir();
     await fs.mkdir(path.join(ws, '.github/guardian/STOP_ALL'), { recursive: true });
     const broken = await hook(ws, 'claude', claudePre('f1', 'ls'));
     assert.equal(broken.code, 0);
     assert.equal(broken.stdout, '');
-    assert.match(broken.stderr, /fail-open/);
-    assert.match(await fs.readFile(path.join(ws, '.tmp/guardian/guardian.log'), 'utf8'), /\[ERROR\] hook claude: error: .*EISDIR.*the call is allowed \(fail-open\)/);
+    assert.match(broken.stderr, /STOP_ALL: unreadable: is a folder, not a file; read as CLEAR/);
+    assert.match(await fs.readFile(path.join(ws, '.tmp/guardian/guardian.log'), 'utf8'), /\[WARN\] hook claude: \.github\/guardian\/STOP_ALL: unreadable: is a folder, not a file; read as CLEAR/);
     const garbage = await hook(ws, 'gemini', 'this is not json');
     assert.equal(garbage.code, 0);
     assert.deepEqual(JSON.parse(garbage.stdout), {});

@@ -1,0 +1,230 @@
+import { strict as assert } from 'node:assert';
+import { execFileSync, spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { HOOK_AGENTS } from '../../src/agents';
+import { runHook } from '../../src/cli/hook';
+import { CLI, cli, tmpdir, write, type CliRun } from '../unit/helpers';
+
+/*
+ * Guarantee 1, "STOP first": with STOP_ALL readable and saying STOP, the hook refuses the call
+ * whatever else is broken, and always exits by its deadline. Each case here let calls through
+ * before the hook read STOP_ALL first (issue 12's reproductions).
+ */
+
+const STOP = 'STOP 2026-11-23T10:00:00Z\nreason: runaway agent\nby: a person\n';
+
+function pre(ws: string, id = 't1', command = 'ls') {
+  return { session_id: 'S', cwd: ws, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: id };
+}
+
+function hook(ws: string, input: unknown, opts: { agent?: string; args?: string[]; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliRun> {
+  const args = ['hook', opts.agent ?? 'claude', ...(opts.args ?? ['--workspace', ws])];
+  return cli(args, { input: typeof input === 'string' ? input : JSON.stringify(input), cwd: opts.cwd ?? ws, timeoutMs: 15_000, ...(opts.env ? { env: opts.env } : {}) });
+}
+
+const refused = (r: CliRun) => r.code === 0 && /"permissionDecision":"deny"/.test(r.stdout) && /STOP_ALL is set to STOP/.test(r.stdout);
+
+async function stoppedWorkspace(): Promise<string> {
+  const ws = await tmpdir('lg-stop-');
+  await write(ws, '.github/guardian/STOP_ALL', STOP);
+  return ws;
+}
+
+/** Runs `n` calls, `width` at a time; returns how many were allowed. */
+async function allowedOf(n: number, width: number, call: (i: number) => Promise<CliRun>): Promise<{ allowed: number; runs: CliRun[] }> {
+  const runs: CliRun[] = [];
+  for (let i = 0; i < n; i += width) runs.push(...(await Promise.all(Array.from({ length: Math.min(width, n - i) }, (_, j) => call(i + j)))));
+  return { allowed: runs.filter((r) => !refused(r)).length, runs };
+}
+
+/** Mounts a tmpfs (root only); false where this machine does not allow it. */
+function mountTmpfs(dir: string, options: string): boolean {
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', dir], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('reliability: STOP first (the hook)', function () {
+  this.timeout(120_000);
+
+  it('refuses when .tmp/current/logs is a file', async () => {
+    const ws = await stoppedWorkspace();
+    await write(ws, '.tmp/current/logs', 'x\n');
+    assert.ok(refused(await hook(ws, pre(ws))));
+  });
+
+  it('refuses when config.json is nested 5,000 deep', async () => {
+    const ws = await stoppedWorkspace();
+    await write(ws, '.github/guardian/config.json', `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`);
+    assert.ok(refused(await hook(ws, pre(ws))));
+  });
+
+  for (const [what, rel] of [
+    ['the hook log', '.tmp/current/logs/hook-claude-S.jsonl'],
+    ['config.json', '.github/guardian/config.json'],
+    ['the configuration cache', '.tmp/guardian/hook-config.json'],
+    ['the guardian log', '.tmp/guardian/guardian.log'],
+  ] as const) {
+    it(`refuses, and exits by its deadline, when ${what} is a FIFO`, async () => {
+      const ws = await stoppedWorkspace();
+      await fs.mkdir(path.dirname(path.join(ws, rel)), { recursive: true });
+      execFileSync('mkfifo', [path.join(ws, rel)]);
+      const r = await hook(ws, pre(ws));
+      assert.equal(r.timedOut, false, `the hook hung (${r.ms} ms)`);
+      assert.ok(r.ms < 5_000, `took ${r.ms} ms`);
+      assert.ok(refused(r), r.stdout + r.stderr);
+    });
+  }
+
+  it('a FIFO in a state file never keeps the hook past its deadline when it allows either', async () => {
+    const ws = await tmpdir('lg-stop-');
+    await fs.mkdir(path.join(ws, '.github/guardian'), { recursive: true });
+    execFileSync('mkfifo', [path.join(ws, '.github/guardian/config.json')]);
+    const r = await hook(ws, pre(ws));
+    assert.equal(r.timedOut, false);
+    assert.ok(r.ms < 5_000, `took ${r.ms} ms`);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /fail-open/);
+  });
+
+  it('refuses all 60 calls at 30-way concurrency while the session lock is held, and after its holder was killed (kill -9)', async () => {
+    const ws = await stoppedWorkspace();
+    const lock = path.join(ws, '.tmp/current/logs/hook-claude-S.jsonl.lock');
+    await write(ws, path.relative(ws, lock), `${process.pid}\n`);
+    const held = await allowedOf(60, 30, (i) => hook(ws, pre(ws, `h${i}`)));
+    assert.equal(held.allowed, 0);
+    const victim = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+    await new Promise((r) => setTimeout(r, 100));
+    await fs.writeFile(lock, `${victim.pid}\n`);
+    victim.kill('SIGKILL');
+    const orphaned = await allowedOf(60, 30, (i) => hook(ws, pre(ws, `k${i}`)));
+    assert.equal(orphaned.allowed, 0);
+  });
+
+  it('refuses on a read-only workspace and on a full disk', async function () {
+    const ro = await stoppedWorkspace();
+    if (!mountTmpfs(ro, 'size=1m')) this.skip();
+    try {
+      await write(ro, '.github/guardian/STOP_ALL', STOP);
+      execFileSync('mount', ['-o', 'remount,ro', ro]);
+      assert.ok(refused(await hook(ro, pre(ro))));
+    } finally {
+      execFileSync('umount', [ro]);
+    }
+    const full = await stoppedWorkspace();
+    assert.ok(mountTmpfs(full, 'size=64k'));
+    try {
+      await write(full, '.github/guardian/STOP_ALL', STOP);
+      await fs.writeFile(path.join(full, 'filler'), Buffer.alloc(256 * 1024)).catch(() => undefined);
+      assert.ok(refused(await hook(full, pre(full))));
+    } finally {
+      execFileSync('umount', [full]);
+    }
+  });
+
+  it('PAUSE refuses delegations despite a foreign or garbled configuration cache', async () => {
+    const a = await tmpdir('lg-stop-');
+    await write(a, '.github/guardian/STOP_ALL', 'PAUSE 2026-11-23T10:00:00Z\n');
+    const task = { ...pre(a), tool_name: 'Task', tool_input: { prompt: 'do it' } };
+    assert.match((await hook(a, task)).stdout, /PAUSE/);
+    // Another workspace's cache, copied in, that lets every tool through.
+    const b = await tmpdir('lg-stop-');
+    await write(b, '.github/guardian/STOP_ALL', 'PAUSE 2026-11-23T10:00:00Z\n');
+    const cache = JSON.parse(await fs.readFile(path.join(a, '.tmp/guardian/hook-config.json'), 'utf8')) as { config: { hooks: { delegationTools: string[] } } };
+    cache.config.hooks.delegationTools = ['nothing'];
+    await write(b, '.tmp/guardian/hook-config.json', JSON.stringify(cache));
+    assert.match((await hook(b, { ...task, cwd: b })).stdout, /PAUSE/);
+    await write(b, '.tmp/guardian/hook-config.json', '{"v":1,"source":"x","config":{"hooks":{}}}');
+    assert.match((await hook(b, { ...task, cwd: b })).stdout, /PAUSE/);
+  });
+
+  it('reads a STOP_ALL with a byte-order mark or leading blank lines as STOP', async () => {
+    for (const text of [`\uFEFF${STOP}`, `\n\n${STOP}`, `stop 2026-11-23T10:00:00Z\n`]) {
+      const ws = await tmpdir('lg-stop-');
+      await write(ws, '.github/guardian/STOP_ALL', text);
+      assert.ok(refused(await hook(ws, pre(ws))), JSON.stringify(text));
+    }
+  });
+
+  it('cuts a 100 MB STOP reason to a readable length, and answers at once', async () => {
+    const ws = await tmpdir('lg-stop-');
+    await fs.mkdir(path.join(ws, '.github/guardian'), { recursive: true });
+    const handle = await fs.open(path.join(ws, '.github/guardian/STOP_ALL'), 'w');
+    await handle.write(`STOP 2026-11-23T10:00:00Z\nreason: `);
+    const chunk = 'x'.repeat(1024 * 1024);
+    for (let i = 0; i < 100; i++) await handle.write(chunk);
+    await handle.close();
+    const r = await hook(ws, pre(ws));
+    assert.ok(refused(r));
+    assert.ok(r.stdout.length < 1_000, `${r.stdout.length} characters`);
+    assert.ok(r.ms < 3_000, `took ${r.ms} ms`);
+  });
+
+  it('refuses by its deadline when stdin never ends but the project is known', async () => {
+    const ws = await stoppedWorkspace();
+    const started = Date.now();
+    const child = spawn(process.execPath, [CLI, 'hook', 'claude', '--workspace', ws], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stdin.write('{"session_id":"S",');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stdin.destroy();
+    assert.ok(Date.now() - started < 5_000);
+    assert.equal(code, 0);
+    assert.match(stdout, /"permissionDecision":"deny"/);
+  });
+
+  it('creates no project: a call from "/" with no marker, or a project folder that does not exist, writes nothing', async () => {
+    const before = await fs.readdir('/');
+    const r = await hook('/', { ...pre('/'), cwd: '/' }, { args: [], cwd: '/' });
+    assert.equal(r.code, 0);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /no project found.*nothing recorded/);
+    assert.deepEqual(await fs.readdir('/'), before);
+    const missing = path.join(await tmpdir('lg-stop-'), 'nonexistent', 'dir');
+    const env = await hook(missing, { ...pre(missing), cwd: '/' }, { args: [], cwd: '/', env: { CLAUDE_PROJECT_DIR: missing } });
+    assert.match(env.stderr, /no project found/);
+    await assert.rejects(fs.stat(missing));
+  });
+
+  it('property: STOP wins for every agent, whatever arrives on stdin', async () => {
+    const ws = await stoppedWorkspace();
+    const io = (input: string) => ({ readStdin: async () => input, env: {}, cwd: ws });
+    for (const agent of HOOK_AGENTS) {
+      const { pre: preEvent, post } = agent.hook.events;
+      const stdin = fc.oneof(
+        fc.string({ maxLength: 200 }),
+        fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
+        fc
+          .record({
+            hook_event_name: fc.oneof(fc.constant(preEvent), fc.constant(undefined), fc.string({ maxLength: 12 })),
+            session_id: fc.oneof(fc.string({ maxLength: 40 }), fc.integer(), fc.constant(undefined)),
+            tool_name: fc.oneof(fc.string({ maxLength: 20 }), fc.constant(undefined), fc.constant(null)),
+            tool_input: fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constant(undefined)),
+            cwd: fc.oneof(fc.constant(ws), fc.constant('/'), fc.string({ maxLength: 20 })),
+          })
+          .map((r) => JSON.stringify(r)),
+      );
+      await fc.assert(
+        fc.asyncProperty(stdin, async (input) => {
+          const reply = await runHook([agent.id, '--workspace', ws], io(input));
+          let event: unknown;
+          try {
+            event = (JSON.parse(input) as { hook_event_name?: unknown }).hook_event_name;
+          } catch {
+            event = undefined;
+          }
+          // After a call (or on an event that is no call at all) there is nothing left to refuse.
+          if (typeof event === 'string' && event !== preEvent && (post.includes(event) || event !== '')) return;
+          assert.ok(/deny/.test(reply.stdout), `${agent.id} allowed ${input}: ${reply.stdout}${reply.stderr}`);
+        }),
+        { numRuns: 150 },
+      );
+    }
+  });
+});
