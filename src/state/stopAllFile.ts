@@ -1,5 +1,5 @@
 import { formatStopAll, parseStopAll, type StopParse, type StopState, type StopStatus } from '../core/stopAll';
-import { readTextIfExists, writeFileAtomic } from './atomicFile';
+import { readTextIfExists } from './atomicFile';
 import { PATHS, type Workspace } from './workspace';
 
 export interface StopAllRead {
@@ -24,9 +24,8 @@ export class StopAllFile {
   }
 
   async write(status: StopStatus, reason?: string, by = 'loop-guardian'): Promise<StopState> {
-    const file = await this.ws.resolveForWrite(PATHS.stopAll);
     const state: StopState = { status, timestamp: new Date().toISOString(), ...(reason ? { reason } : {}), by };
-    await writeFileAtomic(file, formatStopAll(state));
+    await this.ws.writeAtomic(PATHS.stopAll, formatStopAll(state));
     return state;
   }
 }
