@@ -1,7 +1,7 @@
 import type { AgentWithHook } from '../agents';
 import { mergeHookSettings, SettingsShapeError } from '../agents/hookSettings';
 import { jsonErrorLocation } from '../core/jsonPositions';
-import { readTextIfExists, withFileLock, writeFileAtomic } from './atomicFile';
+import { readTextIfExists, withFileLock } from './atomicFile';
 import type { Workspace } from './workspace';
 
 export interface InstallResult {
@@ -31,7 +31,7 @@ export async function installHook(ws: Workspace, agent: AgentWithHook, command: 
       }
     }
     const merged = mergeHookSettings(existing, agent.id, reg, command, rel);
-    if (merged.added.length > 0 || merged.updated.length > 0) await writeFileAtomic(file, `${JSON.stringify(merged.settings, null, 2)}\n`);
+    if (merged.added.length > 0 || merged.updated.length > 0) await ws.writeAtomic(rel, `${JSON.stringify(merged.settings, null, 2)}\n`);
     return { file: rel, added: merged.added, updated: merged.updated, created: text === undefined };
   });
 }

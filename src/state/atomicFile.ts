@@ -1,69 +1,276 @@
-import { promises as fs } from 'node:fs';
+/*
+ * Every write of the guardian's own files goes through here: `writeFileAtomic` (temp file +
+ * rename) and `withFileLock` (an exclusive `<file>.lock` shared by every process).
+ *
+ * Why our own lock and not `proper-lockfile`: proper-lockfile breaks a stale lock by removing it
+ * and creating it again, which is exactly the race issue 12 describes (two waiters see the same
+ * stale lock, the slower one removes the fresh lock the faster one just took); it knows nothing of
+ * the holder's pid, so a lock left by a dead process still blocks everyone for its stale time; and
+ * it turns `<file>.lock` into a folder, which earlier versions and the other tools reading these
+ * files do not expect. `write-file-atomic` does keep modes and clean its temp file, but it cannot
+ * re-check that the folder still lies inside the workspace between creating the temp file and the
+ * rename, which is the other half of what we need. Both would be a dependency for ~150 lines.
+ *
+ * The lock:
+ * - It is taken with O_EXCL and records `{pid, host, token}`; the token makes each taking unique.
+ * - It is stale when its holder is dead on this host (`kill(pid, 0)` says ESRCH; a pid from another
+ *   host is never trusted), or when it has not been refreshed for `staleMs` (30 s): a live holder
+ *   refreshes its mtime every `staleMs / 3`, so only a holder stuck that long loses it.
+ * - Removing a lock, whether its holder releases it or a waiter breaks it as stale, first takes a
+ *   marker `<lock>.<id>.break` with O_EXCL, where `id` names that one taking of the lock (inode and
+ *   content); under the marker it checks the lock is still that taking, and only then unlinks it.
+ *   So a given lock is removed at most once, by one process, and a waiter that looked at an old
+ *   lock can never remove the fresh one another waiter took since: its id differs.
+ *   The one case left: a process killed in the few system calls between taking a marker and
+ *   removing it leaves that lock unbreakable; waiters then time out with an error naming the files.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { constants, promises as fs } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { isWithin, WorkspaceEscapeError } from './containment';
 
-/** Writes a file so that readers see the old content or the new, never a mix: temp file + rename. */
-export async function writeFileAtomic(file: string, data: string): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  // Unique enough with the pid; 'wx' refuses a name that exists all the same.
-  const tmp = `${file}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}.tmp`;
-  const handle = await fs.open(tmp, 'wx', 0o644);
-  try {
-    await handle.writeFile(data, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
+/** What a system error means for the person reading it. */
+const WRITE_CAUSES: Readonly<Record<string, string>> = {
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is exceeded',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+};
+
+/** A write that failed for a reason outside the guardian: names the file and the real cause. */
+export class FileWriteError extends Error {
+  readonly code: string;
+  constructor(readonly file: string, code: string, readonly cause: Error) {
+    super(`cannot write ${file}: ${WRITE_CAUSES[code] ?? cause.message} (${code})`);
+    this.name = 'FileWriteError';
+    this.code = code;
   }
+}
+
+function describeWriteError(err: unknown, name: string): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code !== undefined && code in WRITE_CAUSES && !(err instanceof FileWriteError) ? new FileWriteError(name, code, err as Error) : err;
+}
+
+export interface WriteOptions {
+  /**
+   * The real (link-free) folder the file must stay in, usually the workspace root. Checked after
+   * the folders are created, on the temp file once it is open (where it really is, not where its
+   * path says), and on the file after the rename; a write that would land outside is undone and
+   * refused with WorkspaceEscapeError.
+   */
+  readonly within?: string;
+  /** How errors name the file; default: relative to `within`, or the path. */
+  readonly name?: string;
+  /** Mode of a file that does not exist yet (less the umask); a replaced file keeps its own. */
+  readonly mode?: number;
+}
+
+/** Where an open file really is now, whatever links its path went through (Linux: /proc). */
+async function whereIs(handle: fs.FileHandle, fallback: string): Promise<string> {
   try {
-    await fs.rename(tmp, file);
+    return await fs.readlink(`/proc/self/fd/${handle.fd}`);
+  } catch {
+    return path.join(await fs.realpath(path.dirname(fallback)), path.basename(fallback));
+  }
+}
+
+/** The permission bits of the regular file at `file`, if there is one. */
+async function modeOf(file: string): Promise<number | undefined> {
+  const st = await fs.lstat(file).catch(() => undefined);
+  return st?.isFile() ? st.mode & 0o7777 : undefined;
+}
+
+const unique = () => `${process.pid}.${randomBytes(6).toString('hex')}`;
+
+/**
+ * Writes a file so that readers see the old content or the new, never a mix: temp file + rename.
+ * The replaced file's mode is kept; on any failure the temp file is removed.
+ */
+export async function writeFileAtomic(file: string, data: string, opts: WriteOptions = {}): Promise<void> {
+  const { within } = opts;
+  const name = opts.name ?? (within !== undefined ? path.relative(within, file).split(path.sep).join('/') : file);
+  const outside = () => new WorkspaceEscapeError(name, within ?? '/');
+  try {
+    const dir = path.dirname(file);
+    await fs.mkdir(dir, { recursive: true });
+    if (within !== undefined && !isWithin(within, await fs.realpath(dir))) throw outside();
+    const keptMode = await modeOf(file);
+    const tmp = `${file}.${unique()}.tmp`;
+    // O_EXCL: never through a link at the last component, never over a file that exists.
+    const handle = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, keptMode ?? opts.mode ?? 0o644);
+    let done = false;
+    try {
+      // A folder swapped for a link since the check above: the temp file was made outside. Seen
+      // before a byte is written, it is removed where it really is.
+      const real = within !== undefined ? await whereIs(handle, tmp) : tmp;
+      if (within !== undefined && !isWithin(within, real)) throw outside();
+      if (keptMode !== undefined) await handle.chmod(keptMode);
+      await handle.writeFile(data, 'utf8');
+      await handle.sync();
+      // Rename by the temp file's real folder: a folder swapped for a link from here on makes the
+      // source path miss (ENOENT) rather than move the file elsewhere.
+      const target = within !== undefined ? path.join(path.dirname(real), path.basename(file)) : file;
+      await fs.rename(real, target);
+      done = true;
+      if (within !== undefined && !isWithin(within, await whereIs(handle, target))) {
+        await fs.unlink(await whereIs(handle, target));
+        throw outside();
+      }
+    } finally {
+      if (!done) await fs.unlink(within !== undefined ? await whereIs(handle, tmp).catch(() => tmp) : tmp).catch(() => undefined);
+      await handle.close();
+    }
   } catch (err) {
-    await fs.rm(tmp, { force: true });
-    throw err;
+    throw describeWriteError(err, name);
   }
 }
 
 export interface LockOptions {
   readonly timeoutMs?: number;
-  /** A lock file older than this is left over from a crashed writer and is broken. */
+  /** A lock not refreshed for this long is left over from a crashed or stuck holder, and is broken. */
   readonly staleMs?: number;
 }
 
 export class LockTimeoutError extends Error {
   constructor(readonly lockFile: string) {
-    super(`timed out waiting for the lock ${lockFile}; if no guardian command is running, delete it`);
+    super(`timed out waiting for the lock ${lockFile}; if no guardian command is running, delete it (and any ${path.basename(lockFile)}.*.break beside it)`);
     this.name = 'LockTimeoutError';
   }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const HOST = os.hostname();
+
+/** One taking of a lock, as found on disk: `id` tells it from every other taking. */
+interface LockSeen {
+  readonly id: string;
+  readonly mtimeMs: number;
+  readonly pid?: number;
+  readonly host?: string;
+}
+
+async function lookAt(lock: string): Promise<LockSeen | undefined> {
+  // One open file for both: the inode and the content must be of the same taking.
+  const handle = await fs.open(lock, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (!handle) return undefined;
+  try {
+    const st = await handle.stat();
+    const text = st.isFile() ? (await handle.readFile('utf8')).slice(0, 1024) : '';
+    const id = createHash('sha1').update(`${st.dev}:${st.ino}:${text}`).digest('hex').slice(0, 16);
+    return { id, mtimeMs: st.mtimeMs, ...holderOf(text) };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `{pid, host}` from a lock's content; earlier versions wrote the bare pid, on this host. */
+function holderOf(text: string): { pid?: number; host?: string } {
+  const bare = /^\s*(\d+)\s*$/.exec(text);
+  if (bare) return { pid: Number(bare[1]), host: HOST };
+  try {
+    const v = JSON.parse(text) as { pid?: unknown; host?: unknown };
+    return typeof v.pid === 'number' && typeof v.host === 'string' ? { pid: v.pid, host: v.host } : {};
+  } catch {
+    return {};
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists, under another user.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function isStale(seen: LockSeen, staleMs: number): boolean {
+  if (seen.pid !== undefined && seen.host === HOST && seen.pid !== process.pid && !isAlive(seen.pid)) return true;
+  return Date.now() - seen.mtimeMs > staleMs;
+}
+
+/**
+ * Removes the lock if it is still the taking `id`; false when another process is removing it.
+ * See the comment at the top of this file for why this cannot remove a fresh lock.
+ */
+async function removeIfStill(lock: string, id: string): Promise<boolean> {
+  const marker = `${lock}.${id}.break`;
+  try {
+    await fs.writeFile(marker, `${process.pid}\n`, { flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+  try {
+    if ((await lookAt(lock))?.id === id) await fs.unlink(lock);
+    return true;
+  } finally {
+    await fs.unlink(marker).catch(() => undefined);
+  }
+}
+
+/** Takes the lock once; its id when taken, undefined when another process holds it. */
+async function tryTake(lock: string): Promise<string | undefined> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw err;
+  }
+  const text = JSON.stringify({ pid: process.pid, host: HOST, token: randomBytes(8).toString('hex') });
+  try {
+    await handle.writeFile(text, 'utf8');
+    const st = await handle.stat();
+    return createHash('sha1').update(`${st.dev}:${st.ino}:${text}`).digest('hex').slice(0, 16);
+  } catch (err) {
+    // A lock without its holder written (a full disk) must not stay behind.
+    await fs.unlink(lock).catch(() => undefined);
+    throw err;
+  } finally {
+    await handle.close();
+  }
+}
 
 /** Runs a read-modify-write of `file` under an exclusive `<file>.lock` shared by every process. */
 export async function withFileLock<T>(file: string, fn: () => Promise<T>, opts: LockOptions = {}): Promise<T> {
   const lock = `${file}.lock`;
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const staleMs = opts.staleMs ?? 30_000;
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const start = Date.now();
-  for (;;) {
-    try {
-      const handle = await fs.open(lock, 'wx');
-      await handle.writeFile(`${process.pid}\n`);
-      await handle.close();
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const stat = await fs.stat(lock).catch(() => undefined);
-      if (stat && Date.now() - stat.mtimeMs > staleMs) {
-        await fs.rm(lock, { force: true });
-        continue;
-      }
+  let id: string | undefined;
+  try {
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const start = Date.now();
+    for (;;) {
+      id = await tryTake(lock);
+      if (id !== undefined) break;
+      const seen = await lookAt(lock);
+      if (seen === undefined) continue;
+      if (isStale(seen, staleMs) && (await removeIfStill(lock, seen.id))) continue;
       if (Date.now() - start > timeoutMs) throw new LockTimeoutError(lock);
       await sleep(5 + Math.random() * 20);
     }
+  } catch (err) {
+    throw describeWriteError(err, lock);
   }
+  // A holder that is alive and working keeps its lock fresh, however long it takes.
+  const refresh = setInterval(() => {
+    const now = new Date();
+    fs.utimes(lock, now, now).catch(() => undefined);
+  }, Math.max(10, staleMs / 3));
+  refresh.unref();
   try {
     return await fn();
   } finally {
-    await fs.rm(lock, { force: true });
+    clearInterval(refresh);
+    await removeIfStill(lock, id).catch(() => undefined);
   }
 }
 

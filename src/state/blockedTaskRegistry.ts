@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { BlockedTask } from '../core/blockedSummary';
-import { readTextIfExists, withFileLock, writeFileAtomic } from './atomicFile';
+import { readTextIfExists, withFileLock } from './atomicFile';
 import { checkTaskId, PATHS, type Workspace } from './workspace';
 
 const blockedTaskSchema = z.looseObject({
@@ -46,37 +46,39 @@ export class BlockedTaskRegistry {
     return parseRegistry(text, PATHS.registry);
   }
 
-  /** Adds or replaces a task and writes its summary. */
+  /**
+   * Adds or replaces a task and writes its summary. The summary is written under the registry's
+   * lock, like `remove` removes it: a break and a cleanup of one task at the same moment leave it
+   * registered with its summary, or neither.
+   */
   async block(task: BlockedTask, summary: string): Promise<void> {
     checkTaskId(task.task_id);
     const file = await this.ws.resolveForWrite(PATHS.registry);
-    const summaryFile = await this.ws.resolveForWrite(task.summary_file);
-    await writeFileAtomic(summaryFile, summary);
     await withFileLock(file, async () => {
       const tasks = await this.readForUpdate(file);
       const next = tasks.filter((t) => (t as { task_id?: unknown }).task_id !== task.task_id);
       next.push(task);
-      await writeFileAtomic(file, `${JSON.stringify({ version: 1, tasks: next }, null, 2)}\n`);
+      await this.ws.writeAtomic(task.summary_file, summary);
+      await this.ws.writeAtomic(PATHS.registry, `${JSON.stringify({ version: 1, tasks: next }, null, 2)}\n`);
     });
   }
 
-  /** Removes a task and its summary; true when it was there. */
+  /** Removes a task and its summary, under the registry's lock; true when either was there. */
   async remove(taskId: string): Promise<boolean> {
     checkTaskId(taskId);
     const file = await this.ws.resolveForWrite(PATHS.registry);
-    const removed = await withFileLock(file, async () => {
+    const summary = await this.ws.resolveForWrite(this.summaryPath(taskId));
+    return withFileLock(file, async () => {
       const tasks = await this.readForUpdate(file);
       const next = tasks.filter((t) => (t as { task_id?: unknown }).task_id !== taskId);
-      if (next.length === tasks.length) return false;
-      await writeFileAtomic(file, `${JSON.stringify({ version: 1, tasks: next }, null, 2)}\n`);
-      return true;
+      // The entry goes first: a failure in between leaves a summary without entry, which `status` ignores.
+      if (next.length !== tasks.length) await this.ws.writeAtomic(PATHS.registry, `${JSON.stringify({ version: 1, tasks: next }, null, 2)}\n`);
+      const hadSummary = await fs.rm(summary).then(
+        () => true,
+        () => false,
+      );
+      return next.length !== tasks.length || hadSummary;
     });
-    const summary = await this.ws.resolveForWrite(this.summaryPath(taskId));
-    const hadSummary = await fs.rm(summary).then(
-      () => true,
-      () => false,
-    );
-    return removed || hadSummary;
   }
 
   /** Raw entries, kept as they are (even ones this version does not understand). */

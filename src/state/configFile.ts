@@ -1,7 +1,7 @@
 import { AGENTS } from '../agents';
 import { defaultConfig, resolveConfig, type ConfigProblem, type GuardianConfig } from '../core/config';
 import { jsonErrorLocation } from '../core/jsonPositions';
-import { readTextIfExists, withFileLock, writeFileAtomic } from './atomicFile';
+import { readTextIfExists, withFileLock } from './atomicFile';
 import { PATHS, type Workspace } from './workspace';
 
 export interface LoadedConfig {
@@ -62,7 +62,7 @@ export async function createDefaultConfig(ws: Workspace): Promise<boolean> {
   const file = await ws.resolveForWrite(PATHS.config);
   return withFileLock(file, async () => {
     if ((await readTextIfExists(file)) !== undefined) return false;
-    await writeFileAtomic(file, `${JSON.stringify(defaultConfig(), null, 2)}\n`);
+    await ws.writeAtomic(PATHS.config, `${JSON.stringify(defaultConfig(), null, 2)}\n`);
     return true;
   });
 }

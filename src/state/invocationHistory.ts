@@ -4,7 +4,7 @@ import type { InvocationRecord } from '../core/checkInfiniteLoop';
 import type { LocatedEvent } from '../core/events';
 import { arrayElementOffsets } from '../core/jsonPositions';
 import { jsonErrorLocation, lineColumn } from '../core/jsonPositions';
-import { readTextIfExists, withFileLock, writeFileAtomic } from './atomicFile';
+import { readTextIfExists, withFileLock } from './atomicFile';
 import type { SkippedLine } from '../core/events';
 import type { Workspace } from './workspace';
 
@@ -118,7 +118,7 @@ export async function appendInvocation(ws: Workspace, rel: string, record: Invoc
     const all = [...doc.invocations, record];
     const rotated = Math.max(0, all.length - MAX_HISTORY);
     const kept = all.slice(rotated);
-    await writeFileAtomic(file, `${JSON.stringify({ ...doc, invocations: kept }, null, 2)}\n`);
+    await ws.writeAtomic(rel, `${JSON.stringify({ ...doc, invocations: kept }, null, 2)}\n`);
     return { kept: kept.length, rotated, ...(backup !== undefined ? { backup } : {}) };
   });
 }

@@ -1,5 +1,4 @@
 import { formatStopAll, parseStopAll, type StopParse, type StopState, type StopStatus } from '../core/stopAll';
-import { writeFileAtomic } from './atomicFile';
 import { readRegularBounded } from './boundedRead';
 import { PATHS, type Workspace } from './workspace';
 
@@ -38,9 +37,8 @@ export class StopAllFile {
   }
 
   async write(status: StopStatus, reason?: string, by = 'loop-guardian'): Promise<StopState> {
-    const file = await this.ws.resolveForWrite(PATHS.stopAll);
     const state: StopState = { status, timestamp: new Date().toISOString(), ...(reason ? { reason } : {}), by };
-    await writeFileAtomic(file, formatStopAll(state));
+    await this.ws.writeAtomic(PATHS.stopAll, formatStopAll(state));
     return state;
   }
 }

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { TaskState } from '../core/taskAnalysis';
-import { readTextIfExists, withFileLock, writeFileAtomic } from './atomicFile';
+import { readTextIfExists, withFileLock } from './atomicFile';
 import { checkTaskId, PATHS, type Workspace } from './workspace';
 
 const stateSchema = z.object({
@@ -34,7 +34,7 @@ export class TaskStateStore {
     return withFileLock(file, async () => {
       const text = await readTextIfExists(file);
       const next = change(text === undefined ? undefined : parseState(text, rel));
-      if (next !== undefined) await writeFileAtomic(file, `${JSON.stringify(next, null, 2)}\n`);
+      if (next !== undefined) await this.ws.writeAtomic(rel, `${JSON.stringify(next, null, 2)}\n`);
       return next;
     });
   }

@@ -1,5 +1,9 @@
 import { promises as fs, realpathSync } from 'node:fs';
 import * as path from 'node:path';
+import { writeFileAtomic } from './atomicFile';
+import { isWithin, WorkspaceEscapeError } from './containment';
+
+export { isWithin, WorkspaceEscapeError };
 
 /** Where the guardian keeps its files, relative to the workspace root. */
 export const PATHS = {
@@ -13,13 +17,6 @@ export const PATHS = {
   tasks: '.tmp/guardian/tasks',
   guardianLog: '.tmp/guardian/guardian.log',
 } as const;
-
-export class WorkspaceEscapeError extends Error {
-  constructor(readonly requested: string, readonly root: string) {
-    super(`refused: ${requested} resolves outside the workspace ${root}`);
-    this.name = 'WorkspaceEscapeError';
-  }
-}
 
 export class InvalidTaskIdError extends Error {
   constructor(readonly taskId: string) {
@@ -35,19 +32,14 @@ export function checkTaskId(taskId: string): string {
   return taskId;
 }
 
-/** Whether `target` is `root` or lies below it (both absolute). */
-export function isWithin(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
-
 /**
  * A workspace folder. Every path the guardian writes goes through `resolveForWrite`, which refuses
  * anything that lands outside the folder, through `..` or through symbolic links.
  */
 export class Workspace {
   readonly root: string;
-  private readonly realRoot: string;
+  /** The root with its links resolved: where containment is checked. */
+  readonly realRoot: string;
 
   constructor(root: string) {
     this.root = path.resolve(root);
@@ -96,5 +88,14 @@ export class Workspace {
       }
     }
     throw new WorkspaceEscapeError(rel, this.root);
+  }
+
+  /**
+   * Writes `rel` atomically, keeping the mode of the file it replaces. Containment is checked
+   * before, and again once the temp file is open and after the rename (see `writeFileAtomic`), so
+   * a folder swapped for a link in between cannot carry the write outside.
+   */
+  async writeAtomic(rel: string, data: string): Promise<void> {
+    await writeFileAtomic(await this.resolveForWrite(rel), data, { within: this.realRoot, name: rel });
   }
 }

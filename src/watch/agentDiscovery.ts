@@ -5,6 +5,7 @@ import { AGENTS, type Agent, type DiscoveryFs, type TranscriptLocator } from '..
 import type { JsonlAdapter } from '../agents/transcript';
 import type { GuardianConfig } from '../core/config';
 import { isWithin } from '../state/workspace';
+import { openRegularFile } from './regularFile';
 
 /** A transcript an agent is writing (or wrote) for this workspace, with the agent that writes it. */
 export interface Transcript {
@@ -25,7 +26,8 @@ function expandHome(p: string, home: string): string {
 
 /** The first `SMALL_READ` bytes of a file; undefined when it cannot be read. */
 async function head(file: string): Promise<string | undefined> {
-  const handle = await fs.open(file, 'r').catch(() => undefined);
+  // Never a blocking open: a FIFO among the transcripts is passed over like an unreadable file.
+  const handle = await openRegularFile(file).catch(() => undefined);
   if (!handle) return undefined;
   try {
     const buf = Buffer.alloc(SMALL_READ);

@@ -1,10 +1,10 @@
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { AdapterSink, Decoder, DocumentAdapter, JsonlAdapter } from '../agents/transcript';
 import { arrayElementOffsets, linesOfOffsets } from '../core/jsonPositions';
 import type { GuardianEvent } from '../core/events';
 import { jsonErrorLocation } from '../core/jsonPositions';
 import type { EventSink } from './eventLog';
+import { openRegularFile } from './regularFile';
 import { LogTail, type TailOptions, type TailRead } from './logTail';
 
 /** A file's name without its folder and extension: the session until the records name one. */
@@ -88,7 +88,7 @@ export const MAX_DOCUMENT_BYTES = 256 << 20;
  */
 export async function readAgentDocument(absPath: string, name: string, adapter: DocumentAdapter, sink: EventSink, text?: string): Promise<void> {
   const refs = new RefSink(name, sink);
-  const body = text ?? (await readDocumentText(absPath));
+  const body = text ?? (await readDocumentText(absPath, name));
   let doc: unknown;
   try {
     doc = JSON.parse(body);
@@ -104,8 +104,14 @@ export async function readAgentDocument(absPath: string, name: string, adapter: 
   decoder.finish(refs);
 }
 
-export async function readDocumentText(absPath: string): Promise<string> {
-  const st = await fs.stat(absPath);
-  if (st.size > MAX_DOCUMENT_BYTES) throw new Error(`${absPath} is ${st.size} bytes: larger than the ${MAX_DOCUMENT_BYTES} bytes a document may have`);
-  return fs.readFile(absPath, 'utf8');
+/** A document's text; a path that is not a regular file is refused (NotRegularFileError), never read. */
+export async function readDocumentText(absPath: string, name: string = absPath): Promise<string> {
+  const handle = await openRegularFile(absPath, name);
+  try {
+    const st = await handle.stat();
+    if (st.size > MAX_DOCUMENT_BYTES) throw new Error(`${name} is ${st.size} bytes: larger than the ${MAX_DOCUMENT_BYTES} bytes a document may have`);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
 }

@@ -1,7 +1,11 @@
-import { promises as fs } from 'node:fs';
+import { createHash } from 'node:crypto';
+import type { promises as fs } from 'node:fs';
+import { openRegularFile } from './regularFile';
 
 const NEWLINE = 0x0a;
 const EMPTY = Buffer.alloc(0);
+/** How many of a file's first bytes identify it: a JSONL log's first line, or most of it. */
+const FINGERPRINT_BYTES = 256;
 
 export interface TailOptions {
   /** Bytes read per system call. */
@@ -23,15 +27,20 @@ export type OverlongHandler = (line: number, bytes: number) => void;
 
 /**
  * Reads a growing log file incrementally: only the bytes appended since the last read, complete
- * lines only (a trailing partial line waits until it is finished). A file that shrank, whose inode
- * changed, or whose byte before the old end differs, was replaced: it is read again from the start.
+ * lines only (a trailing partial line waits until it is finished). A file whose inode changed,
+ * that shrank, or whose first bytes differ from those read before, was replaced or truncated and
+ * written again (copytruncate, even when it regrew past the old end before this read): it is read
+ * again from the start. A path that is not a regular file (a FIFO, a folder) is refused, never
+ * opened for a blocking read (NotRegularFileError).
  */
 export class LogTail {
   private offset = 0;
   private line = 0;
   private pending: Buffer = EMPTY;
   private identity: string | undefined;
-  private lastByte: number | undefined;
+  /** Hash of the file's first bytes (at most FINGERPRINT_BYTES) as last read, and how many. */
+  private fingerprint: string | undefined;
+  private fingerprintBytes = 0;
   private overlong = 0;
   private readonly chunkSize: number;
   private readonly maxLineBytes: number;
@@ -50,7 +59,7 @@ export class LogTail {
   async read(onLine: LineHandler, onOverlong?: OverlongHandler, onReset?: () => void): Promise<TailRead> {
     let handle: fs.FileHandle;
     try {
-      handle = await fs.open(this.file, 'r');
+      handle = await openRegularFile(this.file);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       const reset = this.offset > 0;
@@ -62,7 +71,7 @@ export class LogTail {
       const stat = await handle.stat();
       const identity = `${stat.dev}:${stat.ino}`;
       let reset = false;
-      if (this.identity !== undefined && (identity !== this.identity || stat.size < this.offset || !(await this.sameTail(handle)))) {
+      if (this.identity !== undefined && (identity !== this.identity || stat.size < this.offset || !(await this.sameStart(handle)))) {
         this.restart();
         reset = true;
         onReset?.();
@@ -76,9 +85,9 @@ export class LogTail {
         if (bytesRead === 0) break;
         this.offset += bytesRead;
         bytes += bytesRead;
-        this.lastByte = buffer[bytesRead - 1];
         this.consume(buffer.subarray(0, bytesRead), onLine, onOverlong);
       }
+      if (this.fingerprintBytes < Math.min(this.offset, FINGERPRINT_BYTES)) await this.takeFingerprint(handle);
       return { reset, bytes, missing: false };
     } finally {
       await handle.close();
@@ -99,16 +108,26 @@ export class LogTail {
     this.line = 0;
     this.pending = EMPTY;
     this.identity = undefined;
-    this.lastByte = undefined;
+    this.fingerprint = undefined;
+    this.fingerprintBytes = 0;
     this.overlong = 0;
   }
 
-  /** The byte before the old end is still the one read there: the file was appended to, not rewritten. */
-  private async sameTail(handle: fs.FileHandle): Promise<boolean> {
-    if (this.offset === 0 || this.lastByte === undefined) return true;
-    const one = Buffer.alloc(1);
-    const { bytesRead } = await handle.read(one, 0, 1, this.offset - 1);
-    return bytesRead === 1 && one[0] === this.lastByte;
+  private async firstBytes(handle: fs.FileHandle, length: number): Promise<string | undefined> {
+    const buf = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(buf, 0, length, 0);
+    return bytesRead === length ? createHash('sha1').update(buf).digest('hex') : undefined;
+  }
+
+  private async takeFingerprint(handle: fs.FileHandle): Promise<void> {
+    this.fingerprintBytes = Math.min(this.offset, FINGERPRINT_BYTES);
+    this.fingerprint = await this.firstBytes(handle, this.fingerprintBytes);
+  }
+
+  /** The file still starts with the bytes read there before: it was appended to, not rewritten. */
+  private async sameStart(handle: fs.FileHandle): Promise<boolean> {
+    if (this.fingerprint === undefined || this.fingerprintBytes === 0) return true;
+    return (await this.firstBytes(handle, this.fingerprintBytes)) === this.fingerprint;
   }
 
   private consume(chunk: Buffer, onLine: LineHandler, onOverlong?: OverlongHandler): void {

@@ -1,4 +1,3 @@
-import { promises as fs } from 'node:fs';
 import { agentById, sniffDocument, sniffJsonl, TRANSCRIPT_AGENTS } from '../agents';
 import type { GuardianConfig } from '../core/config';
 import { Engine } from '../core/engine';
@@ -9,6 +8,7 @@ import { AgentLogReader, readAgentDocument, readDocumentText } from './agentLog'
 import type { SkippedLine } from '../core/events';
 import { EventLogReader, type EventSink } from './eventLog';
 import { historyEvents, parseInvocationHistory } from '../state/invocationHistory';
+import { checkRegularFile, openRegularFile } from './regularFile';
 
 /** The guardian's events, seed 000's history, or the id of an agent whose transcripts it reads. */
 export type ReplayFormat = string;
@@ -44,7 +44,7 @@ function documentFormat(doc: unknown): ReplayFormat | undefined {
  * of the agents. A file that is one JSON document spread over lines is parsed whole to tell.
  */
 export async function detectFormat(file: string): Promise<ReplayFormat> {
-  const handle = await fs.open(file, 'r');
+  const handle = await openRegularFile(file);
   let head: string;
   let size: number;
   try {
@@ -102,6 +102,8 @@ export async function replayFile(
   config: GuardianConfig,
   onFinding?: (f: Finding) => void,
 ): Promise<ReplayResult> {
+  // A FIFO (or a link to one) given as a FILE would block every read: refused before any.
+  await checkRegularFile(file, name);
   const resolved = format === 'auto' ? await detectFormat(file) : format;
   const engine = new Engine(config);
   const findings: Finding[] = [];
@@ -119,7 +121,7 @@ export async function replayFile(
   };
   const sink: EventSink = { event: push, skipped: skip };
   if (resolved === 'invocations') {
-    const read = parseInvocationHistory(await fs.readFile(file, 'utf8'), name);
+    const read = parseInvocationHistory(await readDocumentText(file, name), name);
     read.skipped.forEach(skip);
     for (const e of historyEvents(read, name)) push(e);
   } else if (resolved === 'events') {

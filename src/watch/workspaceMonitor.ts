@@ -9,7 +9,8 @@ import { AgentLogReader } from './agentLog';
 import type { SkippedLine } from '../core/events';
 import { EventLogReader, type EventSink } from './eventLog';
 import { historyEvents, readInvocationHistory } from '../state/invocationHistory';
-import { discoverFiles } from './sourceDiscovery';
+import { checkRegularFile, unreadableReason } from './regularFile';
+import { discoverFiles, resolvesInside } from './sourceDiscovery';
 import type { Workspace } from '../state/workspace';
 
 const KEEP_SKIPPED = 200;
@@ -63,6 +64,8 @@ export class WorkspaceMonitor {
   private readonly recentSkipped: SkippedLine[] = [];
   private skippedTotal = 0;
   private needsRebuild = false;
+  /** Files (and globs) reported as not read, with the reason: each reported once, until it changes. */
+  private readonly fileProblems = new Map<string, string>();
 
   constructor(readonly ws: Workspace, readonly config: GuardianConfig, env: NodeJS.ProcessEnv = process.env) {
     this.engine = new Engine(config);
@@ -119,10 +122,19 @@ export class WorkspaceMonitor {
    * whole unless `history` is false (a caller that knows it has not changed).
    */
   async poll({ history = true }: { history?: boolean } = {}): Promise<MonitorUpdate> {
-    const files = await discoverFiles(this.ws, this.config.sources.events);
+    const fileSkips: SkippedLine[] = [];
+    const files = await discoverFiles(this.ws, this.config.sources.events, (s) => this.noteFileProblem(s, fileSkips));
     for (const rel of files) if (rel !== this.config.sources.invocationHistory && !this.readers.has(rel)) this.readers.set(rel, new EventLogReader(this.ws.path(rel), rel));
     if (this.discovery.enabled) await this.discoverTranscripts(files);
-    return this.read([...this.readers.keys()], history);
+    return this.read([...this.readers.keys()], history, fileSkips);
+  }
+
+  /** A file or glob not read: reported the first time, and again only if the reason changes. */
+  private noteFileProblem(skip: SkippedLine, into: SkippedLine[]): void {
+    const key = `${skip.file}|${skip.field}`;
+    if (this.fileProblems.get(key) === skip.reason) return;
+    this.fileProblems.set(key, skip.reason);
+    into.push(skip);
   }
 
   /**
@@ -150,18 +162,26 @@ export class WorkspaceMonitor {
   /** Reads what is new in the given files only (from a file watcher). */
   async pollFiles(rels: readonly string[]): Promise<MonitorUpdate> {
     const logs: string[] = [];
+    const fileSkips: SkippedLine[] = [];
     let history = false;
     for (const rel of rels) {
       if (rel === this.config.sources.invocationHistory) history = true;
       else if (this.isEventLog(rel)) {
-        if (!this.readers.has(rel)) this.readers.set(rel, new EventLogReader(this.ws.path(rel), rel));
+        if (!this.readers.has(rel)) {
+          if (!(await resolvesInside(this.ws, rel))) {
+            this.noteFileProblem({ file: rel, line: 1, field: '(file)', reason: 'resolves outside the workspace (through a link); skipped' }, fileSkips);
+            continue;
+          }
+          this.readers.set(rel, new EventLogReader(this.ws.path(rel), rel));
+        }
         logs.push(rel);
       }
     }
-    return this.read(logs, history);
+    return this.read(logs, history, fileSkips);
   }
 
-  private async read(logs: readonly string[], history: boolean): Promise<MonitorUpdate> {
+  /** `fileSkips`: files and globs not read, reported before the lines skipped. */
+  private async read(logs: readonly string[], history: boolean, fileSkips: SkippedLine[]): Promise<MonitorUpdate> {
     const raised: Finding[] = [];
     const skipped: SkippedLine[] = [];
     const sink: EventSink = {
@@ -174,22 +194,32 @@ export class WorkspaceMonitor {
       const reader = this.readers.get(rel);
       if (!reader) continue;
       const source = this.sources.get(rel);
-      const result = await reader.read(source ? this.counting(source, sink) : sink);
+      let result;
+      try {
+        result = await reader.read(source ? this.counting(source, sink) : sink);
+        this.fileProblems.delete(`${rel}|(file)`);
+      } catch (err) {
+        // One log that cannot be read (a FIFO, a folder, EACCES, a link loop) is reported and
+        // skipped: the others are read all the same.
+        this.noteFileProblem({ file: rel, line: 1, field: '(file)', reason: unreadableReason(err) }, fileSkips);
+        continue;
+      }
       if (result.reset) this.needsRebuild = true;
       if (result.missing) {
         this.readers.delete(rel);
         this.sources.delete(rel);
       }
     }
-    if (this.needsRebuild) return this.rebuild();
+    if (this.needsRebuild) return this.rebuild(fileSkips);
     if (history) raised.push(...(await this.checkHistory(skipped)));
+    skipped.unshift(...fileSkips);
     this.remember(raised);
     this.noteSkipped(skipped);
     return { raised, skipped };
   }
 
   /** A log was replaced or truncated: what was counted from it no longer holds, so count again. */
-  private async rebuild(): Promise<MonitorUpdate> {
+  private async rebuild(fileSkips: SkippedLine[]): Promise<MonitorUpdate> {
     this.needsRebuild = false;
     this.engine = new Engine(this.config);
     const files = [...this.readers.keys()];
@@ -199,12 +229,16 @@ export class WorkspaceMonitor {
       s.sessions.clear();
     }
     this.recentFindings.length = 0;
-    return this.read(files, true);
+    return this.read(files, true, fileSkips);
   }
 
   private async checkHistory(skipped: SkippedLine[]): Promise<Finding[]> {
     const rel = this.config.sources.invocationHistory;
-    const read = await readInvocationHistory(this.ws, rel).catch((err: Error) => {
+    // The history is a log too: a FIFO there must not block the read.
+    const regular = checkRegularFile(this.ws.path(rel), rel).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+    const read = await regular.then(() => readInvocationHistory(this.ws, rel)).catch((err: Error) => {
       skipped.push({ file: rel, line: 1, field: '(file)', reason: `cannot read (${err.message}); treated as an empty history` });
       return undefined;
     });

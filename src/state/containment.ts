@@ -1,0 +1,14 @@
+import * as path from 'node:path';
+
+/** Whether `target` is `root` or lies below it (both absolute). */
+export function isWithin(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+export class WorkspaceEscapeError extends Error {
+  constructor(readonly requested: string, readonly root: string) {
+    super(`refused: ${requested} resolves outside the workspace ${root}`);
+    this.name = 'WorkspaceEscapeError';
+  }
+}
