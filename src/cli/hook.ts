@@ -1,4 +1,4 @@
-import { existsSync, read, statSync } from 'node:fs';
+import { existsSync, fstatSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { GuardianConfig } from '../core/config';
@@ -263,40 +263,29 @@ async function after(agent: AgentWithHook, ws: Workspace, rel: string, call: Hoo
 }
 
 /**
- * stdin as text, at most MAX_STDIN_BYTES. Read from the file descriptor, asynchronously: cheaper
- * to start than `process.stdin` (which loads the socket machinery), and a stdin that never ends
- * cannot hold the hook past its deadline. A non-blocking pipe falls back to the stream.
+ * stdin as text, at most MAX_STDIN_BYTES. A file is read at once; a pipe or socket through the
+ * event loop (never a blocking read on a worker thread, which would keep the process from exiting),
+ * so a stdin that never ends cannot hold the hook past its deadline.
  */
 export function readStdin(): Promise<string> {
+  try {
+    if (fstatSync(0).isFile()) return Promise.resolve(readFileSync(0, 'utf8'));
+  } catch {
+    // No usable stdin descriptor: read it as a stream below.
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
-    const take = (chunk: Buffer): boolean => {
-      chunks.push(chunk);
-      total += chunk.length;
-      if (total <= MAX_STDIN_BYTES) return true;
-      reject(new Error(`stdin is larger than ${MAX_STDIN_BYTES} bytes`));
-      return false;
-    };
-    const fromStream = () => {
-      process.stdin.on('data', (chunk: Buffer | string) => {
-        if (!take(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) process.stdin.destroy();
-      });
-      process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-      process.stdin.on('error', reject);
-    };
-    const next = () => {
-      const buf = Buffer.allocUnsafe(64 * 1024);
-      read(0, buf, 0, buf.length, null, (err, n) => {
-        if (err) {
-          if (err.code === 'EAGAIN') return fromStream();
-          if (err.code === 'EOF' || err.code === 'EBADF') return resolve(Buffer.concat(chunks).toString('utf8'));
-          return reject(err);
-        }
-        if (n === 0) return resolve(Buffer.concat(chunks).toString('utf8'));
-        if (take(buf.subarray(0, n))) next();
-      });
-    };
-    next();
+    process.stdin.on('data', (chunk: Buffer | string) => {
+      const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      chunks.push(b);
+      total += b.length;
+      if (total > MAX_STDIN_BYTES) {
+        process.stdin.destroy();
+        reject(new Error(`stdin is larger than ${MAX_STDIN_BYTES} bytes`));
+      }
+    });
+    process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    process.stdin.on('error', reject);
   });
 }

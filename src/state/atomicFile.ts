@@ -28,6 +28,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { openRegularFile } from './regularFile';
 import { isWithin, WorkspaceEscapeError } from './containment';
 
 /** What a system error means for the person reading it. */
@@ -276,10 +277,17 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>, opts: 
 
 /** Reads a text file; undefined when it does not exist. */
 export async function readTextIfExists(file: string): Promise<string | undefined> {
+  let handle: fs.FileHandle;
   try {
-    return await fs.readFile(file, 'utf8');
+    // Non-blocking, regular files only: a FIFO in a state file's place is an error, never a hang.
+    handle = await openRegularFile(file, path.basename(file));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
+  }
+  try {
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
   }
 }

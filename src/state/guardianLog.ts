@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { appendToRegularFile } from './regularFile';
 import { PATHS, type Workspace } from './workspace';
 
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
@@ -12,6 +13,6 @@ export class GuardianLog {
     const file = await this.ws.resolveForWrite(PATHS.guardianLog);
     await fs.mkdir(path.dirname(file), { recursive: true });
     // One appended write per line: O_APPEND keeps concurrent writers' lines whole.
-    await fs.appendFile(file, `[${new Date().toISOString()}] [${level}] ${message.replace(/\r?\n/g, ' ')}\n`, 'utf8');
+    await appendToRegularFile(file, `[${new Date().toISOString()}] [${level}] ${message.replace(/\r?\n/g, ' ')}\n`);
   }
 }

@@ -1,9 +1,9 @@
-import { constants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { GuardianConfig } from '../core/config';
 import type { GuardianEvent, LocatedEvent } from '../core/events';
-import { withFileLock, writeFileAtomic } from './atomicFile';
-import { readRegularBounded } from './boundedRead';
+import { withFileLock } from './atomicFile';
+import { appendToRegularFile, openRegularFile, readRegularBounded } from './regularFile';
 import { PATHS, type Workspace } from './workspace';
 
 /** The hook's log of one agent session: `.tmp/current/logs/hook-<agent>-<session>.jsonl`. */
@@ -45,7 +45,7 @@ export async function readHookTail(file: string, name: string): Promise<LocatedE
   let handle: fs.FileHandle;
   try {
     // Non-blocking: a FIFO in the log's place must not hold the hook past its deadline.
-    handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    handle = await openRegularFile(file, name);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
@@ -53,9 +53,7 @@ export async function readHookTail(file: string, name: string): Promise<LocatedE
   let text: string;
   let cut: boolean;
   try {
-    const st = await handle.stat();
-    if (!st.isFile()) throw new Error(`${name} is not a regular file`);
-    const { size } = st;
+    const { size } = await handle.stat();
     const start = Math.max(0, size - TAIL_BYTES);
     const buf = Buffer.alloc(size - start);
     const { bytesRead } = await handle.read(buf, 0, buf.length, start);
@@ -99,7 +97,7 @@ export async function appendEvent(ws: Workspace, rel: string, event: GuardianEve
   await fs.mkdir(path.dirname(file), { recursive: true });
   const st = await fs.stat(file).catch(() => undefined);
   if (st !== undefined && st.isFile() && st.size > HOOK_LOG_MAX_BYTES) await fs.rename(file, `${file}.1`);
-  await fs.appendFile(file, `${JSON.stringify(event)}\n`, { encoding: 'utf8', flag: 'a' });
+  await appendToRegularFile(file, `${JSON.stringify(event)}\n`);
 }
 
 declare const __BUNDLED__: boolean | undefined;
@@ -159,6 +157,6 @@ export async function hookConfig(ws: Workspace, onProblem: (message: string) => 
   const loaded = await loadConfig(ws);
   for (const p of loaded.problems) onProblem(formatProblem(loaded.file, p));
   const entry: CachedConfig = { v: 1, source, config: loaded.config };
-  await writeFileAtomic(await ws.resolveForWrite(CACHE), `${JSON.stringify(entry)}\n`);
+  await ws.writeAtomic(CACHE, `${JSON.stringify(entry)}\n`);
   return loaded.config;
 }

@@ -1,5 +1,5 @@
 import { formatStopAll, parseStopAll, type StopParse, type StopState, type StopStatus } from '../core/stopAll';
-import { readRegularBounded } from './boundedRead';
+import { readRegularBounded } from './regularFile';
 import { PATHS, type Workspace } from './workspace';
 
 export interface StopAllRead {

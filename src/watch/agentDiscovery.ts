@@ -5,7 +5,7 @@ import { AGENTS, type Agent, type DiscoveryFs, type TranscriptLocator } from '..
 import type { JsonlAdapter } from '../agents/transcript';
 import type { GuardianConfig } from '../core/config';
 import { isWithin } from '../state/workspace';
-import { openRegularFile } from './regularFile';
+import { openRegularFile } from '../state/regularFile';
 
 /** A transcript an agent is writing (or wrote) for this workspace, with the agent that writes it. */
 export interface Transcript {

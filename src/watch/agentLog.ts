@@ -4,7 +4,7 @@ import { arrayElementOffsets, linesOfOffsets } from '../core/jsonPositions';
 import type { GuardianEvent } from '../core/events';
 import { jsonErrorLocation } from '../core/jsonPositions';
 import type { EventSink } from './eventLog';
-import { openRegularFile } from './regularFile';
+import { openRegularFile } from '../state/regularFile';
 import { LogTail, type TailOptions, type TailRead } from './logTail';
 
 /** A file's name without its folder and extension: the session until the records name one. */

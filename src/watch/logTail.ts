@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { promises as fs } from 'node:fs';
-import { openRegularFile } from './regularFile';
+import { openRegularFile } from '../state/regularFile';
 
 const NEWLINE = 0x0a;
 const EMPTY = Buffer.alloc(0);

@@ -8,7 +8,7 @@ import { AgentLogReader, readAgentDocument, readDocumentText } from './agentLog'
 import type { SkippedLine } from '../core/events';
 import { EventLogReader, type EventSink } from './eventLog';
 import { historyEvents, parseInvocationHistory } from '../state/invocationHistory';
-import { checkRegularFile, openRegularFile } from './regularFile';
+import { checkRegularFile, openRegularFile } from '../state/regularFile';
 
 /** The guardian's events, seed 000's history, or the id of an agent whose transcripts it reads. */
 export type ReplayFormat = string;

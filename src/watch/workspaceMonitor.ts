@@ -9,7 +9,7 @@ import { AgentLogReader } from './agentLog';
 import type { SkippedLine } from '../core/events';
 import { EventLogReader, type EventSink } from './eventLog';
 import { historyEvents, readInvocationHistory } from '../state/invocationHistory';
-import { checkRegularFile, unreadableReason } from './regularFile';
+import { checkRegularFile, unreadableReason } from '../state/regularFile';
 import { discoverFiles, resolvesInside } from './sourceDiscovery';
 import type { Workspace } from '../state/workspace';
 

@@ -124,8 +124,8 @@ describe('loop-guardian hook (a real process, real stdin and stdout)', () => {
     const broken = await hook(ws, 'claude', claudePre('f1', 'ls'));
     assert.equal(broken.code, 0);
     assert.equal(broken.stdout, '');
-    assert.match(broken.stderr, /STOP_ALL: unreadable: is a folder, not a file; read as CLEAR/);
-    assert.match(await fs.readFile(path.join(ws, '.tmp/guardian/guardian.log'), 'utf8'), /\[WARN\] hook claude: \.github\/guardian\/STOP_ALL: unreadable: is a folder, not a file; read as CLEAR/);
+    assert.match(broken.stderr, /STOP_ALL: unreadable: is a folder, not a regular file; read as CLEAR/);
+    assert.match(await fs.readFile(path.join(ws, '.tmp/guardian/guardian.log'), 'utf8'), /\[WARN\] hook claude: \.github\/guardian\/STOP_ALL: unreadable: is a folder, not a regular file; read as CLEAR/);
     const garbage = await hook(ws, 'gemini', 'this is not json');
     assert.equal(garbage.code, 0);
     assert.deepEqual(JSON.parse(garbage.stdout), {});

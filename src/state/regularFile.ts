@@ -1,0 +1,105 @@
+import { constants, promises as fs, type Stats } from 'node:fs';
+
+/** A path that is a FIFO, a device, a socket or a folder: never read (a read could block for ever). */
+export class NotRegularFileError extends Error {
+  constructor(readonly file: string, readonly kind: string) {
+    super(`${file} is not a regular file (${kind}): not read`);
+    this.name = 'NotRegularFileError';
+  }
+}
+
+function kindOf(st: Stats): string {
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isDirectory()) return 'a folder';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  return 'not a file';
+}
+
+/**
+ * Opens a file for reading without ever blocking on it: O_NONBLOCK makes opening a FIFO (or a link
+ * to one) return at once, and anything that is not a regular file is closed and refused.
+ * `name` is how the error names the file.
+ */
+export async function openRegularFile(file: string, name: string = file): Promise<fs.FileHandle> {
+  const handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  let st: Stats;
+  try {
+    st = await handle.stat();
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+  if (!st.isFile()) {
+    await handle.close();
+    throw new NotRegularFileError(name, kindOf(st));
+  }
+  return handle;
+}
+
+/** Refuses (NotRegularFileError) a path that is not a regular file, before anything reads it. */
+export async function checkRegularFile(file: string, name: string = file): Promise<void> {
+  await (await openRegularFile(file, name)).close();
+}
+
+/** Why a log could not be read, as a skipped-file reason: the kind of file, or the system's code. */
+export function unreadableReason(err: unknown): string {
+  if (err instanceof NotRegularFileError) return `not a regular file (${err.kind}); skipped`;
+  const code = (err as NodeJS.ErrnoException).code;
+  return `cannot open (${code ?? (err as Error).message}); skipped`;
+}
+
+export type BoundedRead =
+  | { readonly kind: 'text'; readonly text: string; readonly truncated: boolean }
+  | { readonly kind: 'missing' }
+  /** There, but not readable as a file: a FIFO, a device, a folder, or an error opening it. */
+  | { readonly kind: 'unreadable'; readonly problem: string };
+
+/**
+ * Reads at most `maxBytes` of a regular file, and never blocks nor throws: a FIFO, a device or a
+ * folder in its place is reported as unreadable instead of hanging the reader (the hook must decide
+ * by its deadline).
+ */
+export async function readRegularBounded(file: string, maxBytes: number): Promise<BoundedRead> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await openRegularFile(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
+    return { kind: 'unreadable', problem: err instanceof NotRegularFileError ? `is ${err.kind}, not a regular file` : `cannot open (${code ?? (err as Error).message})` };
+  }
+  try {
+    const { size } = await handle.stat();
+    const buf = Buffer.alloc(Math.min(maxBytes, size));
+    let filled = 0;
+    while (filled < buf.length) {
+      const { bytesRead } = await handle.read(buf, filled, buf.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return { kind: 'text', text: buf.toString('utf8', 0, filled), truncated: size > filled };
+  } catch (err) {
+    return { kind: 'unreadable', problem: `cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Appends text to a regular file (created when missing) in one write, without ever blocking:
+ * opening a FIFO non-blocking for writing fails at once (ENXIO) instead of waiting for a reader,
+ * and anything else that is not a regular file is refused. O_APPEND keeps concurrent writers'
+ * lines whole.
+ */
+export async function appendToRegularFile(file: string, text: string): Promise<void> {
+  const handle = await fs.open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o644);
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) throw new NotRegularFileError(file, kindOf(st));
+    await handle.write(text, null, 'utf8');
+  } finally {
+    await handle.close();
+  }
+}
