@@ -182,7 +182,7 @@ export class WorkspaceMonitor {
       }
     }
     if (this.needsRebuild) return this.rebuild();
-    if (history) raised.push(...(await this.checkHistory(skipped)));
+    if (history) appendAll(raised, await this.checkHistory(skipped));
     this.remember(raised);
     this.noteSkipped(skipped);
     return { raised, skipped };
@@ -209,10 +209,10 @@ export class WorkspaceMonitor {
       return undefined;
     });
     if (!read) return [];
-    skipped.push(...read.skipped);
+    appendAll(skipped, read.skipped);
     const engine = new Engine(this.config);
     const raised: Finding[] = [];
-    for (const e of historyEvents(read, rel)) raised.push(...engine.push(e));
+    for (const e of historyEvents(read, rel)) appendAll(raised, engine.push(e));
     this.historyFindings = engine.active();
     // The history is checked whole each time: only what was never raised before is new.
     const fresh = raised.filter((f) => !this.historySeen.has(`${f.episode}|${f.action}`));
@@ -235,13 +235,21 @@ export class WorkspaceMonitor {
   }
 
   private remember(raised: readonly Finding[]): void {
-    this.recentFindings.push(...raised);
+    appendAll(this.recentFindings, raised);
     if (this.recentFindings.length > KEEP_FINDINGS) this.recentFindings.splice(0, this.recentFindings.length - KEEP_FINDINGS);
   }
 
   private noteSkipped(skipped: readonly SkippedLine[]): void {
     this.skippedTotal += skipped.length;
-    this.recentSkipped.push(...skipped);
+    appendAll(this.recentSkipped, skipped);
     if (this.recentSkipped.length > KEEP_SKIPPED) this.recentSkipped.splice(0, this.recentSkipped.length - KEEP_SKIPPED);
   }
+}
+
+/**
+ * `into.push(...items)` without the spread: a spread passes every item as an argument on the
+ * stack, and a scan raising a few hundred thousand findings overflowed it.
+ */
+function appendAll<T>(into: T[], items: Iterable<T>): void {
+  for (const item of items) into.push(item);
 }
