@@ -1,4 +1,5 @@
 import { isObject, nonEmptyString as text } from '../core/guards';
+import { exceedsDepth, tooDeepReason } from '../core/json';
 
 /**
  * What every agent's hook contract shares: a call read from the hook's stdin, the reply the hook
@@ -65,6 +66,8 @@ export interface HookProtocol {
  */
 export function parseToolHookInput(events: HookProtocol['events'], raw: unknown): HookCall | { problem: string } {
   if (!isObject(raw)) return { problem: 'stdin: not a JSON object' };
+  // The call's input is the agent's: nested too deep, it would overflow what compares and logs it.
+  if (exceedsDepth(raw)) return { problem: `stdin: ${tooDeepReason()}` };
   const event = text(raw.hook_event_name) ?? (raw.tool_response !== undefined || raw.error !== undefined ? (events.post[0] as string) : events.pre);
   const phase: HookPhase = event === events.pre ? 'pre' : events.post.includes(event) ? 'post' : 'other';
   const session = text(raw.session_id) ?? 'unknown-session';

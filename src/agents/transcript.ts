@@ -1,5 +1,6 @@
 import type { GuardianEvent } from '../core/events';
 import { isObject, nonEmptyString } from '../core/guards';
+import { parseJson, stringifyJson } from '../core/json';
 
 export { isObject };
 
@@ -69,20 +70,22 @@ export function argsObject(v: unknown): Json {
   return v === undefined ? {} : { input: v };
 }
 
-/** Arguments encoded as a JSON string (Codex, OpenAI function calls). */
+/** Arguments encoded as a JSON string (Codex, OpenAI function calls); kept as text when not JSON or nested too deep. */
 export function parseArgsText(text: unknown): Json {
   if (typeof text !== 'string') return argsObject(text);
-  try {
-    return argsObject(JSON.parse(text) as unknown);
-  } catch {
-    return { arguments: text };
-  }
+  const parsed = parseJson(text);
+  return parsed.ok ? argsObject(parsed.value) : { arguments: text };
+}
+
+/** A record's value as JSON text, depth-limited (the value comes from an agent's file). */
+export function jsonText(value: unknown): string {
+  return stringifyJson(value) ?? '';
 }
 
 /** The text of Anthropic-style content: a string, or blocks whose text parts are joined. */
 export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return content === undefined || content === null ? '' : JSON.stringify(content);
+  if (!Array.isArray(content)) return content === undefined || content === null ? '' : jsonText(content);
   const parts: string[] = [];
   for (const block of content) {
     if (typeof block === 'string') parts.push(block);
@@ -90,7 +93,7 @@ export function contentText(content: unknown): string {
       if (typeof block.text === 'string') parts.push(block.text);
       else if (typeof block.content === 'string') parts.push(block.content);
       else if (block.type === 'image') parts.push('[image]');
-      else parts.push(JSON.stringify(block));
+      else parts.push(jsonText(block));
     }
   }
   return parts.join('\n');
@@ -119,5 +122,5 @@ export class RecentSet {
 
 /** A record whose `type` the adapter does not know: skipped and counted, never fatal. */
 export function unknownType(sink: AdapterSink, line: number, field: string, type: unknown): void {
-  sink.skipped(line, field, type === undefined ? `missing ${field}` : `unknown record ${field} ${JSON.stringify(type)}`);
+  sink.skipped(line, field, type === undefined ? `missing ${field}` : `unknown record ${field} ${jsonText(type)}`);
 }

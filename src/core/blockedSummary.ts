@@ -62,7 +62,8 @@ export function renderBlockedSummary(task: BlockedTask, cleanupCommand: string):
 
 /** Seed 003's `status` table. */
 export function renderBlockedStatus(tasks: readonly BlockedTask[], summaryDir: string): string {
-  const width = Math.max(8, ...tasks.map((t) => t.task_id.length));
+  // A loop, not Math.max(...): the registry is a file anyone can fill, and a spread of it could overflow the stack.
+  const width = tasks.reduce((w, t) => Math.max(w, t.task_id.length), 8);
   const rows = tasks.map(
     (t) => `${t.task_id.padEnd(width)}  | Attempts: ${String(t.attempts).padEnd(3)}| Tier: ${String(t.tier).padEnd(3)}| Pattern: ${t.pattern}`,
   );

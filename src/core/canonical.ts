@@ -1,4 +1,5 @@
 import { configure } from 'safe-stable-stringify';
+import { MAX_JSON_DEPTH } from './json';
 
 /** Keys that differ between two otherwise identical calls: ids, clocks, pids, durations, progress. */
 export const DEFAULT_VOLATILE_KEYS: readonly string[] = [
@@ -22,7 +23,8 @@ export const DEFAULT_VOLATILE_KEYS: readonly string[] = [
   'progress',
 ];
 
-const stringify = configure({ deterministic: true, circularValue: '[Circular]', bigint: true });
+// Depth-limited: arguments come from agents; the readers refuse deeper values, this is the backstop.
+const stringify = configure({ deterministic: true, circularValue: '[Circular]', bigint: true, maximumDepth: MAX_JSON_DEPTH });
 
 /**
  * Canonical text of a JSON value: keys sorted at every depth, array order kept,
@@ -42,7 +44,7 @@ export class Canonicalizer {
 
   /** The value without volatile keys; the value itself (no copy) when it has none, the usual case. */
   private strip(value: unknown, depth = 0): unknown {
-    if (typeof value !== 'object' || value === null || depth > 64) return value;
+    if (typeof value !== 'object' || value === null || depth > MAX_JSON_DEPTH) return value;
     if (Array.isArray(value)) {
       let copy: unknown[] | undefined;
       for (let i = 0; i < value.length; i++) {

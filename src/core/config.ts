@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_VOLATILE_KEYS } from './canonical';
 import { DEFAULT_DELEGATION_TOOLS, DEFAULT_DENY_SIGNALS } from './defaults';
+import { MAX_JSON_DEPTH, tooDeepReason } from './json';
 
 /** Stable signal ids: config keys, finding ids and documentation all use these. */
 export const SIGNAL_IDS = [
@@ -116,23 +117,114 @@ function dotted(path: readonly PropertyKey[]): string {
   return path.map(String).join('.') || '(root)';
 }
 
-function removeAt(root: unknown, path: readonly PropertyKey[]): boolean {
-  if (path.length === 0) return false;
+/** A dotted path short enough for a message: a value cut deep inside a nest is named by its first keys. */
+function shortPath(path: readonly PropertyKey[]): string {
+  return path.length <= 4 ? dotted(path) : `${dotted(path.slice(0, 4))}.…`;
+}
+
+/** A value named in a message: strings quoted and clipped, arrays and objects by their kind. */
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 39)}…` : value);
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object' && value !== null) return 'an object';
+  return String(value);
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let node: unknown = root;
-  for (const key of path.slice(0, -1)) {
-    if (typeof node !== 'object' || node === null) return false;
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null) return undefined;
     node = (node as Record<PropertyKey, unknown>)[key];
   }
+  return node;
+}
+
+function removeAt(root: unknown, path: readonly PropertyKey[]): boolean {
+  if (path.length === 0) return false;
+  const node = valueAt(root, path.slice(0, -1));
   if (typeof node !== 'object' || node === null) return false;
   const last = path[path.length - 1] as PropertyKey;
-  if (Array.isArray(node) && typeof last === 'number') node.splice(last, 1);
-  else delete (node as Record<PropertyKey, unknown>)[last];
+  if (!(last in node)) return false;
+  delete (node as Record<PropertyKey, unknown>)[last];
   return true;
 }
 
 /**
+ * A copy of the parsed file that the repair can change, made without recursion (the file may nest
+ * thousands of levels deep, which `structuredClone` and the schema could not take): an array or
+ * object deeper than `MAX_JSON_DEPTH` is left out and reported; the schema then reports the key.
+ */
+function copyWithinDepth(raw: object, problems: ConfigProblem[]): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  const stack: Array<{ from: object; to: Record<PropertyKey, unknown>; path: PropertyKey[] }> = [{ from: raw, to: root, path: [] }];
+  while (stack.length > 0) {
+    const { from, to, path } = stack.pop() as (typeof stack)[number];
+    const entries: Array<[PropertyKey, unknown]> = Array.isArray(from) ? from.map((v, i) => [i, v]) : Object.entries(from);
+    for (const [key, value] of entries) {
+      if (typeof value !== 'object' || value === null) {
+        to[key] = value;
+        continue;
+      }
+      const childPath = [...path, key];
+      if (childPath.length >= MAX_JSON_DEPTH) {
+        problems.push({ level: 'error', path: shortPath(childPath), message: `${tooDeepReason()}; left out` });
+        continue;
+      }
+      const copy: Record<PropertyKey, unknown> = Array.isArray(value) ? ([] as unknown as Record<PropertyKey, unknown>) : {};
+      to[key] = copy;
+      stack.push({ from: value, to: copy, path: childPath });
+    }
+  }
+  return root;
+}
+
+/**
+ * One round of repair: every issue the schema found is fixed at once. An invalid array entry is
+ * dropped alone (all of an array's drops are applied from the last index down, so that none
+ * shifts another); a list that repair leaves empty is removed, so its default applies; any other
+ * invalid value is removed, so its default applies. False when nothing could be changed.
+ */
+function repairOnce(input: Record<string, unknown>, issues: readonly z.core.$ZodIssue[], problems: ConfigProblem[]): boolean {
+  const drops = new Map<string, { path: PropertyKey[]; list: unknown[]; indexes: Set<number> }>();
+  const removals: PropertyKey[][] = [];
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        problems.push({ level: 'warning', path: dotted([...issue.path, key]), message: 'unknown key, ignored' });
+        removals.push([...issue.path, key]);
+      }
+      continue;
+    }
+    const listPath = issue.path.slice(0, -1);
+    const index = issue.path[issue.path.length - 1];
+    const list = valueAt(input, listPath);
+    if (Array.isArray(list) && typeof index === 'number' && index < list.length) {
+      const at = dotted(listPath);
+      const drop = drops.get(at) ?? { path: listPath, list, indexes: new Set<number>() };
+      drops.set(at, drop);
+      if (drop.indexes.has(index)) continue;
+      drop.indexes.add(index);
+      problems.push({ level: 'error', path: dotted(issue.path), message: `${issue.message}; ${describe(list[index])} dropped` });
+      continue;
+    }
+    problems.push({ level: 'error', path: dotted(issue.path), message: `${issue.message}; the default is used` });
+    removals.push(issue.path);
+  }
+  for (const { path, list, indexes } of drops.values()) {
+    for (const i of [...indexes].sort((a, b) => b - a)) list.splice(i, 1);
+    if (list.length > 0) continue;
+    problems.push({ level: 'error', path: dotted(path), message: `no valid entry left; the default ${JSON.stringify(valueAt(defaultConfig(), path))} is used` });
+    removeAt(input, path);
+  }
+  let removed = false;
+  for (const path of removals) removed = removeAt(input, path) || removed;
+  return removed || drops.size > 0;
+}
+
+/**
  * Validates a parsed config file leniently: every invalid value is reported by its key and
- * replaced by its default, unknown keys are reported and ignored; the rest of the file applies.
+ * replaced by its default, an invalid list entry is dropped alone, unknown keys are reported and
+ * ignored; the rest of the file applies.
  */
 export function resolveConfig(raw: unknown): { config: GuardianConfig; problems: ConfigProblem[] } {
   const problems: ConfigProblem[] = [];
@@ -141,7 +233,7 @@ export function resolveConfig(raw: unknown): { config: GuardianConfig; problems:
     problems.push({ level: 'error', path: '(root)', message: 'the configuration must be a JSON object; defaults used' });
     return { config: defaultConfig(), problems };
   }
-  const input: unknown = structuredClone(raw);
+  const input = copyWithinDepth(raw, problems);
   for (let round = 0; round < 100; round++) {
     const parsed = configSchema.safeParse(input);
     if (parsed.success) {
@@ -156,19 +248,7 @@ export function resolveConfig(raw: unknown): { config: GuardianConfig; problems:
       }
       return { config, problems };
     }
-    let progressed = false;
-    for (const issue of parsed.error.issues) {
-      if (issue.code === 'unrecognized_keys') {
-        for (const key of issue.keys) {
-          problems.push({ level: 'warning', path: dotted([...issue.path, key]), message: 'unknown key, ignored' });
-          progressed = removeAt(input, [...issue.path, key]) || progressed;
-        }
-      } else {
-        problems.push({ level: 'error', path: dotted(issue.path), message: `${issue.message}; the default is used` });
-        progressed = removeAt(input, issue.path) || progressed;
-      }
-    }
-    if (!progressed) break;
+    if (!repairOnce(input, parsed.error.issues, problems)) break;
   }
   problems.push({ level: 'error', path: '(root)', message: 'the configuration could not be repaired; defaults used' });
   return { config: defaultConfig(), problems };

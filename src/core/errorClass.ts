@@ -22,8 +22,41 @@ export const FAMILY_OF: Readonly<Record<ErrorKind, ErrorFamily>> = {
   unknown: 'unknown',
 };
 
-// Order matters: the first rule that matches wins, most specific first.
-const RULES: ReadonlyArray<readonly [ErrorKind, RegExp]> = [
+/**
+ * How much of an error is classified: its first and last 4 KB. An error's kind shows in its
+ * opening (the exception, the status) or its end (the last line of a trace); an agent can write
+ * an error of megabytes, and classifying all of it would cost time the hook does not have.
+ */
+export const CLASSIFIED_HEAD = 4096;
+export const CLASSIFIED_TAIL = 4096;
+
+/** The part of an error that is classified and compared: all of it when short, else its head and tail. */
+export function boundedErrorText(text: string): string {
+  if (text.length <= CLASSIFIED_HEAD + CLASSIFIED_TAIL) return text;
+  return `${text.slice(0, CLASSIFIED_HEAD)}\n…\n${text.slice(text.length - CLASSIFIED_TAIL)}`;
+}
+
+/**
+ * "expected X, got Y" / "expected X but received Y" on one line. Done by hand: the regex
+ * `/expected .* (got|received)/` retries from every "expected" to the line's end, quadratic in the
+ * line's length. Here each line is scanned once: its first "expected " then a later " got" or
+ * " received".
+ */
+function expectedGot(text: string): boolean {
+  for (const line of text.toLowerCase().split('\n')) {
+    const at = line.indexOf('expected ');
+    if (at < 0) continue;
+    const rest = line.slice(at + 'expected '.length);
+    if (rest.includes(' got') || rest.includes(' received')) return true;
+  }
+  return false;
+}
+
+type Rule = RegExp | ((text: string) => boolean);
+
+// Order matters: the first rule that matches wins, most specific first. No pattern may backtrack
+// super-linearly (the lint's regexp rules hold it so): the text is an agent's.
+const RULES: ReadonlyArray<readonly [ErrorKind, ...Rule[]]> = [
   ['rate_limit', /\b429\b|rate[ -]?limit|too many requests|quota exceeded|throttl/i],
   ['timeout', /timed? ?out|timeout|\bETIMEDOUT\b|deadline exceeded|\b408\b|\b504\b/i],
   ['network', /\bECONN(RESET|REFUSED|ABORTED)\b|\bEAI_AGAIN\b|\bENOTFOUND\b|\bEPIPE\b|socket hang up|network|connection (reset|refused|closed|aborted)|\b50[23]\b|service unavailable|bad gateway/i],
@@ -31,10 +64,13 @@ const RULES: ReadonlyArray<readonly [ErrorKind, RegExp]> = [
   // "not found" of any kind (a file, a search string, a 404) fails the same way on every retry.
   ['file_not_found', /\bENOENT\b|no such file|FileNotFound|does not exist|\bnot found\b|cannot find (the )?(file|path|module)|\b404\b/i],
   ['missing_parameter', /missing (a )?(required )?(param|parameter|argument|field|property|key)|required (param|parameter|argument|field|property)|is required\b|missing \d+ required/i],
-  ['validation', /TypeError|ValueError|ValidationError|validation|invalid|schema|expected .* (got|received)|must be (a|an|of)|malformed|SyntaxError|JSONDecodeError|<tool_use_error>/i],
+  ['validation', /TypeError|ValueError|ValidationError|validation|invalid|schema|must be (a|an|of)|malformed|SyntaxError|JSONDecodeError|<tool_use_error>/i, expectedGot],
 ];
 
 export function classifyError(text: string): ErrorKind {
-  for (const [kind, re] of RULES) if (re.test(text)) return kind;
+  const bounded = boundedErrorText(text);
+  for (const [kind, ...rules] of RULES) {
+    if (rules.some((rule) => (typeof rule === 'function' ? rule(bounded) : rule.test(bounded)))) return kind;
+  }
   return 'unknown';
 }

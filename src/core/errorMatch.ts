@@ -1,3 +1,5 @@
+import { boundedErrorText } from './errorClass';
+
 /**
  * Seed 003's fuzzy error matching: two error texts are "the same error" when they are identical,
  * share their first 50 characters, one contains the other, share an error-type prefix such as
@@ -52,7 +54,10 @@ export class ErrorText {
   private wordTotal = 0;
 
   constructor(raw: string) {
-    this.text = normalize(raw);
+    // Head and tail only, like classification: comparing megabytes of an error would cost time
+    // the hook does not have, and two errors that differ only past their first 4 KB and before
+    // their last 4 KB are the same error for a loop.
+    this.text = normalize(boundedErrorText(raw));
     this.type = errorType(this.text);
   }
 

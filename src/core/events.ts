@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseJson } from './json';
 
 /**
  * The guardian's own event log, version 1: one JSON object per line.
@@ -142,15 +143,14 @@ export interface LocatedEvent {
 
 export type LineVerdict = { ok: true; event: GuardianEvent } | { ok: false; field: string; reason: string };
 
-/** Parses one line of the v1 event log. Blank lines are the caller's business. */
+/**
+ * Parses one line of the v1 event log. Blank lines are the caller's business. A leading BOM (the
+ * first line of a file some editor saved) is dropped; a value nested too deep is a skipped line.
+ */
 export function parseEventLine(text: string): LineVerdict {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    return { ok: false, field: '(line)', reason: `not JSON: ${(err as Error).message}` };
-  }
-  return validateEvent(raw);
+  const parsed = parseJson(text);
+  if (!parsed.ok) return { ok: false, field: '(line)', reason: parsed.tooDeep ? parsed.error : `not JSON: ${parsed.error}` };
+  return validateEvent(parsed.value);
 }
 
 export function validateEvent(raw: unknown): LineVerdict {

@@ -33,9 +33,11 @@ export function parseStopAll(text: string | undefined): StopParse {
   let reason: string | undefined;
   let by: string | undefined;
   for (const line of lines.slice(1)) {
-    const m = /^\s*(reason|by)\s*:\s*(.*)$/i.exec(line);
-    if (m?.[1]?.toLowerCase() === 'reason') reason = m[2];
-    else if (m?.[1]?.toLowerCase() === 'by') by = m[2];
+    // The value's leading blanks are trimmed after the match: `:\s*(.*)$` backtracks
+    // quadratically on a long run of blanks before a character `.` does not match.
+    const m = /^\s*(reason|by)\s*:(.*)$/i.exec(line);
+    if (m?.[1]?.toLowerCase() === 'reason') reason = m[2]?.trimStart();
+    else if (m?.[1]?.toLowerCase() === 'by') by = m[2]?.trimStart();
   }
   return {
     ok: true,

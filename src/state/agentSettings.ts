@@ -1,6 +1,6 @@
 import type { AgentWithHook } from '../agents';
 import { mergeHookSettings, SettingsShapeError } from '../agents/hookSettings';
-import { jsonErrorLocation } from '../core/jsonPositions';
+import { parseJson } from '../core/json';
 import { readTextIfExists, withFileLock } from './atomicFile';
 import type { Workspace } from './workspace';
 
@@ -23,12 +23,13 @@ export async function installHook(ws: Workspace, agent: AgentWithHook, command: 
     const text = await readTextIfExists(file);
     let existing: unknown;
     if (text !== undefined && text.trim() !== '') {
-      try {
-        existing = JSON.parse(text);
-      } catch (err) {
-        const at = jsonErrorLocation(text, err as Error);
-        throw new SettingsShapeError(rel, at ? `line ${at.line}, column ${at.column}` : '(file)', `is not valid JSON (${(err as Error).message})`);
+      // A settings file nested too deep is refused like one that is not JSON: it could not be written back.
+      const parsed = parseJson(text);
+      if (!parsed.ok) {
+        const where = parsed.at ? `line ${parsed.at.line}, column ${parsed.at.column}` : '(file)';
+        throw new SettingsShapeError(rel, where, parsed.tooDeep ? `is ${parsed.error}` : `is not valid JSON (${parsed.error})`);
       }
+      existing = parsed.value;
     }
     const merged = mergeHookSettings(existing, agent.id, reg, command, rel);
     if (merged.added.length > 0 || merged.updated.length > 0) await ws.writeAtomic(rel, `${JSON.stringify(merged.settings, null, 2)}\n`);

@@ -1,6 +1,8 @@
 import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { BlockedTask } from '../core/blockedSummary';
+import { isObject } from '../core/guards';
+import { exceedsDepth, parseJson, tooDeepReason } from '../core/json';
 import { readTextIfExists, withFileLock } from './atomicFile';
 import { checkTaskId, PATHS, type Workspace } from './workspace';
 
@@ -56,7 +58,7 @@ export class BlockedTaskRegistry {
     const file = await this.ws.resolveForWrite(PATHS.registry);
     await withFileLock(file, async () => {
       const tasks = await this.readForUpdate(file);
-      const next = tasks.filter((t) => (t as { task_id?: unknown }).task_id !== task.task_id);
+      const next = tasks.filter((t) => !isObject(t) || t.task_id !== task.task_id);
       next.push(task);
       await this.ws.writeAtomic(task.summary_file, summary);
       await this.ws.writeAtomic(PATHS.registry, `${JSON.stringify({ version: 1, tasks: next }, null, 2)}\n`);
@@ -70,7 +72,7 @@ export class BlockedTaskRegistry {
     const summary = await this.ws.resolveForWrite(this.summaryPath(taskId));
     return withFileLock(file, async () => {
       const tasks = await this.readForUpdate(file);
-      const next = tasks.filter((t) => (t as { task_id?: unknown }).task_id !== taskId);
+      const next = tasks.filter((t) => !isObject(t) || t.task_id !== taskId);
       // The entry goes first: a failure in between leaves a summary without entry, which `status` ignores.
       if (next.length !== tasks.length) await this.ws.writeAtomic(PATHS.registry, `${JSON.stringify({ version: 1, tasks: next }, null, 2)}\n`);
       const hadSummary = await fs.rm(summary).then(
@@ -81,35 +83,37 @@ export class BlockedTaskRegistry {
     });
   }
 
-  /** Raw entries, kept as they are (even ones this version does not understand). */
+  /**
+   * Raw entries, kept as they are (even ones this version does not understand, even `null`). An
+   * entry nested too deep cannot be written back (stringify would overflow): an error names it.
+   */
   private async readForUpdate(file: string): Promise<unknown[]> {
     const text = await readTextIfExists(file);
     if (text === undefined || text.trim() === '') return [];
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch (err) {
-      throw new CorruptRegistryError(PATHS.registry, `not JSON (${(err as Error).message})`);
-    }
-    const parsed = registrySchema.safeParse(raw);
+    const json = parseJson(text, Number.POSITIVE_INFINITY);
+    if (!json.ok) throw new CorruptRegistryError(PATHS.registry, `not JSON (${json.error})`);
+    const parsed = registrySchema.safeParse(json.value);
     if (!parsed.success) throw new CorruptRegistryError(PATHS.registry, `expected {"version": 1, "tasks": [...]}`);
+    const deep = parsed.data.tasks.findIndex((t) => exceedsDepth(t));
+    if (deep >= 0) throw new CorruptRegistryError(PATHS.registry, `tasks[${deep}]: ${tooDeepReason()}`);
     return parsed.data.tasks;
   }
 }
 
 export function parseRegistry(text: string | undefined, name: string): RegistryRead {
   if (text === undefined || text.trim() === '') return { tasks: [], problems: [] };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    return { tasks: [], problems: [`${name}: not JSON (${(err as Error).message})`] };
-  }
-  const parsed = registrySchema.safeParse(raw);
+  // No depth limit on the file as a whole: an entry nested too deep is reported alone, below.
+  const json = parseJson(text, Number.POSITIVE_INFINITY);
+  if (!json.ok) return { tasks: [], problems: [`${name}: not JSON (${json.error})`] };
+  const parsed = registrySchema.safeParse(json.value);
   if (!parsed.success) return { tasks: [], problems: [`${name}: expected {"version": 1, "tasks": [...]}`] };
   const tasks: BlockedTask[] = [];
   const problems: string[] = [];
   parsed.data.tasks.forEach((entry, i) => {
+    if (exceedsDepth(entry)) {
+      problems.push(`${name}: tasks[${i}]: ${tooDeepReason()}`);
+      return;
+    }
     const t = blockedTaskSchema.safeParse(entry);
     if (t.success) tasks.push(t.data as BlockedTask);
     else {

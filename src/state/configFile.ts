@@ -1,6 +1,6 @@
 import { AGENTS } from '../agents';
 import { defaultConfig, resolveConfig, type ConfigProblem, type GuardianConfig } from '../core/config';
-import { jsonErrorLocation } from '../core/jsonPositions';
+import { parseJson } from '../core/json';
 import { readTextIfExists, withFileLock } from './atomicFile';
 import { PATHS, type Workspace } from './workspace';
 
@@ -30,16 +30,15 @@ export async function loadConfig(ws: Workspace, rel: string = PATHS.config): Pro
 
 export function parseConfigText(text: string | undefined, file: string): LoadedConfig {
   if (text === undefined || text.trim() === '') return { ...resolveConfig(undefined), file, exists: text !== undefined };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    const at = jsonErrorLocation(text, err as Error);
-    const where = at ? `line ${at.line}, column ${at.column}` : '(file)';
+  // The BOM some editors write is dropped. No depth limit here: resolveConfig replaces a value
+  // nested too deep by its default, and the rest of the file applies.
+  const parsed = parseJson(text, Number.POSITIVE_INFINITY);
+  if (!parsed.ok) {
+    const where = parsed.at ? `line ${parsed.at.line}, column ${parsed.at.column}` : '(file)';
     const { config } = resolveConfig(undefined);
-    return { config, problems: [{ level: 'error', path: where, message: `not valid JSON (${(err as Error).message}); defaults used` }], file, exists: true };
+    return { config, problems: [{ level: 'error', path: where, message: `not valid JSON (${parsed.error}); defaults used` }], file, exists: true };
   }
-  const resolved = resolveConfig(raw);
+  const resolved = resolveConfig(parsed.value);
   return { config: resolved.config, problems: [...resolved.problems, ...unknownAgents(resolved.config)], file, exists: true };
 }
 

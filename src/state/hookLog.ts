@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { GuardianConfig } from '../core/config';
 import type { GuardianEvent, LocatedEvent } from '../core/events';
+import { parseJson } from '../core/json';
 import { withFileLock } from './atomicFile';
 import { appendToRegularFile, openRegularFile, readRegularBounded } from './regularFile';
 import { PATHS, type Workspace } from './workspace';
@@ -67,13 +68,10 @@ export async function readHookTail(file: string, name: string): Promise<LocatedE
   const out: LocatedEvent[] = [];
   lines.forEach((line, i) => {
     if (line.trim() === '') return;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(line);
-    } catch {
-      return;
-    }
-    const event = looseEvent(raw);
+    // Not JSON or nested too deep (the call's input is the agent's): left out like any bad line.
+    const parsed = parseJson(line);
+    if (!parsed.ok) return;
+    const event = looseEvent(parsed.value);
     if (event) out.push({ event, ref: { file: name, line: i + 1, event: out.length + 1 } });
   });
   return out.length > TAIL_EVENTS ? out.slice(-TAIL_EVENTS) : out;

@@ -2,8 +2,8 @@ import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { InvocationRecord } from '../core/checkInfiniteLoop';
 import type { LocatedEvent } from '../core/events';
-import { arrayElementOffsets } from '../core/jsonPositions';
-import { jsonErrorLocation, lineColumn } from '../core/jsonPositions';
+import { exceedsDepth, MAX_JSON_DEPTH, parseJson, stripBom, tooDeepReason } from '../core/json';
+import { arrayElementOffsets, lineColumn } from '../core/jsonPositions';
 import { readTextIfExists, withFileLock } from './atomicFile';
 import type { SkippedLine } from '../core/events';
 import type { Workspace } from './workspace';
@@ -34,21 +34,22 @@ export interface HistoryRead {
 }
 
 /** Parses seed 000's history file text; `name` is how problems name the file. */
-export function parseInvocationHistory(text: string | undefined, name: string): HistoryRead {
-  if (text === undefined) return { invocations: [], skipped: [], missing: true, corrupt: false };
+export function parseInvocationHistory(fileText: string | undefined, name: string): HistoryRead {
+  if (fileText === undefined) return { invocations: [], skipped: [], missing: true, corrupt: false };
+  // A BOM is not part of the JSON (and would shift the entries' offsets).
+  const text = stripBom(fileText);
   if (text.trim() === '') return { invocations: [], skipped: [], missing: false, corrupt: false };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    const at = jsonErrorLocation(text, err as Error);
+  // No depth limit on the file as a whole: an entry nested too deep is skipped alone, below.
+  const parsed = parseJson(text, Number.POSITIVE_INFINITY);
+  if (!parsed.ok) {
     return {
       invocations: [],
-      skipped: [{ file: name, line: at?.line ?? 1, field: '(file)', reason: `not JSON (${(err as Error).message}); treated as an empty history` }],
+      skipped: [{ file: name, line: parsed.at?.line ?? 1, field: '(file)', reason: `not JSON (${parsed.error}); treated as an empty history` }],
       missing: false,
       corrupt: true,
     };
   }
+  const raw = parsed.value;
   const list = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as { invocations?: unknown }).invocations : undefined;
   if (!Array.isArray(list)) {
     return {
@@ -64,6 +65,10 @@ export function parseInvocationHistory(text: string | undefined, name: string): 
   list.forEach((entry, i) => {
     const offset = offsets[i];
     const line = offset === undefined ? 1 : lineColumn(text, offset).line;
+    if (exceedsDepth(entry)) {
+      skipped.push({ file: name, line, field: `invocations[${i}]`, reason: tooDeepReason() });
+      return;
+    }
     const parsed = recordSchema.safeParse(entry);
     if (parsed.success) invocations.push({ record: parsed.data as InvocationRecord, line });
     else {
@@ -113,12 +118,27 @@ export async function appendInvocation(ws: Workspace, rel: string, record: Invoc
       await fs.copyFile(file, backup);
     }
     // Entries that failed validation stay in the file untouched: they are not ours to drop.
-    // Other top-level keys are kept as they are.
-    const doc = read.corrupt || text === undefined || text.trim() === '' ? { invocations: [] } : (JSON.parse(text) as { invocations: unknown[] });
-    const all = [...doc.invocations, record];
+    // Other top-level keys are kept as they are. Only what is nested too deep to be written back
+    // (stringify would overflow) is left out, and then the file is kept beside first.
+    const parsed = read.corrupt || text === undefined ? undefined : parseJson(text, Number.POSITIVE_INFINITY);
+    const doc = parsed?.ok ? (parsed.value as { invocations: unknown[] }) : { invocations: [] };
+    const writable = withoutTooDeep(doc);
+    if (writable !== doc && backup === undefined) {
+      backup = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+      await fs.copyFile(file, backup);
+    }
+    const all = [...writable.invocations, record];
     const rotated = Math.max(0, all.length - MAX_HISTORY);
     const kept = all.slice(rotated);
-    await ws.writeAtomic(rel, `${JSON.stringify({ ...doc, invocations: kept }, null, 2)}\n`);
+    await ws.writeAtomic(rel, `${JSON.stringify({ ...writable, invocations: kept }, null, 2)}\n`);
     return { kept: kept.length, rotated, ...(backup !== undefined ? { backup } : {}) };
   });
+}
+
+/** The history without the entries and keys nested too deep to be written back; the same object when there are none. */
+function withoutTooDeep(doc: { invocations: unknown[] }): { invocations: unknown[] } {
+  // The file's object and its array add two levels above each entry.
+  if (!exceedsDepth(doc, MAX_JSON_DEPTH + 2)) return doc;
+  const kept = Object.fromEntries(Object.entries(doc).filter(([key, value]) => key === 'invocations' || !exceedsDepth(value)));
+  return { ...kept, invocations: doc.invocations.filter((entry) => !exceedsDepth(entry)) };
 }

@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import { z } from 'zod';
+import { parseJson } from '../core/json';
 import type { TaskState } from '../core/taskAnalysis';
 import { readTextIfExists, withFileLock } from './atomicFile';
 import { checkTaskId, PATHS, type Workspace } from './workspace';
@@ -49,13 +50,9 @@ export class TaskStateStore {
 }
 
 function parseState(text: string, rel: string): TaskState {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${rel}: not JSON (${(err as Error).message}); fix or delete the file`);
-  }
-  const parsed = stateSchema.safeParse(raw);
+  const json = parseJson(text);
+  if (!json.ok) throw new Error(`${rel}: ${json.tooDeep ? json.error : `not JSON (${json.error})`}; fix or delete the file`);
+  const parsed = stateSchema.safeParse(json.value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`${rel}: ${issue?.path.join('.') || '(file)'}: ${issue?.message ?? 'invalid'}; fix or delete the file`);

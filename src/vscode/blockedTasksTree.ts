@@ -7,7 +7,13 @@ import { evidenceNodes, GuardianTree, type BlockedTaskView, type Node } from './
 export function blockedTasks(guardian: FolderGuardian): BlockedTaskView[] {
   const s = guardian.state;
   const byTask = new Map<string, Finding[]>();
-  for (const f of s.findings) if (f.task !== undefined) byTask.set(f.task, [...(byTask.get(f.task) ?? []), f]);
+  // Appended in place: copying the list for each finding was quadratic in a task's findings.
+  for (const f of s.findings) {
+    if (f.task === undefined) continue;
+    const forTask = byTask.get(f.task);
+    if (forTask) forTask.push(f);
+    else byTask.set(f.task, [f]);
+  }
   const views: BlockedTaskView[] = s.blocked.map((entry) => ({ task: entry.task_id, entry, findings: byTask.get(entry.task_id) ?? [] }));
   for (const [task, findings] of byTask) {
     if (s.blocked.some((b) => b.task_id === task)) continue;

@@ -52,7 +52,12 @@ export class FindingsTree extends GuardianTree {
     for (const f of s.findings) {
       const inTranscript = byTranscript.get(f.at.file);
       if (inTranscript) inTranscript.push(f);
-      else bySession.set(f.session, [...(bySession.get(f.session) ?? []), f]);
+      // Appended in place: copying the list for each finding was quadratic in a session's findings.
+      else {
+        const inSession = bySession.get(f.session);
+        if (inSession) inSession.push(f);
+        else bySession.set(f.session, [f]);
+      }
     }
     for (const source of s.agents) nodes.push({ kind: 'agent', guardian, source, findings: byTranscript.get(source.file) ?? [] });
     for (const [session, findings] of bySession) nodes.push({ kind: 'session', guardian, session, findings });

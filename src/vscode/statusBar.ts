@@ -43,7 +43,7 @@ export class LoopStatusBar implements vscode.Disposable {
         : pauses.length > 0 || warnings > 0
           ? new vscode.ThemeColor('statusBarItem.warningBackground')
           : undefined;
-    this.item.accessibilityInformation = { label: `Loop Guardian: ${this.item.text.replace(/\$\([^)]*\)\s*/g, '')}` };
+    this.item.accessibilityInformation = { label: `Loop Guardian: ${this.item.text.replace(/\$\([\w~-]*\)\s*/g, '')}` };
 
     const md = new vscode.MarkdownString(undefined, true);
     md.appendMarkdown('**Loop Guardian**\n\n');

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type { AdapterSink, Decoder, DocumentAdapter, JsonlAdapter } from '../agents/transcript';
 import { arrayElementOffsets, linesOfOffsets } from '../core/jsonPositions';
 import type { GuardianEvent } from '../core/events';
-import { jsonErrorLocation } from '../core/jsonPositions';
+import { exceedsDepth, parseJson, stripBom, tooDeepReason } from '../core/json';
 import type { EventSink } from './eventLog';
 import { openRegularFile } from '../state/regularFile';
 import { LogTail, type TailOptions, type TailRead } from './logTail';
@@ -68,14 +68,13 @@ export class AgentLogReader {
 
   private line(text: string, line: number, refs: RefSink): void {
     if (text.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (err) {
-      refs.skipped(line, '(line)', `not JSON: ${(err as Error).message}`);
+    // parseJson drops the BOM an editor may have put before line 1.
+    const parsed = parseJson(text);
+    if (!parsed.ok) {
+      refs.skipped(line, '(line)', parsed.tooDeep ? parsed.error : `not JSON: ${parsed.error}`);
       return;
     }
-    this.decoder.record(value, line, refs);
+    this.decoder.record(parsed.value, line, refs);
   }
 }
 
@@ -88,19 +87,22 @@ export const MAX_DOCUMENT_BYTES = 256 << 20;
  */
 export async function readAgentDocument(absPath: string, name: string, adapter: DocumentAdapter, sink: EventSink, text?: string): Promise<void> {
   const refs = new RefSink(name, sink);
-  const body = text ?? (await readDocumentText(absPath, name));
-  let doc: unknown;
-  try {
-    doc = JSON.parse(body);
-  } catch (err) {
-    const at = jsonErrorLocation(body, err as Error);
-    refs.skipped(at?.line ?? 1, '(file)', `not JSON: ${(err as Error).message}`);
+  // Without its BOM, so that the records' offsets count from the JSON.
+  const body = stripBom(text ?? (await readDocumentText(absPath, name)));
+  // The depth limit applies to each record below, so that one deep record costs only itself.
+  const parsed = parseJson(body, Number.POSITIVE_INFINITY);
+  if (!parsed.ok) {
+    refs.skipped(parsed.at?.line ?? 1, '(file)', parsed.tooDeep ? parsed.error : `not JSON: ${parsed.error}`);
     return;
   }
+  const doc = parsed.value;
   const { key, items } = adapter.records(doc);
   const lines = linesOfOffsets(body, arrayElementOffsets(body, key));
   const decoder = adapter.decoder(fileSession(absPath), doc);
-  items.forEach((item, i) => decoder.record(item, lines[i] ?? 1, refs));
+  items.forEach((item, i) => {
+    if (exceedsDepth(item)) refs.skipped(lines[i] ?? 1, `${key ?? '(document)'}[${i}]`, tooDeepReason());
+    else decoder.record(item, lines[i] ?? 1, refs);
+  });
   decoder.finish(refs);
 }
 

@@ -3,6 +3,7 @@ import type { GuardianConfig } from '../core/config';
 import { Engine } from '../core/engine';
 import { EVENT_TYPES } from '../core/events';
 import { isObject } from '../core/guards';
+import { parseJson, stripBom } from '../core/json';
 import type { Finding } from '../core/finding';
 import { AgentLogReader, readAgentDocument, readDocumentText } from './agentLog';
 import type { SkippedLine } from '../core/events';
@@ -51,7 +52,7 @@ export async function detectFormat(file: string): Promise<ReplayFormat> {
     size = (await handle.stat()).size;
     const buf = Buffer.alloc(Math.min(HEAD_BYTES, size));
     const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-    head = buf.toString('utf8', 0, bytesRead);
+    head = stripBom(buf.toString('utf8', 0, bytesRead));
   } finally {
     await handle.close();
   }
@@ -59,11 +60,11 @@ export async function detectFormat(file: string): Promise<ReplayFormat> {
   if (firstLine === undefined) return 'events';
   let first: unknown;
   let whole = false;
-  try {
-    first = JSON.parse(firstLine);
+  // A first line nested too deep tells nothing either: the events reader will skip it.
+  const parsed = parseJson(firstLine);
+  if (parsed.ok) {
+    first = parsed.value;
     whole = firstLine.length >= head.trimEnd().length && size <= HEAD_BYTES;
-  } catch {
-    first = undefined;
   }
   if (isObject(first)) {
     if (first.v === 1 && typeof first.type === 'string' && (EVENT_TYPES as readonly string[]).includes(first.type)) return 'events';
@@ -79,14 +80,9 @@ export async function detectFormat(file: string): Promise<ReplayFormat> {
     throw new UnknownFormatError(file, 'a JSON array no adapter recognises');
   }
   // A pretty-printed document: its first line is not a whole value.
-  let doc: unknown;
-  try {
-    doc = JSON.parse(await readDocumentText(file));
-  } catch (err) {
-    if (err instanceof SyntaxError) return 'events';
-    throw err;
-  }
-  const byDoc = documentFormat(doc);
+  const parsedDoc = parseJson(await readDocumentText(file), Number.POSITIVE_INFINITY);
+  if (!parsedDoc.ok) return 'events';
+  const byDoc = documentFormat(parsedDoc.value);
   if (byDoc === undefined) throw new UnknownFormatError(file, 'a JSON document no adapter recognises');
   return byDoc;
 }

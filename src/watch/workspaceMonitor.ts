@@ -211,11 +211,12 @@ export class WorkspaceMonitor {
       }
     }
     if (this.needsRebuild) return this.rebuild(fileSkips);
-    if (history) raised.push(...(await this.checkHistory(skipped)));
-    skipped.unshift(...fileSkips);
+    if (history) appendAll(raised, await this.checkHistory(skipped));
+    // Files that could not be read come first; concat, not a spread: either list can be long.
+    const allSkipped = fileSkips.concat(skipped);
     this.remember(raised);
-    this.noteSkipped(skipped);
-    return { raised, skipped };
+    this.noteSkipped(allSkipped);
+    return { raised, skipped: allSkipped };
   }
 
   /** A log was replaced or truncated: what was counted from it no longer holds, so count again. */
@@ -243,10 +244,10 @@ export class WorkspaceMonitor {
       return undefined;
     });
     if (!read) return [];
-    skipped.push(...read.skipped);
+    appendAll(skipped, read.skipped);
     const engine = new Engine(this.config);
     const raised: Finding[] = [];
-    for (const e of historyEvents(read, rel)) raised.push(...engine.push(e));
+    for (const e of historyEvents(read, rel)) appendAll(raised, engine.push(e));
     this.historyFindings = engine.active();
     // The history is checked whole each time: only what was never raised before is new.
     const fresh = raised.filter((f) => !this.historySeen.has(`${f.episode}|${f.action}`));
@@ -269,13 +270,21 @@ export class WorkspaceMonitor {
   }
 
   private remember(raised: readonly Finding[]): void {
-    this.recentFindings.push(...raised);
+    appendAll(this.recentFindings, raised);
     if (this.recentFindings.length > KEEP_FINDINGS) this.recentFindings.splice(0, this.recentFindings.length - KEEP_FINDINGS);
   }
 
   private noteSkipped(skipped: readonly SkippedLine[]): void {
     this.skippedTotal += skipped.length;
-    this.recentSkipped.push(...skipped);
+    appendAll(this.recentSkipped, skipped);
     if (this.recentSkipped.length > KEEP_SKIPPED) this.recentSkipped.splice(0, this.recentSkipped.length - KEEP_SKIPPED);
   }
+}
+
+/**
+ * `into.push(...items)` without the spread: a spread passes every item as an argument on the
+ * stack, and a scan raising a few hundred thousand findings overflowed it.
+ */
+function appendAll<T>(into: T[], items: Iterable<T>): void {
+  for (const item of items) into.push(item);
 }

@@ -1,4 +1,4 @@
-import { isObject, isoTime, RecentSet, str, type AdapterSink, type Decoder, type DocumentAdapter } from '../transcript';
+import { isObject, isoTime, jsonText, RecentSet, str, type AdapterSink, type Decoder, type DocumentAdapter } from '../transcript';
 import { toolBlocks, userEvent, userText, type RecordScope } from '../anthropicBlocks';
 
 const AGENT = 'cline';
@@ -18,7 +18,7 @@ class ClineDecoder implements Decoder {
     const i = this.index++;
     if (!isObject(value)) return sink.skipped(line, `messages[${i}]`, 'not an object');
     const role = value.role;
-    if (role !== 'user' && role !== 'assistant') return sink.skipped(line, `messages[${i}].role`, role === undefined ? 'missing' : `unknown role ${JSON.stringify(role)}`);
+    if (role !== 'user' && role !== 'assistant') return sink.skipped(line, `messages[${i}].role`, role === undefined ? 'missing' : `unknown role ${jsonText(role)}`);
     const ts = isoTime(value.ts);
     const scope: RecordScope = { session: this.session, agent: AGENT, ...(ts !== undefined ? { ts } : {}) };
     const content = value.content;

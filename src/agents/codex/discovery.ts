@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { parseJson } from '../../core/json';
 import type { DiscoveryScope, FoundTranscript, TranscriptDiscovery, TranscriptLocator } from '../agent';
 
 const UUID = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
@@ -46,12 +47,10 @@ class CodexLocator implements TranscriptLocator {
     // No whole first line yet (a rollout being started): asked again next time.
     if (first === undefined) return null;
     let cwd: string | null = null;
-    try {
-      const meta = JSON.parse(first) as { type?: unknown; payload?: { cwd?: unknown } };
-      if (meta.type === 'session_meta' && typeof meta.payload?.cwd === 'string') cwd = meta.payload.cwd;
-    } catch {
-      // Not a rollout we can read: not ours.
-    }
+    // Not JSON, or nested too deep: not a rollout we can read, so not ours.
+    const parsed = parseJson(first);
+    const meta = parsed.ok ? (parsed.value as { type?: unknown; payload?: { cwd?: unknown } } | null) : null;
+    if (meta?.type === 'session_meta' && typeof meta.payload?.cwd === 'string') cwd = meta.payload.cwd;
     this.cwdOf.set(file, cwd);
     if (this.cwdOf.size > 20_000) this.cwdOf.clear();
     return cwd;

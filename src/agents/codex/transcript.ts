@@ -1,5 +1,5 @@
 import type { GuardianEvent } from '../../core/events';
-import { isObject, isoTime, parseArgsText, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
+import { isObject, isoTime, jsonText, parseArgsText, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
 
 const AGENT = 'codex';
 const IGNORED_TYPES = new Set(['turn_context', 'compacted']);
@@ -19,10 +19,10 @@ export function codexOutcome(output: unknown): { ok: boolean; text: string } {
   let text: string;
   let failed = false;
   if (isObject(output)) {
-    text = typeof output.content === 'string' ? output.content : JSON.stringify(output.content ?? output);
+    text = typeof output.content === 'string' ? output.content : jsonText(output.content ?? output);
     if (output.success === false) failed = true;
   } else {
-    text = typeof output === 'string' ? output : JSON.stringify(output ?? '');
+    text = typeof output === 'string' ? output : jsonText(output ?? '');
   }
   let code: number | undefined;
   const trimmed = text.trimStart();

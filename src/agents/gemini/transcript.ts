@@ -1,5 +1,5 @@
 import type { GuardianEvent } from '../../core/events';
-import { argsObject, isObject, isoTime, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
+import { argsObject, isObject, isoTime, jsonText, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
 
 const AGENT = 'gemini-cli';
 /** Statuses after which a tool call does not change any more. */
@@ -18,12 +18,12 @@ export function geminiResultText(result: unknown): string {
       if (response) {
         if (typeof response.error === 'string') parts.push(response.error);
         else if (typeof response.output === 'string') parts.push(response.output);
-        else parts.push(JSON.stringify(response));
+        else parts.push(jsonText(response));
       } else if (typeof v.text === 'string') parts.push(v.text);
     }
   };
   visit(result);
-  return parts.length > 0 ? parts.join('\n') : result === undefined || result === null ? '' : JSON.stringify(result);
+  return parts.length > 0 ? parts.join('\n') : result === undefined || result === null ? '' : jsonText(result);
 }
 
 interface PendingCall {

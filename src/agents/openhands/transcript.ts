@@ -1,5 +1,5 @@
 import type { GuardianEvent } from '../../core/events';
-import { isObject, isoTime, str, unknownType, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
+import { isObject, isoTime, jsonText, str, unknownType, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
 
 const AGENT = 'openhands';
 /** Actions that are not tool calls: conversation, bookkeeping, the end. */
@@ -45,7 +45,7 @@ class OpenHandsDecoder implements Decoder {
     if (typeof value.observation === 'string') {
       if (value.cause === undefined || value.cause === null) return;
       const id = String(value.cause);
-      const content = typeof value.content === 'string' ? value.content : JSON.stringify(value.content ?? '');
+      const content = typeof value.content === 'string' ? value.content : jsonText(value.content ?? '');
       const extras = isObject(value.extras) ? value.extras : undefined;
       const meta = extras && isObject(extras.metadata) ? extras.metadata : undefined;
       const exit = typeof meta?.exit_code === 'number' ? meta.exit_code : undefined;

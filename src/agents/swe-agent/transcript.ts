@@ -1,4 +1,4 @@
-import { isObject, parseArgsText, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
+import { isObject, jsonText, parseArgsText, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
 
 const AGENT = 'swe-agent';
 
@@ -38,7 +38,7 @@ class SweAgentDecoder implements Decoder {
     const fc = this.calls[index];
     const tool = fc?.name ?? (command.split(/\s+/, 1)[0] as string);
     const args = fc?.args ?? { command };
-    const observation = typeof value.observation === 'string' ? value.observation : JSON.stringify(value.observation ?? '');
+    const observation = typeof value.observation === 'string' ? value.observation : jsonText(value.observation ?? '');
     sink.event({ v: 1, type: 'tool', session: this.session, agent: AGENT, tool, args, ok: true, output: observation }, line);
   }
 

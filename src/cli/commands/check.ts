@@ -1,18 +1,16 @@
 import { checkInfiniteLoop, type InvocationRecord } from '../../core/checkInfiniteLoop';
 import { appendInvocation, readInvocationHistory } from '../../state/invocationHistory';
 import { formatSkipped } from '../../core/events';
+import { parseJson } from '../../core/json';
 import { archiveLoopDiagnostic } from '../../state/loopArchive';
 import type { CommandContext } from '../context';
 import { EXIT, json, UsageError } from '../io';
 
 export function parseJsonObject(flag: string, text: string | undefined): Record<string, unknown> {
   if (text === undefined) throw new UsageError(`${flag} is required (a JSON object, e.g. '{"priority":"critical"}')`);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`${flag}: not JSON (${(err as Error).message})`);
-  }
+  const parsed = parseJson(text);
+  if (!parsed.ok) throw new UsageError(`${flag}: ${parsed.tooDeep ? parsed.error : `not JSON (${parsed.error})`}`);
+  const value = parsed.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${flag}: expected a JSON object`);
   return value as Record<string, unknown>;
 }

@@ -15,8 +15,14 @@ export async function scanCommand(ctx: CommandContext): Promise<number> {
   const active = monitor.active();
   const activeEpisodes = new Set(active.map((f) => f.episode));
   const raised = [...monitor.raised];
-  // History findings are re-derived on each read: make sure the active ones are listed.
-  for (const f of active) if (!raised.some((r) => r.episode === f.episode)) raised.push(f);
+  // History findings are re-derived on each read: make sure the active ones are listed. (A set,
+  // not raised.some() per finding: that was quadratic, minutes for a workspace of many loops.)
+  const listed = new Set(raised.map((r) => r.episode));
+  for (const f of active) {
+    if (listed.has(f.episode)) continue;
+    listed.add(f.episode);
+    raised.push(f);
+  }
   const io = ctx.io;
   const stopError = stop.parse.ok ? undefined : stop.parse.error;
   if (ctx.json) {

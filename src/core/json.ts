@@ -1,0 +1,69 @@
+import { configure } from 'safe-stable-stringify';
+import { jsonErrorLocation } from './jsonPositions';
+
+/**
+ * JSON from outside (agents' logs, histories, registries, settings, config files) with a depth
+ * limit. `JSON.parse` itself copes with any nesting, but everything after it that recurses
+ * (stringify, structuredClone, zod, deep-equal, the canonicalizer) overflows the stack on a value
+ * nested a few thousand levels deep: such a value is refused at the door instead.
+ */
+
+/**
+ * How deeply a value from outside may nest. Real agents' records nest a dozen levels at most; 64
+ * leaves room for tool arguments of any honest shape and stays far from any stack limit.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** The byte order mark some editors put at the start of a file: not part of the JSON. */
+export function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+export function tooDeepReason(maxDepth: number = MAX_JSON_DEPTH): string {
+  return `nested deeper than ${maxDepth} levels`;
+}
+
+/**
+ * Whether a parsed value nests deeper than `maxDepth` (a scalar is depth 0, `{}` and `[]` depth 1).
+ * Iterative, so it cannot overflow the stack itself. An infinite `maxDepth` checks nothing.
+ */
+export function exceedsDepth(value: unknown, maxDepth: number = MAX_JSON_DEPTH): boolean {
+  if (typeof value !== 'object' || value === null || maxDepth === Number.POSITIVE_INFINITY) return false;
+  const stack: Array<[object, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [object, number];
+    if (depth > maxDepth) return true;
+    const children: unknown[] = Array.isArray(node) ? node : Object.values(node);
+    for (const child of children) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+export type JsonParse =
+  | { ok: true; value: unknown }
+  /** `at` is where the text stops being JSON, when the parser said (line 1 counted without a BOM). */
+  | { ok: false; tooDeep: boolean; error: string; at?: { line: number; column: number } };
+
+/**
+ * Parses JSON text from outside: a leading BOM is dropped, and a value nested deeper than
+ * `maxDepth` is refused like text that is not JSON (`tooDeep` tells which).
+ */
+export function parseJson(text: string, maxDepth: number = MAX_JSON_DEPTH): JsonParse {
+  const body = stripBom(text);
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (err) {
+    const at = jsonErrorLocation(body, err as Error);
+    return { ok: false, tooDeep: false, error: (err as Error).message, ...(at ? { at } : {}) };
+  }
+  if (exceedsDepth(value, maxDepth)) return { ok: false, tooDeep: true, error: tooDeepReason(maxDepth) };
+  return { ok: true, value };
+}
+
+/**
+ * `JSON.stringify` for values from outside: the same text for anything within the depth limit;
+ * deeper objects print as `[Object]` and arrays as `[Array]` instead of overflowing the stack.
+ * Key order is kept as it is (the canonicalizer sorts, this does not).
+ */
+export const stringifyJson: (value: unknown) => string | undefined = configure({ circularValue: '[Circular]', bigint: true, deterministic: false, maximumDepth: MAX_JSON_DEPTH });
