@@ -30,7 +30,8 @@ const SECRETS: readonly (readonly [RegExp, string])[] = [
   [/\bxox[abposr]-[A-Za-z0-9-]{10,255}/g, MASK],
   [/\bAIza[0-9A-Za-z_-]{35}/g, MASK],
   [/\bnpm_[A-Za-z0-9]{36}/g, MASK],
-  [/\beyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{0,4096}/g, MASK],
+  // A token starts where no token character stands before it: one scan per token, not one per 'eyJ' inside it.
+  [/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{0,4096}/g, MASK],
   [/\b(Bearer|Basic|token) [A-Za-z0-9._~+/-]{16,4096}=*/gi, `$1 ${MASK}`],
   [/\b(api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?key|password|passwd)(["']?[ \t]{0,8}[:=][ \t]{0,8}["']?)[^\s"'&,;]{6,4096}/gi, `$1$2${MASK}`],
 ];
