@@ -31,6 +31,19 @@ export function paint(io: Io, color: Color, text: string): string {
   return io.color ? `\u001b[${CODES[color]}m${text}\u001b[0m` : text;
 }
 
+/**
+ * Text from a log, made safe for a terminal: control characters (an escape sequence could set the
+ * window's title or rewrite the screen) are shown as escapes, never sent as they are.
+ */
+export function plain(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g, (c) => {
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    return `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+  });
+}
+
 export function json(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
@@ -67,12 +80,13 @@ export function findingDetailJson(f: Finding, active: boolean) {
 
 const ACTION_COLOR: Record<Finding['action'], Color> = { halt: 'red', escalate: 'yellow', warn: 'yellow', continue: 'green' };
 
+/** A finding as the terminal shows it; everything that came from a log goes through `plain`. */
 export function formatFinding(io: Io, f: Finding): string {
-  const who = [f.session && `session ${f.session}`, f.task && `task ${f.task}`, f.agent && `agent ${f.agent}`].filter(Boolean).join(', ');
+  const who = plain([f.session && `session ${f.session}`, f.task && `task ${f.task}`, f.agent && `agent ${f.agent}`].filter(Boolean).join(', '));
   return [
     `${paint(io, ACTION_COLOR[f.action], f.action.toUpperCase().padEnd(8))} ${paint(io, 'bold', f.signal)} (${f.count}/${f.threshold}) ${paint(io, 'dim', who)}`,
-    `         ${f.message}`,
-    `         at ${f.at.file}:${f.at.line}; evidence ${f.evidence.map((r) => `${r.file === f.at.file ? '' : `${r.file}:`}${r.line}`).join(', ')}`,
-    `         → ${f.recommendation}`,
+    `         ${plain(f.message)}`,
+    `         at ${plain(f.at.file)}:${f.at.line}; evidence ${plain(f.evidence.map((r) => `${r.file === f.at.file ? '' : `${r.file}:`}${r.line}`).join(', '))}`,
+    `         → ${plain(f.recommendation)}`,
   ].join('\n');
 }

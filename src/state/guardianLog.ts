@@ -15,4 +15,17 @@ export class GuardianLog {
     // One appended write per line: O_APPEND keeps concurrent writers' lines whole.
     await appendToRegularFile(file, `[${new Date().toISOString()}] [${level}] ${message.replace(/\r?\n/g, ' ')}\n`);
   }
+
+  /**
+   * Writes the entry, or says why it could not: for commands whose effect is already on disk,
+   * where a log that cannot be written is worth a warning, not a failure.
+   */
+  async tryWrite(level: LogLevel, message: string): Promise<string | undefined> {
+    try {
+      await this.write(level, message);
+      return undefined;
+    } catch (err) {
+      return `the guardian log (${PATHS.guardianLog}) could not be written: ${(err as Error).message}`;
+    }
+  }
 }

@@ -12,6 +12,8 @@ export class TaskOperations {
   private readonly registry: BlockedTaskRegistry;
   private readonly states: TaskStateStore;
   private readonly log: GuardianLog;
+  /** What went wrong after an operation's effect was on disk (the guardian log could not be written). */
+  readonly warnings: string[] = [];
 
   constructor(private readonly ws: Workspace, private readonly config: GuardianConfig, private readonly by = 'loop-guardian') {
     this.registry = new BlockedTaskRegistry(ws);
@@ -44,7 +46,7 @@ export class TaskOperations {
     const summary = renderBlockedSummary(entry, `loop-guardian cleanup ${task}`);
     await this.registry.block(entry, summary);
     await this.states.update(task, (s) => ({ version: 1, task_id: task, tier_history: [], ...s, status: 'blocked' }));
-    await this.log.write('WARN', `circuit break (${this.by}): task ${task} blocked (${entry.pattern}): ${entry.reason}`);
+    await this.note('WARN', `circuit break (${this.by}): task ${task} blocked (${entry.pattern}): ${entry.reason}`);
     return { entry, summary };
   }
 
@@ -58,7 +60,7 @@ export class TaskOperations {
       return result.outcome === 'escalated' ? result.state : undefined;
     });
     if (!result) throw new Error(`escalation of ${task} did not run`);
-    await this.log.write(
+    await this.note(
       result.outcome === 'escalated' ? 'INFO' : 'WARN',
       result.outcome === 'escalated' ? `escalate ${task}: tier ${result.from} → ${result.to} (${reason})` : `escalate ${task}: at tier ${result.tier}, HUMAN_INTERVENTION_REQUIRED (${reason})`,
     );
@@ -69,8 +71,13 @@ export class TaskOperations {
   async cleanup(task: string): Promise<boolean> {
     const removed = await this.registry.remove(task);
     const state = await this.states.remove(task);
-    if (removed || state) await this.log.write('INFO', `cleanup ${task} (${this.by})`);
+    if (removed || state) await this.note('INFO', `cleanup ${task} (${this.by})`);
     return removed || state;
+  }
+
+  private async note(level: 'INFO' | 'WARN', message: string): Promise<void> {
+    const problem = await this.log.tryWrite(level, message);
+    if (problem !== undefined) this.warnings.push(problem);
   }
 
   private defaultReason(a: TaskAnalysis): string {

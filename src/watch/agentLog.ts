@@ -3,7 +3,7 @@ import type { AdapterSink, Decoder, DocumentAdapter, JsonlAdapter } from '../age
 import { arrayElementOffsets, linesOfOffsets } from '../core/jsonPositions';
 import type { GuardianEvent } from '../core/events';
 import { exceedsDepth, parseJson, stripBom, tooDeepReason } from '../core/json';
-import type { EventSink } from './eventLog';
+import { forEachLine, type EventSink } from './eventLog';
 import { openRegularFile } from '../state/regularFile';
 import { LogTail, type TailOptions, type TailRead } from './logTail';
 
@@ -56,6 +56,13 @@ export class AgentLogReader {
   finish(sink: EventSink): void {
     const refs = this.sinkFor(sink);
     this.tail.finish((text, line) => this.line(text, line, refs));
+    this.decoder.finish(refs);
+  }
+
+  /** A whole transcript already in memory (read from a pipe): every line, then what still waits is settled. */
+  readAll(text: string, sink: EventSink): void {
+    const refs = this.sinkFor(sink);
+    forEachLine(text, (line, n) => this.line(line, n, refs));
     this.decoder.finish(refs);
   }
 

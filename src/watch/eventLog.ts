@@ -31,10 +31,27 @@ export class EventLogReader {
     this.tail.finish((text, line) => this.line(text, line, sink));
   }
 
+  /** A whole log already in memory (read from a pipe), line by line like a file. */
+  readAll(text: string, sink: EventSink): void {
+    forEachLine(text, (line, n) => this.line(line, n, sink));
+  }
+
   private line(text: string, line: number, sink: EventSink): void {
     if (text.trim() === '') return;
     const verdict = parseEventLine(text);
     if (verdict.ok) sink.event({ event: verdict.event, ref: { file: this.name, line, event: ++this.events } });
     else sink.skipped({ file: this.name, line, field: verdict.field, reason: verdict.reason });
+  }
+}
+
+/** Each line of a text (1-based, without its `\r\n` or `\n`), without splitting it all at once. */
+export function forEachLine(text: string, onLine: (line: string, n: number) => void): void {
+  let start = 0;
+  for (let n = 1; start < text.length; n++) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const line = text.slice(start, end);
+    onLine(line.endsWith('\r') ? line.slice(0, -1) : line, n);
+    start = end + 1;
   }
 }

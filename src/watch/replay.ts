@@ -56,19 +56,27 @@ export async function detectFormat(file: string): Promise<ReplayFormat> {
   } finally {
     await handle.close();
   }
-  const firstLine = head.split('\n').find((l) => l.trim() !== '');
+  return formatOf(head, size <= HEAD_BYTES, () => readDocumentText(file), file);
+}
+
+/**
+ * The format, from the text's first `HEAD_BYTES` (`complete` when that is all of it); `whole`
+ * gives the whole text when the first line is not a whole value (a pretty-printed document).
+ */
+async function formatOf(head: string, complete: boolean, whole: () => Promise<string>, file: string): Promise<ReplayFormat> {
+  const firstLine = firstNonBlankLine(head);
   if (firstLine === undefined) return 'events';
   let first: unknown;
-  let whole = false;
+  let isWhole = false;
   // A first line nested too deep tells nothing either: the events reader will skip it.
   const parsed = parseJson(firstLine);
   if (parsed.ok) {
     first = parsed.value;
-    whole = firstLine.length >= head.trimEnd().length && size <= HEAD_BYTES;
+    isWhole = firstLine.length >= head.trimEnd().length && complete;
   }
   if (isObject(first)) {
     if (first.v === 1 && typeof first.type === 'string' && (EVENT_TYPES as readonly string[]).includes(first.type)) return 'events';
-    const byDoc = whole ? documentFormat(first) : Array.isArray(first.invocations) ? 'invocations' : undefined;
+    const byDoc = isWhole ? documentFormat(first) : Array.isArray(first.invocations) ? 'invocations' : undefined;
     if (byDoc !== undefined) return byDoc;
     const jsonl = sniffJsonl(first);
     if (jsonl) return jsonl.id;
@@ -80,27 +88,46 @@ export async function detectFormat(file: string): Promise<ReplayFormat> {
     throw new UnknownFormatError(file, 'a JSON array no adapter recognises');
   }
   // A pretty-printed document: its first line is not a whole value.
-  const parsedDoc = parseJson(await readDocumentText(file), Number.POSITIVE_INFINITY);
+  const parsedDoc = parseJson(await whole(), Number.POSITIVE_INFINITY);
   if (!parsedDoc.ok) return 'events';
   const byDoc = documentFormat(parsedDoc.value);
   if (byDoc === undefined) throw new UnknownFormatError(file, 'a JSON document no adapter recognises');
   return byDoc;
 }
 
+function firstNonBlankLine(text: string): string | undefined {
+  for (let start = 0; start < text.length; ) {
+    const end = text.indexOf('\n', start);
+    const line = text.slice(start, end < 0 ? text.length : end);
+    if (line.trim() !== '') return line;
+    if (end < 0) break;
+    start = end + 1;
+  }
+  return undefined;
+}
+
+/** Where a replay reads from: a regular file, read as it is on disk, or the whole text of a stream. */
+type ReplaySource = { readonly file: string } | { readonly text: string };
+
 /**
  * Runs every detector over one log from its start; `name` is how evidence names the file. With
  * `onFinding`, findings are streamed to it instead of being collected (memory stays flat).
  */
-export async function replayFile(
-  file: string,
-  name: string,
-  format: ReplayFormat,
-  config: GuardianConfig,
-  onFinding?: (f: Finding) => void,
-): Promise<ReplayResult> {
+export async function replayFile(file: string, name: string, format: ReplayFormat, config: GuardianConfig, onFinding?: (f: Finding) => void): Promise<ReplayResult> {
   // A FIFO (or a link to one) given as a FILE would block every read: refused before any.
   await checkRegularFile(file, name);
   const resolved = format === 'auto' ? await detectFormat(file) : format;
+  return replay({ file }, name, resolved, config, onFinding);
+}
+
+/** The same over a whole log already in memory: what came through a pipe or stdin. */
+export async function replayText(text: string, name: string, format: ReplayFormat, config: GuardianConfig, onFinding?: (f: Finding) => void): Promise<ReplayResult> {
+  const body = stripBom(text);
+  const resolved = format === 'auto' ? await formatOf(body.slice(0, HEAD_BYTES), body.length <= HEAD_BYTES, async () => body, name) : format;
+  return replay({ text: body }, name, resolved, config, onFinding);
+}
+
+async function replay(source: ReplaySource, name: string, resolved: ReplayFormat, config: GuardianConfig, onFinding?: (f: Finding) => void): Promise<ReplayResult> {
   const engine = new Engine(config);
   const findings: Finding[] = [];
   const skippedLines: SkippedLine[] = [];
@@ -116,23 +143,30 @@ export async function replayFile(
     for (const f of engine.push(e)) take(f);
   };
   const sink: EventSink = { event: push, skipped: skip };
+  const path = 'file' in source ? source.file : name;
   if (resolved === 'invocations') {
-    const read = parseInvocationHistory(await readDocumentText(file, name), name);
+    const read = parseInvocationHistory('text' in source ? source.text : await readDocumentText(source.file, name), name);
     read.skipped.forEach(skip);
     for (const e of historyEvents(read, name)) push(e);
   } else if (resolved === 'events') {
-    const reader = new EventLogReader(file, name);
-    await reader.read(sink);
-    reader.finish(sink);
-  } else {
-    const adapter = agentById(resolved)?.transcript;
-    if (adapter === undefined) throw new UnknownFormatError(file, `no format ${JSON.stringify(resolved)}`);
-    if (adapter.layout === 'document') {
-      await readAgentDocument(file, name, adapter, sink);
-    } else {
-      const reader = new AgentLogReader(file, name, adapter);
+    const reader = new EventLogReader(path, name);
+    if ('text' in source) reader.readAll(source.text, sink);
+    else {
       await reader.read(sink);
       reader.finish(sink);
+    }
+  } else {
+    const adapter = agentById(resolved)?.transcript;
+    if (adapter === undefined) throw new UnknownFormatError(path, `no format ${JSON.stringify(resolved)}`);
+    if (adapter.layout === 'document') {
+      await readAgentDocument(path, name, adapter, sink, 'text' in source ? source.text : undefined);
+    } else {
+      const reader = new AgentLogReader(path, name, adapter);
+      if ('text' in source) reader.readAll(source.text, sink);
+      else {
+        await reader.read(sink);
+        reader.finish(sink);
+      }
     }
   }
   for (const f of engine.flush()) take(f);

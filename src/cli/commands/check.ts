@@ -4,7 +4,7 @@ import { formatSkipped } from '../../core/events';
 import { parseJson } from '../../core/json';
 import { archiveLoopDiagnostic } from '../../state/loopArchive';
 import type { CommandContext } from '../context';
-import { EXIT, json, UsageError } from '../io';
+import { EXIT, json, plain, UsageError } from '../io';
 
 export function parseJsonObject(flag: string, text: string | undefined): Record<string, unknown> {
   if (text === undefined) throw new UsageError(`${flag} is required (a JSON object, e.g. '{"priority":"critical"}')`);
@@ -31,7 +31,7 @@ export async function checkCommand(ctx: CommandContext, opts: { agent?: string; 
   let history: InvocationRecord[] = [];
   try {
     const read = await readInvocationHistory(ctx.ws, rel);
-    for (const s of read.skipped) ctx.io.err(`warning: ${formatSkipped(s)}\n`);
+    for (const s of read.skipped) ctx.io.err(`warning: ${plain(formatSkipped(s))}\n`);
     history = read.invocations.map((i) => i.record);
   } catch (err) {
     // Seed 000: a history that cannot be read is assumed safe, with a warning.

@@ -11,7 +11,14 @@ function needTask(task: string | undefined, command: string): string {
   return task;
 }
 
-const operations = (ctx: CommandContext) => new TaskOperations(ctx.ws, ctx.config, 'cli');
+/** The operations, whose warnings (the effect is on disk, only the log failed) go to stderr. */
+function operations(ctx: CommandContext): TaskOperations {
+  return new TaskOperations(ctx.ws, ctx.config, 'cli');
+}
+
+function warn(ctx: CommandContext, ops: TaskOperations): void {
+  for (const w of ops.warnings) ctx.io.err(`warning: ${w}\n`);
+}
 
 /** Seed 003's `analyze`: the loop pattern of a task, as JSON. */
 export async function analyzeCommand(ctx: CommandContext, task: string | undefined): Promise<number> {
@@ -23,7 +30,9 @@ export async function analyzeCommand(ctx: CommandContext, task: string | undefin
 
 /** Seed 003's `break`: marks the task blocked, writes its summary, registers it, prints the summary. */
 export async function breakCommand(ctx: CommandContext, task: string | undefined, opts: { reason?: string }): Promise<number> {
-  const { entry, summary } = await operations(ctx).break(needTask(task, 'break'), opts.reason);
+  const ops = operations(ctx);
+  const { entry, summary } = await ops.break(needTask(task, 'break'), opts.reason);
+  warn(ctx, ops);
   if (ctx.json) ctx.io.out(json(entry));
   else ctx.io.out(`${summary}\nSummary written to ${entry.summary_file}\n`);
   return EXIT.ok;
@@ -32,7 +41,9 @@ export async function breakCommand(ctx: CommandContext, task: string | undefined
 /** Seed 003's `force-escalate`: +2 tiers, or HUMAN_INTERVENTION_REQUIRED at the top. */
 export async function escalateCommand(ctx: CommandContext, task: string | undefined, opts: { reason?: string }): Promise<number> {
   const id = needTask(task, 'escalate');
-  const result = await operations(ctx).escalate(id, opts.reason);
+  const ops = operations(ctx);
+  const result = await ops.escalate(id, opts.reason);
+  warn(ctx, ops);
   if (result.outcome === 'HUMAN_INTERVENTION_REQUIRED') {
     ctx.io.out(ctx.json ? json({ task_id: id, outcome: result.outcome, tier: result.tier }) : `HUMAN_INTERVENTION_REQUIRED: task ${id} is at tier ${result.tier}\n`);
     return EXIT.humanRequired;
@@ -53,7 +64,9 @@ export async function statusCommand(ctx: CommandContext): Promise<number> {
 /** Seed 003's `cleanup`: forgets a blocked task, its summary and its state. */
 export async function cleanupCommand(ctx: CommandContext, task: string | undefined): Promise<number> {
   const id = needTask(task, 'cleanup');
-  const done = await operations(ctx).cleanup(id);
+  const ops = operations(ctx);
+  const done = await ops.cleanup(id);
+  warn(ctx, ops);
   ctx.io.out(ctx.json ? json({ task_id: id, removed: done }) : done ? `${paint(ctx.io, 'green', '✓')} Cleaned up task ${id}\n` : `Task ${id} was not blocked: nothing to clean up\n`);
   return EXIT.ok;
 }

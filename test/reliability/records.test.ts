@@ -1,0 +1,104 @@
+import { strict as assert } from 'node:assert';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { boundedText, boundedValue, fingerprint, MASK, maskSecrets } from '../../src/core/redact';
+import { HOOK_LOG_MAX_BYTES } from '../../src/state/hookLog';
+import { cli, tmpdir, write } from '../unit/helpers';
+
+/*
+ * Guarantee 6, "bounded records, no secrets": the hook keeps of a call what detection needs (a
+ * fingerprint and a short excerpt), masks credentials, and rotates its logs by size.
+ */
+
+const LOG = '.tmp/current/logs/hook-claude-S.jsonl';
+const hook = (ws: string, input: unknown) => cli(['hook', 'claude', '--workspace', ws], { input: JSON.stringify(input), cwd: ws, timeoutMs: 15_000 });
+const pre = (id: string, input: Record<string, unknown>, tool = 'Read') => ({ session_id: 'S', hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input, tool_use_id: id });
+const post = (id: string, input: Record<string, unknown>, response: unknown, tool = 'Read') => ({ ...pre(id, input, tool), hook_event_name: 'PostToolUse', tool_response: response });
+
+const SECRETS = [
+  'sk-proj-Abcdefghijklmnopqrstuvwxyz0123456789',
+  'AKIAIOSFODNN7EXAMPLE',
+  'ghp_0123456789abcdefghijklmnopqrstuvwxyzAB',
+  'xoxb-123456789012-abcdefghijkl',
+  'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+];
+
+describe('reliability: bounded records, no secrets (the hook)', function () {
+  this.timeout(60_000);
+
+  it('keeps well under 64 KB of a 1 MB result: ten reads of a 1 MB file make a small log', async () => {
+    const ws = await tmpdir('lg-rec-');
+    const big = 'line of a large file\n'.repeat(50_000);
+    for (let i = 0; i < 10; i++) {
+      assert.equal((await hook(ws, pre(`r${i}`, { file_path: `/src/big${i}.ts` }))).code, 0);
+      assert.equal((await hook(ws, post(`r${i}`, { file_path: `/src/big${i}.ts` }, { type: 'text', file: { content: `${i}${big}` } }))).code, 0);
+    }
+    const lines = (await fs.readFile(path.join(ws, LOG), 'utf8')).trim().split('\n');
+    assert.equal(lines.length, 20);
+    for (const l of lines) assert.ok(l.length < 16 * 1024, `a record of ${l.length} bytes`);
+    assert.ok((await fs.stat(path.join(ws, LOG))).size < 100 * 1024);
+    assert.match(lines[1] ?? '', /characters, fingerprint [0-9a-f]{16}/);
+  });
+
+  it('masks credentials in arguments, results and errors', async () => {
+    const ws = await tmpdir('lg-rec-');
+    const text = `export OPENAI_API_KEY=${SECRETS[0]}\naws ${SECRETS[1]}\ngit push https://${SECRETS[2]}@github.com\nslack ${SECRETS[3]}\nAuthorization: Bearer ${SECRETS[4]}\npassword: hunter2hunter2\n`;
+    await hook(ws, pre('s1', { command: `curl -H "Authorization: Bearer ${SECRETS[4]}" api` }, 'Bash'));
+    await hook(ws, post('s1', { command: `curl -H "Authorization: Bearer ${SECRETS[4]}" api` }, { stdout: text, stderr: '', interrupted: false }, 'Bash'));
+    await hook(ws, { ...pre('s2', { command: 'env' }, 'Bash'), hook_event_name: 'PostToolUseFailure', error: `Exit code 1\n${text}` });
+    const log = await fs.readFile(path.join(ws, LOG), 'utf8');
+    for (const secret of [...SECRETS, 'hunter2hunter2']) assert.ok(!log.includes(secret), `${secret.slice(0, 8)}… is in the log`);
+    assert.ok(log.includes(MASK));
+  });
+
+  it('bounded and masked records still let the hook see the loop: the third identical failing call with a 1 MB error is refused', async () => {
+    const ws = await tmpdir('lg-rec-');
+    const huge = `Error: token=${SECRETS[0]} ${'x'.repeat(1024 * 1024)}`;
+    for (const id of ['f1', 'f2']) {
+      await hook(ws, pre(id, { command: 'npm run build', token: SECRETS[0] }, 'Bash'));
+      await hook(ws, { ...pre(id, { command: 'npm run build', token: SECRETS[0] }, 'Bash'), hook_event_name: 'PostToolUseFailure', error: huge });
+    }
+    const third = await hook(ws, pre('f3', { command: 'npm run build', token: SECRETS[0] }, 'Bash'));
+    assert.match(third.stdout, /"permissionDecision":"deny"/);
+  });
+
+  it('rotates a hook log past its size limit: the old one becomes .1, a new one starts, and nothing is read twice', async () => {
+    const ws = await tmpdir('lg-rec-');
+    const filler = `${JSON.stringify({ v: 1, type: 'output', session: 'S', text: 'y'.repeat(1000) })}\n`;
+    await write(ws, LOG, filler.repeat(Math.ceil(HOOK_LOG_MAX_BYTES / filler.length) + 10));
+    assert.equal((await hook(ws, pre('n1', { file_path: '/a' }))).code, 0);
+    assert.ok((await fs.stat(path.join(ws, `${LOG}.1`))).size > HOOK_LOG_MAX_BYTES);
+    const fresh = (await fs.readFile(path.join(ws, LOG), 'utf8')).trim().split('\n');
+    assert.equal(fresh.length, 1);
+    assert.match(fresh[0] ?? '', /"tool":"Read"/);
+  });
+
+  describe('the record keeper (pure)', () => {
+    it('keeps short text whole, long text as head, tail and a fingerprint of the whole', () => {
+      assert.equal(boundedText('short'), 'short');
+      const long = `${'a'.repeat(5000)}MIDDLE${'b'.repeat(5000)}`;
+      const kept = boundedText(long);
+      assert.ok(kept.length < 4000);
+      assert.ok(!kept.includes('MIDDLE'));
+      assert.ok(kept.includes(fingerprint(long)));
+      assert.notEqual(boundedText(long.replace('MIDDLE', 'middle')), kept, 'a change in the middle still tells the texts apart');
+      assert.equal(boundedText(long), kept, 'the same text, the same record');
+    });
+
+    it('cuts nesting and breadth, and keeps a whole value under its bound', () => {
+      let deep: unknown = 'leaf';
+      for (let i = 0; i < 50; i++) deep = { d: deep };
+      assert.match(JSON.stringify(boundedValue(deep)), /nested too deep/);
+      const wide = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, 'v'.repeat(100)]));
+      assert.ok(JSON.stringify(boundedValue(wide)).length <= 20 * 1024);
+    });
+
+    it('masks each credential shape, and leaves ordinary text alone', () => {
+      for (const s of SECRETS) assert.ok(!maskSecrets(`x ${s} y`).includes(s), s);
+      assert.equal(maskSecrets('password=correct-horse-battery'), `password=${MASK}`);
+      assert.equal(maskSecrets('-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----'), MASK);
+      const ordinary = 'npm ERR! Missing script: "build" at /home/u/project (sk-learn is fine, task-1234 too)';
+      assert.equal(maskSecrets(ordinary), ordinary);
+    });
+  });
+});
