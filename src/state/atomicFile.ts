@@ -24,10 +24,10 @@
  *   The one case left: a process killed in the few system calls between taking a marker and
  *   removing it leaves that lock unbreakable; waiters then time out with an error naming the files.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { fingerprint } from '../core/redact';
 import { openRegularFile } from './regularFile';
 import { isWithin, WorkspaceEscapeError } from './containment';
 
@@ -84,7 +84,9 @@ async function modeOf(file: string): Promise<number | undefined> {
   return st?.isFile() ? st.mode & 0o7777 : undefined;
 }
 
-const unique = () => `${process.pid}.${randomBytes(6).toString('hex')}`;
+// Unique enough with the pid and the time (the open refuses a name that exists all the same);
+// no node:crypto, which costs the hook's start-up more than all its work.
+const unique = () => `${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
 
 /**
  * Writes a file so that readers see the old content or the new, never a mix: temp file + rename.
@@ -163,7 +165,7 @@ async function lookAt(lock: string): Promise<LockSeen | undefined> {
   try {
     const st = await handle.stat();
     const text = st.isFile() ? (await handle.readFile('utf8')).slice(0, 1024) : '';
-    const id = createHash('sha1').update(`${st.dev}:${st.ino}:${text}`).digest('hex').slice(0, 16);
+    const id = fingerprint(`${st.dev}:${st.ino}:${text}`);
     return { id, mtimeMs: st.mtimeMs, ...holderOf(text) };
   } finally {
     await handle.close();
@@ -226,11 +228,11 @@ async function tryTake(lock: string): Promise<string | undefined> {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw err;
   }
-  const text = JSON.stringify({ pid: process.pid, host: HOST, token: randomBytes(8).toString('hex') });
+  const text = JSON.stringify({ pid: process.pid, host: HOST, token: `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 12)}` });
   try {
     await handle.writeFile(text, 'utf8');
     const st = await handle.stat();
-    return createHash('sha1').update(`${st.dev}:${st.ino}:${text}`).digest('hex').slice(0, 16);
+    return fingerprint(`${st.dev}:${st.ino}:${text}`);
   } catch (err) {
     // A lock without its holder written (a full disk) must not stay behind.
     await fs.unlink(lock).catch(() => undefined);
