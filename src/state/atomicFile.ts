@@ -28,7 +28,7 @@ import { constants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fingerprint } from '../core/redact';
-import { openRegularFile } from './regularFile';
+import { openRegularFile, whereIs } from './regularFile';
 import { isWithin, WorkspaceEscapeError } from './containment';
 
 /** What a system error means for the person reading it. */
@@ -67,15 +67,6 @@ export interface WriteOptions {
   readonly name?: string;
   /** Mode of a file that does not exist yet (less the umask); a replaced file keeps its own. */
   readonly mode?: number;
-}
-
-/** Where an open file really is now, whatever links its path went through (Linux: /proc). */
-async function whereIs(handle: fs.FileHandle, fallback: string): Promise<string> {
-  try {
-    return await fs.readlink(`/proc/self/fd/${handle.fd}`);
-  } catch {
-    return path.join(await fs.realpath(path.dirname(fallback)), path.basename(fallback));
-  }
 }
 
 /** The permission bits of the regular file at `file`, if there is one. */

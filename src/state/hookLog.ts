@@ -4,7 +4,7 @@ import type { GuardianConfig } from '../core/config';
 import type { GuardianEvent, LocatedEvent } from '../core/events';
 import { parseJson } from '../core/json';
 import { withFileLock } from './atomicFile';
-import { appendToRegularFile, openRegularFile, readRegularBounded } from './regularFile';
+import { openRegularFile, readRegularBounded } from './regularFile';
 import { PATHS, type Workspace } from './workspace';
 
 /** The hook's log of one agent session: `.tmp/current/logs/hook-<agent>-<session>.jsonl`. */
@@ -92,10 +92,9 @@ export const HOOK_LOG_MAX_BYTES = 8 * 1024 * 1024;
  */
 export async function appendEvent(ws: Workspace, rel: string, event: GuardianEvent): Promise<void> {
   const file = await ws.resolveForWrite(rel);
-  await fs.mkdir(path.dirname(file), { recursive: true });
   const st = await fs.stat(file).catch(() => undefined);
   if (st !== undefined && st.isFile() && st.size > HOOK_LOG_MAX_BYTES) await fs.rename(file, `${file}.1`);
-  await appendToRegularFile(file, `${JSON.stringify(event)}\n`);
+  await ws.append(rel, `${JSON.stringify(event)}\n`);
 }
 
 declare const __BUNDLED__: boolean | undefined;

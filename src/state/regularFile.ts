@@ -1,4 +1,6 @@
 import { constants, promises as fs, type Stats } from 'node:fs';
+import * as path from 'node:path';
+import { isWithin, WorkspaceEscapeError } from './containment';
 
 /** A path that is a FIFO, a device, a socket or a folder: never read (a read could block for ever). */
 export class NotRegularFileError extends Error {
@@ -87,17 +89,36 @@ export async function readRegularBounded(file: string, maxBytes: number): Promis
   }
 }
 
+/** Where an open file really is now, whatever links its path went through (Linux: /proc). */
+export async function whereIs(handle: fs.FileHandle, fallback: string): Promise<string> {
+  try {
+    return await fs.readlink(`/proc/self/fd/${handle.fd}`);
+  } catch {
+    return path.join(await fs.realpath(path.dirname(fallback)), path.basename(fallback));
+  }
+}
+
 /**
  * Appends text to a regular file (created when missing) in one write, without ever blocking:
  * opening a FIFO non-blocking for writing fails at once (ENXIO) instead of waiting for a reader,
  * and anything else that is not a regular file is refused. O_APPEND keeps concurrent writers'
- * lines whole.
+ * lines whole. With `within`, the file as opened (where it really is, whatever a folder swapped
+ * for a link made of its path) must lie inside that folder, or nothing is written.
  */
-export async function appendToRegularFile(file: string, text: string): Promise<void> {
-  const handle = await fs.open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o644);
+export async function appendToRegularFile(file: string, text: string, within?: string): Promise<void> {
+  const existed = within === undefined || (await fs.lstat(file).then(() => true, () => false));
+  const handle = await fs.open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK | constants.O_NOFOLLOW, 0o644);
   try {
     const st = await handle.stat();
     if (!st.isFile()) throw new NotRegularFileError(file, kindOf(st));
+    if (within !== undefined) {
+      const real = await whereIs(handle, file);
+      if (!isWithin(within, real)) {
+        // Created outside by the swap (empty, not ours to keep): removed where it really is.
+        if (!existed && st.size === 0) await fs.unlink(real).catch(() => undefined);
+        throw new WorkspaceEscapeError(path.relative(within, file), within);
+      }
+    }
     await handle.write(text, null, 'utf8');
   } finally {
     await handle.close();

@@ -2,6 +2,7 @@ import { promises as fs, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomic } from './atomicFile';
 import { isWithin, WorkspaceEscapeError } from './containment';
+import { appendToRegularFile } from './regularFile';
 
 export { isWithin, WorkspaceEscapeError };
 
@@ -97,5 +98,15 @@ export class Workspace {
    */
   async writeAtomic(rel: string, data: string): Promise<void> {
     await writeFileAtomic(await this.resolveForWrite(rel), data, { within: this.realRoot, name: rel });
+  }
+
+  /**
+   * Appends to `rel` (its folders created), never blocking on a FIFO, and checked again once the
+   * file is open: a folder swapped for a link in between cannot carry the line outside.
+   */
+  async append(rel: string, text: string): Promise<void> {
+    const file = await this.resolveForWrite(rel);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await appendToRegularFile(file, text, this.realRoot);
   }
 }

@@ -207,5 +207,44 @@ describe('reliability: locks and atomic writes (issue 12, guarantees 2 and 5)', 
       assert.equal(content, 0, `a file other than an empty temp appeared outside ${content} time(s)`);
       console.log(`      (stop: ${ok}/100 succeeded; ${swaps} swaps; an empty temp seen outside ${temps} time(s), always removed)`);
     });
+
+    it('the guardian log is never appended through a folder swapped for a link outside the workspace (100 stops against a racing swapper)', async () => {
+      const outside = await tmpdir('lg-outside-');
+      const logDir = path.join(ws, '.tmp/guardian');
+      await fs.mkdir(logDir, { recursive: true });
+      const stopFile = path.join(outside, '..', `${path.basename(outside)}.done`);
+      const swapper = spawn(process.execPath, [
+        '-e',
+        `
+        const fs = require('fs');
+        const [dir, aside, outside, stopFile] = process.argv.slice(1);
+        let swaps = 0, written = 0;
+        while (!fs.existsSync(stopFile)) {
+          try { fs.renameSync(dir, aside); fs.symlinkSync(outside, dir); } catch {}
+          for (const name of fs.readdirSync(outside)) {
+            try { if (fs.statSync(outside + '/' + name).size > 0) written++; } catch {}
+          }
+          try { fs.unlinkSync(dir); fs.renameSync(aside, dir); } catch {}
+          swaps++;
+        }
+        process.stdout.write(JSON.stringify({ swaps, written }));
+        `,
+        logDir,
+        `${logDir}.aside`,
+        outside,
+        stopFile,
+      ]);
+      let report = '';
+      swapper.stdout.on('data', (d: Buffer) => (report += d.toString()));
+      const done = new Promise((resolve) => swapper.on('close', resolve));
+      for (let i = 0; i < 100; i++) await cli(['stop', '--reason', 'race', '--workspace', ws]);
+      await fs.writeFile(stopFile, '');
+      await done;
+      await fs.rm(stopFile);
+      const { swaps, written } = JSON.parse(report) as { swaps: number; written: number };
+      assert.ok(swaps > 100, `the swapper ran (${swaps} swaps)`);
+      assert.equal(written, 0, 'a log line landed outside the workspace');
+      for (const name of await fs.readdir(outside)) assert.equal((await fs.stat(path.join(outside, name))).size, 0, name);
+    });
   });
 });
