@@ -1,3 +1,5 @@
+import { hashText } from './canonical';
+
 /**
  * What the hook keeps of a call's arguments and of its result: enough to tell one call or outcome
  * from another (a head, a tail and a fingerprint of the whole), never a whole 1 MB file read, and
@@ -43,22 +45,10 @@ export function maskSecrets(text: string): string {
   return out;
 }
 
-/** A 64-bit FNV-1a-style fingerprint of a whole text, as 16 hex digits (not for security: for telling texts apart). */
-export function fingerprint(text: string): string {
-  let h1 = 0x811c9dc5;
-  let h2 = 0xcbf29ce4;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 0x01000193);
-    h2 = Math.imul(h2 ^ c, 0x0100019d);
-  }
-  return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0');
-}
-
 /** A text as the hook keeps it: whole (masked) when short, else masked head and tail around its length and fingerprint. */
 export function boundedText(text: string): string {
   if (text.length <= MAX_KEPT_TEXT) return maskSecrets(text);
-  return `${maskSecrets(text.slice(0, HEAD))}\n… [${text.length} characters, fingerprint ${fingerprint(text)}] …\n${maskSecrets(text.slice(-TAIL))}`;
+  return `${maskSecrets(text.slice(0, HEAD))}\n… [${text.length} characters, fingerprint ${hashText(text)}] …\n${maskSecrets(text.slice(-TAIL))}`;
 }
 
 function walk(v: unknown, depth: number): unknown {

@@ -27,7 +27,7 @@
 import { constants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fingerprint } from '../core/redact';
+import { hashText } from '../core/canonical';
 import { openRegularFile, whereIs } from './regularFile';
 import { isWithin, WorkspaceEscapeError } from './containment';
 
@@ -156,7 +156,7 @@ async function lookAt(lock: string): Promise<LockSeen | undefined> {
   try {
     const st = await handle.stat();
     const text = st.isFile() ? (await handle.readFile('utf8')).slice(0, 1024) : '';
-    const id = fingerprint(`${st.dev}:${st.ino}:${text}`);
+    const id = hashText(`${st.dev}:${st.ino}:${text}`);
     return { id, mtimeMs: st.mtimeMs, ...holderOf(text) };
   } finally {
     await handle.close();
@@ -223,7 +223,7 @@ async function tryTake(lock: string): Promise<string | undefined> {
   try {
     await handle.writeFile(text, 'utf8');
     const st = await handle.stat();
-    return fingerprint(`${st.dev}:${st.ino}:${text}`);
+    return hashText(`${st.dev}:${st.ino}:${text}`);
   } catch (err) {
     // A lock without its holder written (a full disk) must not stay behind.
     await fs.unlink(lock).catch(() => undefined);
