@@ -24,6 +24,58 @@ function mountTmpfs(dir: string, size: string): boolean {
   return spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]).status === 0;
 }
 
+interface SwapReport {
+  readonly swaps: number;
+  /** Files other than temp files seen outside. */
+  readonly content: number;
+  /** Temp files seen outside (empty: removed by the writer before a byte is written). */
+  readonly temps: number;
+  /** Files with bytes in them seen outside. */
+  readonly written: number;
+}
+
+/**
+ * A separate process that swaps `dir` for a link to `outside` and back, as fast as it can, and
+ * notes what it ever sees in `outside`; `stop()` ends it and returns what it saw.
+ */
+function raceSwapper(dir: string, outside: string): { stop(): Promise<SwapReport> } {
+  const stopFile = path.join(outside, '..', `${path.basename(outside)}.done`);
+  const child = spawn(process.execPath, [
+    '-e',
+    `
+    const fs = require('fs');
+    const [dir, aside, outside, stopFile] = process.argv.slice(1);
+    let swaps = 0, content = 0, temps = 0, written = 0;
+    while (!fs.existsSync(stopFile)) {
+      try { fs.renameSync(dir, aside); fs.symlinkSync(outside, dir); } catch {}
+      for (const name of fs.readdirSync(outside)) {
+        if (name.endsWith('.tmp')) temps++;
+        else content++;
+        try { if (fs.statSync(outside + '/' + name).size > 0) written++; } catch {}
+      }
+      try { fs.unlinkSync(dir); fs.renameSync(aside, dir); } catch {}
+      swaps++;
+    }
+    process.stdout.write(JSON.stringify({ swaps, content, temps, written }));
+    `,
+    dir,
+    `${dir}.aside`,
+    outside,
+    stopFile,
+  ]);
+  let report = '';
+  child.stdout.on('data', (d: Buffer) => (report += d.toString()));
+  const done = new Promise((resolve) => child.on('close', resolve));
+  return {
+    async stop() {
+      await fs.writeFile(stopFile, '');
+      await done;
+      await fs.rm(stopFile);
+      return JSON.parse(report) as SwapReport;
+    },
+  };
+}
+
 describe('reliability: locks and atomic writes (issue 12, guarantees 2 and 5)', function () {
   this.timeout(120_000);
   let ws: string;
@@ -166,42 +218,11 @@ describe('reliability: locks and atomic writes (issue 12, guarantees 2 and 5)', 
 
     it('stop never writes through a folder swapped for a link outside the workspace (100 tries against a racing swapper)', async () => {
       const outside = await tmpdir('lg-outside-');
-      const guardian = path.join(ws, '.github/guardian');
-      await fs.mkdir(guardian, { recursive: true });
-      // A separate process swaps the folder for a link to `outside` and back, as fast as it can,
-      // and notes every time it sees anything in `outside`.
-      const stopFile = path.join(outside, '..', `${path.basename(outside)}.done`);
-      const swapper = spawn(process.execPath, [
-        '-e',
-        `
-        const fs = require('fs');
-        const [dir, aside, outside, stopFile] = process.argv.slice(1);
-        let swaps = 0, content = 0, temps = 0;
-        while (!fs.existsSync(stopFile)) {
-          try { fs.renameSync(dir, aside); fs.symlinkSync(outside, dir); } catch {}
-          for (const name of fs.readdirSync(outside)) {
-            if (name.endsWith('.tmp')) temps++;
-            else content++;
-          }
-          try { fs.unlinkSync(dir); fs.renameSync(aside, dir); } catch {}
-          swaps++;
-        }
-        process.stdout.write(JSON.stringify({ swaps, content, temps }));
-        `,
-        guardian,
-        `${guardian}.aside`,
-        outside,
-        stopFile,
-      ]);
-      let report = '';
-      swapper.stdout.on('data', (d: Buffer) => (report += d.toString()));
-      const done = new Promise((resolve) => swapper.on('close', resolve));
+      await fs.mkdir(path.join(ws, '.github/guardian'), { recursive: true });
+      const swapper = raceSwapper(path.join(ws, '.github/guardian'), outside);
       let ok = 0;
       for (let i = 0; i < 100; i++) if ((await cli(['stop', '--workspace', ws])).code === 0) ok++;
-      await fs.writeFile(stopFile, '');
-      await done;
-      await fs.rm(stopFile);
-      const { swaps, content, temps } = JSON.parse(report) as { swaps: number; content: number; temps: number };
+      const { swaps, content, temps } = await swapper.stop();
       assert.ok(swaps > 100, `the swapper ran (${swaps} swaps)`);
       assert.deepEqual(await fs.readdir(outside), []);
       assert.equal(content, 0, `a file other than an empty temp appeared outside ${content} time(s)`);
@@ -210,38 +231,10 @@ describe('reliability: locks and atomic writes (issue 12, guarantees 2 and 5)', 
 
     it('the guardian log is never appended through a folder swapped for a link outside the workspace (100 stops against a racing swapper)', async () => {
       const outside = await tmpdir('lg-outside-');
-      const logDir = path.join(ws, '.tmp/guardian');
-      await fs.mkdir(logDir, { recursive: true });
-      const stopFile = path.join(outside, '..', `${path.basename(outside)}.done`);
-      const swapper = spawn(process.execPath, [
-        '-e',
-        `
-        const fs = require('fs');
-        const [dir, aside, outside, stopFile] = process.argv.slice(1);
-        let swaps = 0, written = 0;
-        while (!fs.existsSync(stopFile)) {
-          try { fs.renameSync(dir, aside); fs.symlinkSync(outside, dir); } catch {}
-          for (const name of fs.readdirSync(outside)) {
-            try { if (fs.statSync(outside + '/' + name).size > 0) written++; } catch {}
-          }
-          try { fs.unlinkSync(dir); fs.renameSync(aside, dir); } catch {}
-          swaps++;
-        }
-        process.stdout.write(JSON.stringify({ swaps, written }));
-        `,
-        logDir,
-        `${logDir}.aside`,
-        outside,
-        stopFile,
-      ]);
-      let report = '';
-      swapper.stdout.on('data', (d: Buffer) => (report += d.toString()));
-      const done = new Promise((resolve) => swapper.on('close', resolve));
+      await fs.mkdir(path.join(ws, '.tmp/guardian'), { recursive: true });
+      const swapper = raceSwapper(path.join(ws, '.tmp/guardian'), outside);
       for (let i = 0; i < 100; i++) await cli(['stop', '--reason', 'race', '--workspace', ws]);
-      await fs.writeFile(stopFile, '');
-      await done;
-      await fs.rm(stopFile);
-      const { swaps, written } = JSON.parse(report) as { swaps: number; written: number };
+      const { swaps, written } = await swapper.stop();
       assert.ok(swaps > 100, `the swapper ran (${swaps} swaps)`);
       assert.equal(written, 0, 'a log line landed outside the workspace');
       for (const name of await fs.readdir(outside)) assert.equal((await fs.stat(path.join(outside, name))).size, 0, name);
