@@ -1,4 +1,6 @@
+import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -12,6 +14,28 @@ export const CLI = path.join(ROOT, 'dist', 'cli.js');
 export const SEEDS = path.resolve(ROOT, '..', 'shared', 'seeds');
 /** Real agents' logs (read in place, never copied into the project). */
 export const FIXTURES = path.resolve(ROOT, '..', 'shared', 'fixtures');
+
+/** Whether `../shared` (the seed documents and the real-transcript corpus) is beside this checkout. */
+export const HAS_SHARED = existsSync(SEEDS) && existsSync(FIXTURES);
+
+/**
+ * A suite that reads `../shared`. In a plain clone, where it is not there, the suite is skipped
+ * with one line saying what and why; in CI (`CI=true`), which must run it, that is a failure.
+ */
+export function describeShared(title: string, needs: string, body: () => void): void {
+  if (HAS_SHARED) {
+    describe(title, body);
+    return;
+  }
+  const why = `needs ${needs} from ../shared, which is not beside this checkout`;
+  if (process.env.CI === 'true') {
+    describe(title, () => it(why, () => assert.fail(`${title}: ${why}; CI must run it`)));
+    return;
+  }
+  console.log(`  skipped: ${title} (${why})`);
+  // Not `describe.skip(title, body)`: mocha would still run the body, which reads ../shared.
+  describe.skip(title, () => it(why, () => undefined));
+}
 
 /** A config with overrides, validated like the config file. */
 export function config(overrides: Record<string, unknown> = {}): GuardianConfig {

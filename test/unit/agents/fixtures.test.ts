@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { defaultConfig } from '../../../src/core/config';
 import { detectFormat, replayFile } from '../../../src/watch/replay';
-import { FIXTURES } from '../helpers';
+import { describeShared, FIXTURES } from '../helpers';
 
 /** The real trajectories in ../shared/fixtures, read where they are, and what each must give. */
 const CASES = [
@@ -14,7 +14,7 @@ const CASES = [
   { file: 'cline/session.messages.json', format: 'cline', loops: false },
 ] as const;
 
-describe('adapters on real agent logs', () => {
+describeShared('adapters on real agent logs', 'the real trajectories', () => {
   for (const c of CASES) {
     it(`${c.file}: read as ${c.format}, ${c.loops ? 'reported as looping' : 'no loop'}`, async () => {
       const abs = path.join(FIXTURES, c.file);

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { checkInfiniteLoop, countConsecutive, type InvocationRecord } from '../../../src/core/checkInfiniteLoop';
-import { SEEDS } from '../helpers';
+import { describeShared, SEEDS } from '../helpers';
 
 interface SeedExample {
   title: string;
@@ -31,7 +31,7 @@ function seedExamples(): SeedExample[] {
   return examples;
 }
 
-describe('check-infinite-loop (seed 000)', () => {
+describeShared('check-infinite-loop (seed 000)', 'the seed documents', () => {
   const examples = seedExamples();
 
   it('finds the five worked examples in the seed', () => {
