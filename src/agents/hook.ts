@@ -42,6 +42,15 @@ export interface HookRegistration {
   readonly matcher?: string;
   /** The timeout written with the registration, in the agent's own unit. */
   readonly timeout: number;
+  /**
+   * How an event's hooks are listed: `grouped` (Claude Code, Codex, Gemini CLI: groups, each
+   * with an optional matcher and its `hooks` array of `{type, command, timeout}`), or `flat`
+   * (Copilot: the entries themselves, `{type: "command", bash, timeoutSec}`, under a
+   * `"version": 1` file). Default `grouped`.
+   */
+  readonly layout?: 'grouped' | 'flat';
+  /** Another hook's failure or refusal can stop such an agent (Copilot refuses a call whose pre-call hook exits non-zero): the hook then never exits non-zero except to refuse. */
+  readonly failClosed?: boolean;
 }
 
 /** One agent's hook contract: stdin to a call, and its allow and deny replies. */

@@ -30,6 +30,7 @@ export interface MergeResult {
 export function mergeHookSettings(existing: unknown, agent: string, reg: HookRegistration, command: string, file: string = reg.settingsFile): MergeResult {
   if (existing !== undefined && !isObject(existing)) throw new SettingsShapeError(file, '(root)', 'is not a JSON object');
   const settings: Record<string, unknown> = { ...(existing ?? {}) };
+  if (reg.layout === 'flat' && settings.version === undefined) settings.version = 1;
   const hooks = settings.hooks === undefined ? {} : settings.hooks;
   if (!isObject(hooks)) throw new SettingsShapeError(file, 'hooks', 'is not an object');
   const merged: Record<string, unknown> = { ...hooks };
@@ -39,6 +40,22 @@ export function mergeHookSettings(existing: unknown, agent: string, reg: HookReg
     const groups = merged[event] === undefined ? [] : merged[event];
     if (!Array.isArray(groups)) throw new SettingsShapeError(file, `hooks.${event}`, 'is not an array');
     let found = false;
+    if (reg.layout === 'flat') {
+      // Each entry is a hook of its own: `{type: "command", bash, timeoutSec}`.
+      const next = groups.map((h: unknown) => {
+        if (!isObject(h) || !isGuardianHook(h.bash ?? h.command, agent)) return h;
+        found = true;
+        if (h.bash === command) return h;
+        if (!updated.includes(event)) updated.push(event);
+        return { ...h, bash: command };
+      });
+      if (!found) {
+        next.push({ type: 'command', bash: command, timeoutSec: reg.timeout });
+        added.push(event);
+      }
+      merged[event] = next;
+      continue;
+    }
     const next = groups.map((group: unknown) => {
       if (!isObject(group) || !Array.isArray(group.hooks)) return group;
       const inner = group.hooks.map((h: unknown) => {

@@ -107,6 +107,8 @@ function withTimeout<T>(work: Promise<T>, ms: number, fallback: T): Promise<T> {
 export async function runHook(argv: readonly string[], io: HookIo): Promise<HookReply> {
   let agent: AgentWithHook;
   let options: { workspace?: string; 'deny-with'?: string; help?: boolean };
+  // Named before the options are checked: an agent that refuses a call whose hook exits non-zero must get exit 0 even on a usage error.
+  const named = argv.find((a) => !a.startsWith('-'));
   try {
     const parsed = parseArgs({ args: [...argv], options: { workspace: { type: 'string' }, 'deny-with': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
     options = parsed.values;
@@ -118,8 +120,9 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     if (options['deny-with'] !== undefined && options['deny-with'] !== 'json' && options['deny-with'] !== 'exit2') throw new Error('--deny-with must be json or exit2');
     agent = found;
   } catch (err) {
-    // Exit 1: a usage error must not block the agent (exit 2 would).
-    return { stdout: '', stderr: `loop-guardian hook: ${(err as Error).message}\n\n${HOOK_USAGE}`, exitCode: 1 };
+    // Exit 1: a usage error must not block the agent (exit 2 would); 0 for agents that read any non-zero exit as a refusal.
+    const failClosed = named !== undefined && hookAgent(named)?.hook.registration.failClosed === true;
+    return { stdout: '', stderr: `loop-guardian hook: ${(err as Error).message}\n\n${HOOK_USAGE}`, exitCode: failClosed ? 0 : 1 };
   }
   const style = (options['deny-with'] ?? 'json') as DenyStyle;
   let ws: Workspace | undefined;

@@ -61,7 +61,11 @@ export async function createDefaultConfig(ws: Workspace): Promise<boolean> {
   const file = await ws.resolveForWrite(PATHS.config);
   return withFileLock(file, async () => {
     if ((await readTextIfExists(file)) !== undefined) return false;
-    await ws.writeAtomic(PATHS.config, `${JSON.stringify(defaultConfig(), null, 2)}\n`);
+    // Every agent that can be watched is listed, off: what can be switched on is there to see.
+    const config = defaultConfig();
+    for (const id of DISCOVERABLE) config.agents[id] = { enabled: false };
+    const { maxAgeDays, ...agents } = config.agents;
+    await ws.writeAtomic(PATHS.config, `${JSON.stringify({ ...config, agents: { ...agents, maxAgeDays } }, null, 2)}\n`);
     return true;
   });
 }

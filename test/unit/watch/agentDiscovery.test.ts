@@ -80,6 +80,30 @@ describe('discovery of agents working in the workspace', () => {
     assert.deepEqual(hooked.agentSources(), []);
   });
 
+  it('reads Copilot CLI sessions whose session.start names a folder in this workspace ($COPILOT_HOME), and the hook-recorded one is left to the hook', async () => {
+    const ws = await tmpdir('lg-ws-');
+    const home = await tmpdir('lg-copilot-');
+    const session = (id: string, cwd: string, failures: number) =>
+      [
+        { type: 'session.start', data: { sessionId: id, version: 1, producer: 'copilot-agent', copilotVersion: '1.0.10', context: { cwd } }, id: 's', timestamp: today },
+        ...Array.from({ length: failures }, (_, i) => [
+          { type: 'tool.execution_start', data: { toolCallId: `${id}-${i}`, toolName: 'bash', arguments: { command: 'make' } }, id: `a${i}`, timestamp: today },
+          { type: 'tool.execution_complete', data: { toolCallId: `${id}-${i}`, success: false, error: { message: 'make: *** No rule' } }, id: `b${i}`, timestamp: today },
+        ]).flat(),
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n') + '\n';
+    await write(home, 'session-state/cp-here/events.jsonl', session('cp-here', path.join(ws, 'pkg'), 3));
+    await write(home, 'session-state/cp-there/events.jsonl', session('cp-there', '/elsewhere', 3));
+    await write(home, 'session-state/cp-flat.jsonl', session('cp-flat', ws, 1));
+    await write(home, 'session-state/cp-hooked/events.jsonl', session('cp-hooked', ws, 3));
+    await write(ws, '.tmp/current/logs/hook-copilot-cli-cp-hooked.jsonl', '');
+    const monitor = new WorkspaceMonitor(new Workspace(ws), config({ agents: { 'copilot-cli': { enabled: true } } }), { HOME: '/nonexistent', COPILOT_HOME: home });
+    const update = await monitor.poll();
+    assert.deepEqual(monitor.agentSources().map((s) => [s.label, s.sessions.join()]).sort(), [['GitHub Copilot CLI', 'cp-flat'], ['GitHub Copilot CLI', 'cp-here']]);
+    assert.ok(update.raised.some((f) => f.action === 'halt' && f.session === 'cp-here' && f.agent === 'copilot-cli'));
+  });
+
   it('takes the folders from the configuration or the agents\' environment variables', async () => {
     const ws = await tmpdir('lg-ws-');
     const claudeHome = await tmpdir('lg-claude-');

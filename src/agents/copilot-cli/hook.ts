@@ -1,0 +1,60 @@
+import { isObject, nonEmptyString as text } from '../../core/guards';
+import { silentAllowReply, type HookCall, type HookProtocol, type HookReply } from '../hook';
+
+/*
+ * GitHub Copilot CLI's hooks (docs.github.com "GitHub Copilot hooks reference",
+ * github/docs `content/copilot/reference/hooks-reference.md`): files `.github/hooks/*.json`,
+ * `{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "…", "timeoutSec": 30}]}}`.
+ * stdin (camelCase dialect): `{sessionId, timestamp, cwd, toolName, toolArgs}` — no event name
+ * and no call id; `postToolUse` adds `toolResult {resultType, textResultForLlm}`,
+ * `postToolUseFailure` adds `error`. `toolArgs` is an object, or a JSON string in some builds.
+ * Refusal: stdout `{"permissionDecision": "deny", "permissionDecisionReason": "…"}` at the top
+ * level. A pre-call hook that crashes or exits non-zero refuses the call (fail-closed).
+ * Checked against the hook inputs recorded in real session logs (`hook.start` events,
+ * ../shared/fixtures/real/copilot-cli).
+ */
+
+const events = { pre: 'preToolUse', post: ['postToolUse', 'postToolUseFailure'] };
+const SHELL_EXIT = /<exited with exit code (-?\d+)>\s*$/;
+
+function parse(raw: unknown): HookCall | { problem: string } {
+  if (!isObject(raw)) return { problem: 'stdin: not a JSON object' };
+  const event = raw.error !== undefined ? 'postToolUseFailure' : raw.toolResult !== undefined ? 'postToolUse' : 'preToolUse';
+  const tool = text(raw.toolName);
+  if (tool === undefined) return { problem: `stdin: ${event} without toolName` };
+  let input: Record<string, unknown> = {};
+  if (isObject(raw.toolArgs)) input = raw.toolArgs;
+  else if (typeof raw.toolArgs === 'string') {
+    try {
+      const parsed = JSON.parse(raw.toolArgs) as unknown;
+      input = isObject(parsed) ? parsed : { input: parsed };
+    } catch {
+      input = { input: raw.toolArgs };
+    }
+  }
+  const result = isObject(raw.toolResult) ? raw.toolResult : undefined;
+  const resultText = typeof result?.textResultForLlm === 'string' ? result.textResultForLlm : '';
+  const exit = SHELL_EXIT.exec(resultText);
+  const failed = result !== undefined && ((typeof result.resultType === 'string' && result.resultType !== 'success') || (exit !== null && Number(exit[1]) !== 0));
+  const error = typeof raw.error === 'string' ? raw.error : isObject(raw.error) && typeof raw.error.message === 'string' ? raw.error.message : failed ? resultText || 'failed' : undefined;
+  return {
+    phase: event === 'preToolUse' ? 'pre' : 'post',
+    event,
+    session: text(raw.sessionId) ?? 'unknown-session',
+    input,
+    tool,
+    ...(text(raw.cwd) !== undefined ? { cwd: raw.cwd as string } : {}),
+    ...(result !== undefined && error === undefined ? { response: resultText } : {}),
+    ...(error !== undefined ? { error } : {}),
+  };
+}
+
+export const copilotCliHook: HookProtocol = {
+  events,
+  projectDirEnv: [],
+  parse,
+  deny: (reason): HookReply => ({ stdout: `${JSON.stringify({ permissionDecision: 'deny', permissionDecisionReason: reason })}\n`, stderr: '', exitCode: 0 }),
+  allow: silentAllowReply,
+  // The guardian's own file among the repository's hook files; timeoutSec in seconds.
+  registration: { settingsFile: '.github/hooks/loop-guardian.json', events: ['preToolUse', 'postToolUse', 'postToolUseFailure'], timeout: 10, layout: 'flat', failClosed: true },
+};
