@@ -1,5 +1,5 @@
 import { isObject, nonEmptyString as text } from '../../core/guards';
-import { silentAllowReply, type HookCall, type HookProtocol, type HookReply } from '../hook';
+import { parseToolHookInput, silentAllowReply, type HookCall, type HookProtocol, type HookReply } from '../hook';
 
 /*
  * GitHub Copilot CLI's hooks (docs.github.com "GitHub Copilot hooks reference",
@@ -15,10 +15,19 @@ import { silentAllowReply, type HookCall, type HookProtocol, type HookReply } fr
  */
 
 const events = { pre: 'preToolUse', post: ['postToolUse', 'postToolUseFailure'] };
+/**
+ * VS Code's Local Copilot harness also runs the hooks of `.github/hooks/*.json` files that carry a
+ * numeric `version`, but sends them its own, Claude-style payload (`hook_event_name`, `tool_name`,
+ * `tool_input`, `tool_use_id`; microsoft/vscode `hookSchema.ts`, vscode-copilot-chat
+ * `chatHookService.ts`): that dialect is read too, so that such a call is recorded and STOP is
+ * decided. Whether VS Code honours the CLI's top-level refusal is not known.
+ */
+const localEvents = { pre: 'PreToolUse', post: ['PostToolUse', 'PostToolUseFailure'] };
 const SHELL_EXIT = /<exited with exit code (-?\d+)>\s*$/;
 
 function parse(raw: unknown): HookCall | { problem: string } {
   if (!isObject(raw)) return { problem: 'stdin: not a JSON object' };
+  if (raw.tool_name !== undefined || raw.hook_event_name !== undefined) return parseToolHookInput(localEvents, raw);
   const event = raw.error !== undefined ? 'postToolUseFailure' : raw.toolResult !== undefined ? 'postToolUse' : 'preToolUse';
   const tool = text(raw.toolName);
   if (tool === undefined) return { problem: `stdin: ${event} without toolName` };
