@@ -28,7 +28,7 @@ const text = { type: 'string' } as const;
 const COMMANDS: Record<string, CommandSpec> = {
   check: {
     usage: 'check --agent NAME --config JSON [--max-repeats N]',
-    summary: "Seed 000's check-infinite-loop against .tmp/current/logs/invocation-history.json; prints its JSON. Exit 1 on halt (the diagnostic is archived).",
+    summary: 'Checks whether the same agent was just invoked with the same configuration too many times in a row (.tmp/current/logs/invocation-history.json); prints the verdict as JSON. Exit 1 on halt (the diagnostic is archived).',
     options: { agent: text, config: text, 'max-repeats': text },
   },
   record: {
@@ -47,7 +47,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     options: { format: text, config: text },
     positionals: 1,
   },
-  analyze: { usage: 'analyze TASK', summary: "Seed 003's loop analysis of a task, as JSON. Exit 1 when a loop pattern is found.", options: {}, positionals: 1 },
+  analyze: { usage: 'analyze TASK', summary: "A task's loop analysis (repeated errors, a stuck tier, a quality-gate loop), as JSON. Exit 1 when a loop pattern is found.", options: {}, positionals: 1 },
   break: { usage: 'break TASK [--reason TEXT]', summary: 'Circuit break: marks the task blocked, writes its summary, registers it.', options: { reason: text }, positionals: 1 },
   escalate: {
     usage: 'escalate TASK [--reason TEXT]',
@@ -86,9 +86,24 @@ export function usage(): string {
     COMMON,
     '',
     'Exit codes: 0 ok, 1 loop detected, 2 usage error, 3 error, 4 human intervention required.',
-    "Run 'loop-guardian <command> --help' for a command's options. NO_COLOR turns colours off.",
+    "Run 'loop-guardian <command> --help' for a command's options; 'loop-guardian --version' prints the version. NO_COLOR turns colours off.",
     '',
   ].join('\n');
+}
+
+/** The command a typo most likely meant: within two edits, or one the typed word starts. */
+function nearest(word: string, names: readonly string[]): string | undefined {
+  const distance = (a: string, b: string): number => {
+    let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const row = [i];
+      for (let j = 1; j <= b.length; j++) row.push(Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1)));
+      prev = row;
+    }
+    return prev[b.length] as number;
+  };
+  const scored = names.map((n) => ({ n, d: n.startsWith(word) && word.length >= 2 ? 0 : distance(word.toLowerCase(), n) })).sort((x, y) => x.d - y.d);
+  return scored[0] !== undefined && scored[0].d <= 2 ? scored[0].n : undefined;
 }
 
 function commandHelp(spec: CommandSpec): string {
@@ -115,7 +130,8 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   }
   const spec = COMMANDS[name];
   if (!spec) {
-    io.err(`loop-guardian: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
+    const near = nearest(name, Object.keys(COMMANDS));
+    io.err(`loop-guardian: unknown command ${JSON.stringify(name)}${near !== undefined ? `; did you mean '${near}'?` : ''}\nRun 'loop-guardian --help' for the commands.\n`);
     return EXIT.usage;
   }
   try {

@@ -262,8 +262,14 @@ describe('loop-guardian CLI (a real process)', function () {
       assert.match(sub.stdout, /Usage: loop-guardian replay FILE/);
     });
 
-    it('fails with exit 2 on an unknown command or no command', async () => {
-      assert.equal((await cli(['frobnicate'])).code, 2);
+    it('fails with exit 2 on an unknown command or no command, suggesting the command a typo meant', async () => {
+      const unknown = await cli(['frobnicate']);
+      assert.equal(unknown.code, 2);
+      assert.doesNotMatch(unknown.stderr, /did you mean/);
+      const typo = await cli(['scna']);
+      assert.equal(typo.code, 2);
+      assert.match(typo.stderr, /unknown command "scna"; did you mean 'scan'\?/);
+      assert.match((await cli(['stat'])).stderr, /did you mean 'status'\?/);
       assert.equal((await cli([])).code, 2);
     });
 
