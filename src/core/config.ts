@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_VOLATILE_KEYS } from './canonical';
+import { DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_KEYS } from './canonical';
 import { DEFAULT_DELEGATION_TOOLS, DEFAULT_DENY_SIGNALS } from './defaults';
 import { MAX_JSON_DEPTH, tooDeepReason } from './json';
 
@@ -79,6 +79,11 @@ export const configSchema = z
     $schema: z.string().optional(),
     signals: signalsSchema,
     volatileKeys: z.array(z.string().min(1)).default([...DEFAULT_VOLATILE_KEYS]),
+    // Per tool, the arguments the model writes as commentary; a tool named here replaces its default list.
+    volatileArgs: z
+      .record(z.string().min(1), z.array(z.string().min(1)))
+      .default({})
+      .transform((own) => ({ ...defaultVolatileArgs(), ...own })),
     exemptTools: z.array(z.string().min(1)).default([]),
     sources: z
       .strictObject({
@@ -98,6 +103,10 @@ export const configSchema = z
       .prefault({}),
   })
   .prefault({});
+
+function defaultVolatileArgs(): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(DEFAULT_VOLATILE_ARGS).map(([tool, keys]) => [tool, [...keys]]));
+}
 
 export type GuardianConfig = z.infer<typeof configSchema>;
 export type SignalsConfig = GuardianConfig['signals'];

@@ -54,7 +54,7 @@ export class Engine {
   };
 
   constructor(readonly config: GuardianConfig) {
-    this.ctx = { config, canon: new Canonicalizer(config.volatileKeys) };
+    this.ctx = { config, canon: new Canonicalizer(config.volatileKeys, config.volatileArgs) };
     this.detectors = createDetectors(this.ctx).filter((d) => config.signals[d.signal].enabled);
     this.exempt = new Set(config.exemptTools);
   }
@@ -107,7 +107,7 @@ export class Engine {
   private onTool(e: ToolEvent, ref: EventRef, scope: Scope): void {
     if (this.exempt.has(e.tool)) return;
     this.stats.calls++;
-    const args = this.ctx.canon.text(e.args ?? {});
+    const args = this.ctx.canon.args(e.tool, e.args ?? {});
     const base = {
       ref,
       tool: e.tool,

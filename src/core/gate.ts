@@ -74,15 +74,15 @@ export function gate(input: GateInput): GateVerdict {
   if (stopped) return stopped;
   const deny = new Set<SignalId>(config.hooks.deny);
   const engine = new Engine(config);
-  const canon = new Canonicalizer(config.volatileKeys);
+  const canon = new Canonicalizer(config.volatileKeys, config.volatileArgs);
   const signatures = new Map<string, string>();
   const key = (ref: EventRef) => `${ref.file}:${ref.line}`;
   for (const e of input.history) {
-    if (e.event.type === 'tool') signatures.set(key(e.ref), callSignature(e.event.tool, canon.text(e.event.args ?? {})));
+    if (e.event.type === 'tool') signatures.set(key(e.ref), callSignature(e.event.tool, canon.args(e.event.tool, e.event.args ?? {})));
     engine.push(e);
   }
   engine.flush();
-  const signature = callSignature(call.tool, canon.text(call.args));
+  const signature = callSignature(call.tool, canon.args(call.tool, call.args));
   // A standing halt about this very call: retrying it is the loop.
   for (const f of engine.active()) {
     if (f.action !== 'halt' || !deny.has(f.signal)) continue;
