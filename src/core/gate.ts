@@ -77,17 +77,23 @@ export function gate(input: GateInput): GateVerdict {
   const canon = new Canonicalizer(config.volatileKeys, config.volatileArgs);
   const signatures = new Map<string, string>();
   const key = (ref: EventRef) => `${ref.file}:${ref.line}`;
+  const position = new Map<string, number>();
+  input.history.forEach((e, i) => position.set(key(e.ref), i));
   for (const e of input.history) {
     if (e.event.type === 'tool') signatures.set(key(e.ref), callSignature(e.event.tool, canon.args(e.event.tool, e.event.args ?? {})));
     engine.push(e);
   }
   engine.flush();
   const signature = callSignature(call.tool, canon.args(call.tool, call.args));
-  // A standing halt about this very call: retrying it is the loop.
+  // A standing halt about this very call: retrying it is the loop, unless the agent did something
+  // else that ended in a new way since (it read the file the failing edit needed): that is recovery.
+  const news = engine.lastNews(call.session);
   for (const f of engine.active()) {
     if (f.action !== 'halt' || !deny.has(f.signal)) continue;
     const last = f.evidence[f.evidence.length - 1];
-    if (last !== undefined && signatures.get(key(last)) === signature) return loopVerdict(f);
+    if (last === undefined || signatures.get(key(last)) !== signature) continue;
+    const recovered = news !== undefined && news.signature !== signature && (position.get(key(news.ref)) ?? -1) > (position.get(key(last)) ?? Infinity);
+    if (!recovered) return loopVerdict(f);
   }
   const last = input.history[input.history.length - 1];
   const ref: EventRef = { file: '(this call)', line: (last?.ref.line ?? 0) + 1, event: (last?.ref.event ?? 0) + 1 };
