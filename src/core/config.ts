@@ -45,7 +45,15 @@ const signalsSchema = z
       })
       .prefault({}),
     'windowed-repeat': z.strictObject({ enabled, threshold: count.default(3), window: count.default(10) }).prefault({}),
-    cycle: z.strictObject({ enabled, threshold: z.number().int().min(2).default(3), maxPeriod: z.number().int().min(2).max(50).default(5) }).prefault({}),
+    cycle: z
+      .strictObject({
+        enabled,
+        threshold: z.number().int().min(2).default(3),
+        maxPeriod: z.number().int().min(2).max(50).default(5),
+        // Calls kept per session: longer cycles, up to history / threshold calls, are caught when their outcomes repeat.
+        history: z.number().int().min(4).max(1000).default(60),
+      })
+      .prefault({}),
     'identical-output': z.strictObject({ enabled, threshold: z.number().int().min(2).default(2) }).prefault({}),
     'retry-exhaustion': thresholdSignal(3),
     oscillation: z.strictObject({ enabled, threshold: z.number().int().min(2).default(3) }).prefault({}),

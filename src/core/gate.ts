@@ -91,7 +91,9 @@ export function gate(input: GateInput): GateVerdict {
   for (const f of engine.active()) {
     if (f.action !== 'halt' || !deny.has(f.signal)) continue;
     const last = f.evidence[f.evidence.length - 1];
-    if (last === undefined || signatures.get(key(last)) !== signature) continue;
+    if (last === undefined) continue;
+    const about = signatures.get(key(last)) === signature || (f.signal === 'cycle' && nextInCycle(f.evidence.map((r) => signatures.get(key(r)))) === signature);
+    if (!about) continue;
     const recovered = news !== undefined && news.signature !== signature && (position.get(key(news.ref)) ?? -1) > (position.get(key(last)) ?? Infinity);
     if (!recovered) return loopVerdict(f);
   }
@@ -113,6 +115,16 @@ export function gate(input: GateInput): GateVerdict {
   const involves = (f: Finding) => f.at.file === ref.file || f.evidence.some((r) => r.file === ref.file);
   const halt = raised.find((f) => f.action === 'halt' && deny.has(f.signal) && involves(f));
   return halt ? loopVerdict(halt) : { allow: true };
+}
+
+/** The call a cycle's evidence says comes next: the one a period before the end. */
+function nextInCycle(sigs: readonly (string | undefined)[]): string | undefined {
+  for (let p = 2; p * 2 <= sigs.length; p++) {
+    let periodic = true;
+    for (let i = p; i < sigs.length && periodic; i++) periodic = sigs[i] !== undefined && sigs[i] === sigs[i - p];
+    if (periodic) return sigs[sigs.length - p];
+  }
+  return undefined;
 }
 
 function loopVerdict(f: Finding): GateVerdict {
