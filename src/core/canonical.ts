@@ -29,9 +29,9 @@ export const DEFAULT_VOLATILE_KEYS: readonly string[] = [
  * agents' own shell and edit tools, by the names their logs give them.
  */
 export const DEFAULT_VOLATILE_ARGS: Readonly<Record<string, readonly string[]>> = {
-  // the shell tool's `description` and the subagent tool's label
+  // the shell tool's `description` (not the subagent tool's: it is a required parameter there, and
+  // a call retried with it added is the fix of a failed call, not its repeat)
   Bash: ['description'],
-  Task: ['description'],
   run_shell_command: ['description'],
   bash: ['description'],
   powershell: ['description'],
