@@ -73,6 +73,13 @@ export function isProgress(outcomes: readonly Outcome[]): boolean {
   return outcomes.length > 0;
 }
 
+/** What a call ended with, for comparing outcomes: undefined when the log does not tell. */
+export function outcomeKey(o: Outcome): string | undefined {
+  if (o.kind === 'ok') return o.output === undefined ? undefined : `ok:${o.output}`;
+  if (o.kind === 'error') return `err:${hashText(o.error)}`;
+  return undefined;
+}
+
 /**
  * A looser rule where other calls happen between the repetitions: each repetition ended
  * differently (a failing test whose failure changes between edits counts as moving).

@@ -23,6 +23,28 @@ export const DEFAULT_VOLATILE_KEYS: readonly string[] = [
   'progress',
 ];
 
+/**
+ * Arguments that the model writes as commentary, per tool: they differ on every retry of the same
+ * call (the `description` of a shell tool), so they are no part of what the call does. The
+ * agents' own shell and edit tools, by the names their logs give them.
+ */
+export const DEFAULT_VOLATILE_ARGS: Readonly<Record<string, readonly string[]>> = {
+  // the shell tool's `description` (not the subagent tool's: it is a required parameter there, and
+  // a call retried with it added is the fix of a failed call, not its repeat)
+  Bash: ['description'],
+  run_shell_command: ['description'],
+  bash: ['description'],
+  powershell: ['description'],
+  // `explanation` of the terminal and edit tools
+  run_in_terminal: ['explanation'],
+  replace_string_in_file: ['explanation'],
+  multi_replace_string_in_file: ['explanation'],
+  insert_edit_into_file: ['explanation'],
+  // `justification` of a shell call asking for more permissions
+  shell: ['justification'],
+  shell_command: ['justification'],
+};
+
 // Depth-limited: arguments come from agents; the readers refuse deeper values, this is the backstop.
 const stringify = configure({ deterministic: true, circularValue: '[Circular]', bigint: true, maximumDepth: MAX_JSON_DEPTH });
 
@@ -32,9 +54,25 @@ const stringify = configure({ deterministic: true, circularValue: '[Circular]', 
  */
 export class Canonicalizer {
   private readonly volatile: ReadonlySet<string>;
+  private readonly volatileArgs: ReadonlyMap<string, ReadonlySet<string>>;
 
-  constructor(volatileKeys: readonly string[] = DEFAULT_VOLATILE_KEYS) {
+  /** `volatileArgs`: per tool name (`*` for every tool), top-level argument keys left out of its calls. */
+  constructor(volatileKeys: readonly string[] = DEFAULT_VOLATILE_KEYS, volatileArgs: Readonly<Record<string, readonly string[]>> = DEFAULT_VOLATILE_ARGS) {
     this.volatile = new Set(volatileKeys.map((k) => k.toLowerCase()));
+    this.volatileArgs = new Map(Object.entries(volatileArgs ?? {}).map(([tool, keys]) => [tool, new Set((Array.isArray(keys) ? keys : []).map((k) => String(k).toLowerCase()))]));
+  }
+
+  /** Canonical text of a call's arguments: `text`, without the tool's volatile arguments. */
+  args(tool: string, args: unknown): string {
+    const own = this.volatileArgs.get(tool);
+    const all = this.volatileArgs.get('*');
+    if ((own === undefined && all === undefined) || typeof args !== 'object' || args === null || Array.isArray(args)) return this.text(args);
+    let copy: Record<string, unknown> | undefined;
+    for (const key of Object.keys(args)) {
+      const k = key.toLowerCase();
+      if (own?.has(k) || all?.has(k)) delete (copy ??= { ...(args as Record<string, unknown>) })[key];
+    }
+    return this.text(copy ?? args);
   }
 
   text(value: unknown): string {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_VOLATILE_KEYS } from './canonical';
+import { DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_KEYS } from './canonical';
 import { DEFAULT_DELEGATION_TOOLS, DEFAULT_DENY_SIGNALS } from './defaults';
 import { MAX_JSON_DEPTH, tooDeepReason } from './json';
 
@@ -45,7 +45,15 @@ const signalsSchema = z
       })
       .prefault({}),
     'windowed-repeat': z.strictObject({ enabled, threshold: count.default(3), window: count.default(10) }).prefault({}),
-    cycle: z.strictObject({ enabled, threshold: z.number().int().min(2).default(3), maxPeriod: z.number().int().min(2).max(50).default(5) }).prefault({}),
+    cycle: z
+      .strictObject({
+        enabled,
+        threshold: z.number().int().min(2).default(3),
+        maxPeriod: z.number().int().min(2).max(50).default(5),
+        // Calls kept per session: longer cycles, up to history / threshold calls, are caught when their outcomes repeat.
+        history: z.number().int().min(4).max(1000).default(60),
+      })
+      .prefault({}),
     'identical-output': z.strictObject({ enabled, threshold: z.number().int().min(2).default(2) }).prefault({}),
     'retry-exhaustion': thresholdSignal(3),
     oscillation: z.strictObject({ enabled, threshold: z.number().int().min(2).default(3) }).prefault({}),
@@ -79,6 +87,11 @@ export const configSchema = z
     $schema: z.string().optional(),
     signals: signalsSchema,
     volatileKeys: z.array(z.string().min(1)).default([...DEFAULT_VOLATILE_KEYS]),
+    // Per tool, the arguments the model writes as commentary; a tool named here replaces its default list.
+    volatileArgs: z
+      .record(z.string().min(1), z.array(z.string().min(1)))
+      .default({})
+      .transform((own) => ({ ...defaultVolatileArgs(), ...own })),
     exemptTools: z.array(z.string().min(1)).default([]),
     sources: z
       .strictObject({
@@ -98,6 +111,10 @@ export const configSchema = z
       .prefault({}),
   })
   .prefault({});
+
+function defaultVolatileArgs(): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(DEFAULT_VOLATILE_ARGS).map(([tool, keys]) => [tool, [...keys]]));
+}
 
 export type GuardianConfig = z.infer<typeof configSchema>;
 export type SignalsConfig = GuardianConfig['signals'];

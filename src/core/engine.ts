@@ -1,4 +1,4 @@
-import { callSignature, outcomeOf, UNKNOWN, type Outcome, type SettledCall } from './calls';
+import { callSignature, outcomeKey, outcomeOf, UNKNOWN, type Outcome, type SettledCall } from './calls';
 import { Canonicalizer } from './canonical';
 import type { GuardianConfig } from './config';
 import type { Detector, DetectorContext, EpisodeState, FindingSink, Scope } from './detector';
@@ -48,13 +48,15 @@ export class Engine {
   private readonly activeFindings = new Map<string, ActiveEpisode>();
   private emitted: Finding[] = [];
   private readonly exempt: ReadonlySet<string>;
+  /** Per session: the outcomes seen lately, and the latest call that ended in a way none of them did. */
+  private readonly news = new Map<string, { seen: Set<string>; last?: SettledCall }>();
   private readonly sink: FindingSink = {
     report: (state, make) => this.report(state, make),
     resolve: (episode) => this.activeFindings.delete(episode),
   };
 
   constructor(readonly config: GuardianConfig) {
-    this.ctx = { config, canon: new Canonicalizer(config.volatileKeys) };
+    this.ctx = { config, canon: new Canonicalizer(config.volatileKeys, config.volatileArgs) };
     this.detectors = createDetectors(this.ctx).filter((d) => config.signals[d.signal].enabled);
     this.exempt = new Set(config.exemptTools);
   }
@@ -107,7 +109,7 @@ export class Engine {
   private onTool(e: ToolEvent, ref: EventRef, scope: Scope): void {
     if (this.exempt.has(e.tool)) return;
     this.stats.calls++;
-    const args = this.ctx.canon.text(e.args ?? {});
+    const args = this.ctx.canon.args(e.tool, e.args ?? {});
     const base = {
       ref,
       tool: e.tool,
@@ -138,7 +140,28 @@ export class Engine {
     this.release(scope.session, false, queue.length > MAX_PENDING ? queue.length - MAX_PENDING : 0);
   }
 
+  /**
+   * The latest call of the session that ended in a way no call of the session had ended lately (a
+   * read that returned the file, a search that found something new): the agent did something.
+   */
+  lastNews(session: string): SettledCall | undefined {
+    return this.news.get(session)?.last;
+  }
+
   private dispatch(call: SettledCall): void {
+    const key = outcomeKey(call.outcome);
+    if (key !== undefined) {
+      let n = this.news.get(call.session);
+      if (!n) {
+        this.news.set(call.session, (n = { seen: new Set() }));
+        if (this.news.size > 1000) this.news.delete(this.news.keys().next().value as string);
+      }
+      if (!n.seen.has(key)) {
+        n.last = call;
+        n.seen.add(key);
+        if (n.seen.size > 500) n.seen.delete(n.seen.values().next().value as string);
+      }
+    }
     for (const d of this.detectors) d.call?.(call, this.sink);
   }
 

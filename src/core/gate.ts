@@ -74,20 +74,28 @@ export function gate(input: GateInput): GateVerdict {
   if (stopped) return stopped;
   const deny = new Set<SignalId>(config.hooks.deny);
   const engine = new Engine(config);
-  const canon = new Canonicalizer(config.volatileKeys);
+  const canon = new Canonicalizer(config.volatileKeys, config.volatileArgs);
   const signatures = new Map<string, string>();
   const key = (ref: EventRef) => `${ref.file}:${ref.line}`;
+  const position = new Map<string, number>();
+  input.history.forEach((e, i) => position.set(key(e.ref), i));
   for (const e of input.history) {
-    if (e.event.type === 'tool') signatures.set(key(e.ref), callSignature(e.event.tool, canon.text(e.event.args ?? {})));
+    if (e.event.type === 'tool') signatures.set(key(e.ref), callSignature(e.event.tool, canon.args(e.event.tool, e.event.args ?? {})));
     engine.push(e);
   }
   engine.flush();
-  const signature = callSignature(call.tool, canon.text(call.args));
-  // A standing halt about this very call: retrying it is the loop.
+  const signature = callSignature(call.tool, canon.args(call.tool, call.args));
+  // A standing halt about this very call: retrying it is the loop, unless the agent did something
+  // else that ended in a new way since (it read the file the failing edit needed): that is recovery.
+  const news = engine.lastNews(call.session);
   for (const f of engine.active()) {
     if (f.action !== 'halt' || !deny.has(f.signal)) continue;
     const last = f.evidence[f.evidence.length - 1];
-    if (last !== undefined && signatures.get(key(last)) === signature) return loopVerdict(f);
+    if (last === undefined) continue;
+    const about = signatures.get(key(last)) === signature || (f.signal === 'cycle' && nextInCycle(f.evidence.map((r) => signatures.get(key(r)))) === signature);
+    if (!about) continue;
+    const recovered = news !== undefined && news.signature !== signature && (position.get(key(news.ref)) ?? -1) > (position.get(key(last)) ?? Infinity);
+    if (!recovered) return loopVerdict(f);
   }
   const last = input.history[input.history.length - 1];
   const ref: EventRef = { file: '(this call)', line: (last?.ref.line ?? 0) + 1, event: (last?.ref.event ?? 0) + 1 };
@@ -107,6 +115,16 @@ export function gate(input: GateInput): GateVerdict {
   const involves = (f: Finding) => f.at.file === ref.file || f.evidence.some((r) => r.file === ref.file);
   const halt = raised.find((f) => f.action === 'halt' && deny.has(f.signal) && involves(f));
   return halt ? loopVerdict(halt) : { allow: true };
+}
+
+/** The call a cycle's evidence says comes next: the one a period before the end. */
+function nextInCycle(sigs: readonly (string | undefined)[]): string | undefined {
+  for (let p = 2; p * 2 <= sigs.length; p++) {
+    let periodic = true;
+    for (let i = p; i < sigs.length && periodic; i++) periodic = sigs[i] !== undefined && sigs[i] === sigs[i - p];
+    if (periodic) return sigs[sigs.length - p];
+  }
+  return undefined;
 }
 
 function loopVerdict(f: Finding): GateVerdict {

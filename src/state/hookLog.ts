@@ -127,6 +127,8 @@ function validCache(cached: Partial<CachedConfig>, source: string): cached is Ca
     isStringList(c.hooks?.deny) &&
     isStringList(c.hooks?.delegationTools) &&
     Array.isArray(c.volatileKeys) &&
+    typeof c.volatileArgs === 'object' &&
+    c.volatileArgs !== null &&
     Array.isArray(c.exemptTools)
   );
 }

@@ -1,4 +1,4 @@
-import { type Outcome, type SettledCall } from '../calls';
+import { outcomeKey, type Outcome, type SettledCall } from '../calls';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
 import type { EventRef } from '../events';
 import { episodeId, pushBounded, whoOf } from './common';
@@ -25,7 +25,10 @@ interface SessionCycle {
 /**
  * A-B-A-B and longer cycles (seed 001's future work; a peer's loop detector ships it): the last
  * period × threshold calls are one unit of 2..maxPeriod different calls repeated `threshold`
- * times. Progress-aware: a cycle whose every repetition succeeded with new results only warns.
+ * times. Longer units, up to what the kept `history` holds (issue 9: a six-call cycle ran until
+ * the agent's cost limit), count only when every call's outcome is known and every round ended
+ * exactly as the one before: a long unit that merely recurs is too often ordinary work.
+ * Progress-aware: a cycle whose rounds end differently from each other only warns.
  */
 export class CycleDetector implements Detector {
   readonly signal = 'cycle' as const;
@@ -34,10 +37,10 @@ export class CycleDetector implements Detector {
   constructor(private readonly ctx: DetectorContext) {}
 
   call(c: SettledCall, sink: FindingSink): void {
-    const { threshold, maxPeriod } = this.ctx.config.signals[this.signal];
+    const { threshold, maxPeriod, history } = this.ctx.config.signals[this.signal];
     let s = this.sessions.get(c.session);
     if (!s) this.sessions.set(c.session, (s = { steps: [] }));
-    pushBounded(s.steps, { signature: c.signature, tool: c.tool, ref: c.ref, outcome: c.outcome }, maxPeriod * threshold);
+    pushBounded(s.steps, { signature: c.signature, tool: c.tool, ref: c.ref, outcome: c.outcome }, Math.max(history ?? 0, maxPeriod * threshold));
     const steps = s.steps;
     const n = steps.length;
 
@@ -50,8 +53,8 @@ export class CycleDetector implements Detector {
       }
     }
     if (!s.run) {
-      for (let p = 2; p <= maxPeriod && p * threshold <= n; p++) {
-        if (isPeriodic(steps, p, p * threshold) && !isUniform(steps, p)) {
+      for (let p = 2; p * threshold <= n; p++) {
+        if (isPeriodic(steps, p, p * threshold) && !isUniform(steps, p) && (p <= maxPeriod || outcomesRepeat(steps, p, p * threshold))) {
           s.run = { period: p, length: p * threshold, episode: episodeId(this.signal, c.session, (steps[n - p * threshold] as Step).ref) };
           break;
         }
@@ -106,14 +109,29 @@ function isUniform(steps: readonly Step[], period: number): boolean {
   return true;
 }
 
-/** Progress when every call succeeded with a recorded output and no two rounds ended the same. */
+/** Every call of the last `span` has a known outcome, the same as the call one period before it. */
+function outcomesRepeat(steps: readonly Step[], period: number, span: number): boolean {
+  const n = steps.length;
+  for (let i = n - span; i < n; i++) {
+    const key = outcomeKey((steps[i] as Step).outcome);
+    if (key === undefined) return false;
+    if (i >= n - span + period && key !== outcomeKey((steps[i - period] as Step).outcome)) return false;
+  }
+  return true;
+}
+
+/**
+ * Progress when every call's outcome is known and no two rounds ended the same (an edit→test
+ * round whose failure changes is moving, issue 9).
+ */
 function unitsProgress(span: readonly Step[], period: number): boolean {
   const seen = new Set<string>();
   for (let i = 0; i < span.length; i += period) {
     const parts: string[] = [];
     for (const step of span.slice(i, i + period)) {
-      if (step.outcome.kind !== 'ok' || step.outcome.output === undefined) return false;
-      parts.push(step.outcome.output);
+      const key = outcomeKey(step.outcome);
+      if (key === undefined) return false;
+      parts.push(key);
     }
     const key = parts.join(',');
     if (seen.has(key)) return false;

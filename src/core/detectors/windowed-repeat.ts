@@ -1,4 +1,4 @@
-import { describeCall, isChanging, isProgress, type Outcome, type SettledCall } from '../calls';
+import { describeCall, isProgress, outcomeKey, type Outcome, type SettledCall } from '../calls';
 import { adviceForCall } from '../advice';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
 import type { EventRef } from '../events';
@@ -19,8 +19,14 @@ interface SessionWindow {
 /**
  * Seed 002: the same tool with identical arguments `threshold` times within `window` steps.
  * Repeats back to back are left to identical-calls when it would report them; otherwise they
- * follow the strict progress rule; repeats with other calls between them
- * count as moving on when each one ended differently (an edit→test loop whose failures change).
+ * follow the strict progress rule. Repeats with other calls between them are judged by what
+ * they ended with (issue 9, from real transcripts):
+ * - a repeat that ends in a way none before it did is progress: the retry that succeeds after the
+ *   agent did something else first (recovery), the run whose output changes after each edit;
+ * - one repeat that ends as an earlier one did is information (re-running a check after an edit),
+ *   not a loop: the finding needs `threshold - 1` stale repeats, the latest among them;
+ * - then it halts when nothing since the previous repeat ended in a new way, and only warns when
+ *   the calls in between still bring new results (edits that change, searches that find more).
  */
 export class WindowedRepeatDetector implements Detector {
   readonly signal = 'windowed-repeat' as const;
@@ -53,7 +59,19 @@ export class WindowedRepeatDetector implements Detector {
     const identical = this.ctx.config.signals['identical-calls'];
     // Back-to-back repeats are identical-calls' to report: one loop, one alarm.
     if (backToBack && identical.enabled && indexes.length >= identical.threshold) return;
-    const progress = backToBack ? isProgress(outcomes) : isChanging(outcomes);
+    let progress: boolean;
+    if (backToBack) progress = isProgress(outcomes);
+    else {
+      const stale = staleRepeats(outcomes);
+      if (!stale[stale.length - 1] || stale.filter(Boolean).length < threshold - 1) {
+        // Moving on: recovery, changing results, or a single unchanged check.
+        const episode = s.active.get(c.signature);
+        if (episode !== undefined) sink.resolve(episode);
+        s.active.delete(c.signature);
+        return;
+      }
+      progress = newSince(s.steps, indexes[indexes.length - 2] as number, indexes[indexes.length - 1] as number);
+    }
     let episode = s.active.get(c.signature);
     if (episode === undefined) {
       episode = episodeId(this.signal, c.session, (s.steps[indexes[0] as number] as Step).ref);
@@ -83,6 +101,28 @@ export class WindowedRepeatDetector implements Detector {
   endSession(session: string): void {
     this.sessions.delete(session);
   }
+}
+
+/** Per repeat: whether it ended as an earlier repeat did, or the log does not tell how it ended. */
+function staleRepeats(outcomes: readonly Outcome[]): boolean[] {
+  const seen = new Set<string>();
+  return outcomes.map((o, i) => {
+    const key = outcomeKey(o);
+    const stale = key === undefined || seen.has(key);
+    if (key !== undefined) seen.add(key);
+    return i > 0 && stale;
+  });
+}
+
+/** Whether a call strictly between steps `from` and `to` ended in a way no earlier step of the window did. */
+function newSince(steps: readonly Step[], from: number, to: number): boolean {
+  const seen = new Set<string>();
+  for (let i = 0; i < to; i++) {
+    const key = outcomeKey((steps[i] as Step).outcome);
+    if (i > from && key !== undefined && !seen.has(key)) return true;
+    if (key !== undefined) seen.add(key);
+  }
+  return false;
 }
 
 function countOf(steps: readonly Step[], signature: string): number {

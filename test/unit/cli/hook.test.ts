@@ -62,6 +62,26 @@ describe('loop-guardian hook (a real process, real stdin and stdout)', () => {
     assert.match(log, /\[WARN\] hook claude: refused Bash in session sess-1/);
   });
 
+  it('Claude Code: an Edit failed twice ("File has not been read yet"): the third retry at once is refused (seed 004), the retry after a Read goes through (recovery)', async () => {
+    const ws = await tmpdir();
+    const base = { session_id: 'rec', transcript_path: '/home/u/.claude/projects/p/rec.jsonl', cwd: '/ignored' };
+    const editInput = { file_path: '/p/src/app/page.tsx', old_string: 'import Image from "next/image";', new_string: '' };
+    const editPre = (id: string) => ({ ...base, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: editInput, tool_use_id: id });
+    const editFail = (id: string) => ({ ...editPre(id), hook_event_name: 'PostToolUseFailure', error: '<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>' });
+    for (const id of ['e1', 'e2']) {
+      assert.equal((await hook(ws, 'claude', editPre(id))).stdout, '');
+      assert.equal((await hook(ws, 'claude', editFail(id))).code, 0);
+    }
+    const atOnce = await hook(ws, 'claude', editPre('e3'));
+    assert.equal((JSON.parse(atOnce.stdout) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision, 'deny', 'failing twice in a row is the loop');
+    const readPre = { ...base, hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: '/p/src/app/page.tsx' }, tool_use_id: 'r1' };
+    assert.equal((await hook(ws, 'claude', readPre)).stdout, '');
+    await hook(ws, 'claude', { ...readPre, hook_event_name: 'PostToolUse', tool_response: { type: 'text', file: { filePath: '/p/src/app/page.tsx', content: 'import Image from "next/image";\n' } } });
+    const retry = await hook(ws, 'claude', editPre('e4'));
+    assert.equal(retry.code, 0);
+    assert.equal(retry.stdout, '', 'the agent read the file first: the same Edit is its recovery, not the loop');
+  });
+
   it('Codex: the same deny shape; --deny-with exit2 refuses with exit code 2 and the reason on stderr', async () => {
     const ws = await tmpdir();
     const pre = (id: string) => ({ session_id: 'cx', cwd: ws, hook_event_name: 'PreToolUse', model: 'gpt-5', tool_name: 'Bash', tool_input: { command: 'cargo build' }, tool_use_id: id });

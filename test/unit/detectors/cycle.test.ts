@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { config, only, run } from '../helpers';
+import { gate } from '../../../src/core/gate';
+import { config, located, only, run } from '../helpers';
 
 const call = (tool: string, extra: Record<string, unknown> = {}) => ({ type: 'tool', session: 's', tool, args: { x: 1 }, ...extra });
 const seq = (tools: string) => tools.split('').map((c) => call(c));
@@ -51,5 +52,62 @@ describe('cycle', () => {
 
   it('takes its threshold from the config', () => {
     assert.equal(only(run(seq('ABAB'), config({ signals: { cycle: { threshold: 2 } } })).findings, 'cycle').length, 1);
+  });
+});
+
+/** The shape issue 9 found: view, grep, view, view, view, a failing str_replace — round after round, until the cost limit. */
+const sixRound = (outputs: (step: number) => string | undefined) =>
+  [
+    { tool: 'str_replace_editor', args: { command: 'view', path: 'src/a.py' } },
+    { tool: 'bash', args: { command: 'grep -n "def load" src/a.py' } },
+    { tool: 'str_replace_editor', args: { command: 'view', path: 'src/a.py', view_range: [1, 40] } },
+    { tool: 'str_replace_editor', args: { command: 'view', path: 'src/a.py', view_range: [40, 80] } },
+    { tool: 'str_replace_editor', args: { command: 'view', path: 'src/b.py' } },
+    { tool: 'str_replace_editor', args: { command: 'str_replace', path: 'src/a.py', old_str: 'def load(', new_str: 'def load(self, ' } },
+  ].map((c, i) => {
+    const out = outputs(i);
+    if (i === 5) return { type: 'tool', session: 's', ...c, ok: false, error: 'No replacement was performed, old_str did not appear verbatim in src/a.py' };
+    return { type: 'tool', session: 's', ...c, ...(out === undefined ? {} : { ok: true, output: out }) };
+  });
+
+describe('cycle: longer cycles whose outcomes repeat (issue 9)', () => {
+  it('a six-call cycle (view, grep, view, view, view, failing str_replace) repeated 3 times with identical outcomes halts on its 18th call', () => {
+    const round = () => sixRound((i) => `output ${i}`);
+    assert.deepEqual(only(run([...round(), ...round(), ...round().slice(0, 5)]).findings, 'cycle'), []);
+    const found = only(run([...round(), ...round(), ...round()]).findings, 'cycle');
+    assert.deepEqual(found.map((f) => [f.action, f.at.line, f.count]), [['halt', 18, 3]]);
+    assert.match(found[0]?.subject ?? '', /period 6/);
+  });
+
+  it('a long cycle whose outcomes change, or are not recorded, is left alone', () => {
+    const changing = [0, 1, 2].flatMap((r) => sixRound((i) => `output ${i} round ${r}`));
+    assert.deepEqual(only(run(changing).findings, 'cycle'), []);
+    const unknown = [0, 1, 2].flatMap(() => sixRound(() => undefined)).map((e, i) => (i % 6 === 5 ? { ...e, ok: undefined, error: undefined } : e));
+    assert.deepEqual(only(run(unknown).findings, 'cycle'), []);
+  });
+
+  it('catches up to the history kept: period 20 with the default 60, not period 21', () => {
+    const unit = (p: number) => Array.from({ length: p }, (_, i) => call(`T${i}`, { ok: true, output: `o${i}` }));
+    const rounds = (p: number) => [...unit(p), ...unit(p), ...unit(p)];
+    assert.equal(only(run(rounds(20)).findings, 'cycle').length, 1);
+    assert.equal(only(run(rounds(21)).findings, 'cycle').length, 0);
+    assert.equal(only(run(rounds(21), config({ signals: { cycle: { history: 63 } } })).findings, 'cycle').length, 1);
+  });
+
+  it('edit→test rounds whose failure changes are moving (warn), the same failure each round halts', () => {
+    const moving = [0, 1, 2].flatMap((i) => [call('edit', { ok: true, output: 'applied' }), call('test', { ok: false, error: `${3 - i} failed` })]);
+    assert.deepEqual(only(run(moving).findings, 'cycle').map((f) => f.action), ['warn']);
+  });
+});
+
+describe('the hook on a long cycle (issue 9)', () => {
+  it('once the six-call cycle halted, the hook refuses the call that would start its next round', () => {
+    const rounds = [0, 1, 2].flatMap(() => sixRound((i) => `output ${i}`));
+    const pending = (i: number) => {
+      const next = sixRound(() => 'x')[i] as { tool: string; args: Record<string, unknown> };
+      return gate({ history: located(rounds), call: { tool: next.tool, args: next.args, session: 's', agent: 'a', ts: '2025-01-01T00:00:00Z' }, stop: { status: 'CLEAR' }, config: config() });
+    };
+    assert.equal(pending(0).allow, false);
+    assert.equal(pending(1).allow, true, 'a call that is not the next one of the cycle is the agent breaking out');
   });
 });

@@ -19,13 +19,12 @@ describe('windowed-repeat (seed 002)', () => {
     assert.equal(only(run(events, config({ signals: { 'windowed-repeat': { window: 13 } } })).findings, 'windowed-repeat').length, 1);
   });
 
-  it('lets edit→test work that changes the failures go on (warn only)', () => {
+  it('lets edit→test work that changes the failures go on: progress, no finding (issue 9; it used to warn)', () => {
     const events = [1, 2, 3].flatMap((i) => [
       t('edit', { args: { patch: `p${i}` }, ok: true, output: 'applied' }),
       t('test', { args: { cmd: 'npm test' }, ok: false, error: `${4 - i} tests failing` }),
     ]);
-    const found = only(run(events).findings, 'windowed-repeat');
-    assert.deepEqual(found.map((f) => f.action), ['warn']);
+    assert.deepEqual(only(run(events).findings, 'windowed-repeat'), []);
   });
 
   it('halts edit→test work whose test fails the same way each time', () => {
@@ -53,5 +52,47 @@ describe('windowed-repeat beside identical-calls', () => {
     const events = [t('read'), t('read'), t('read')];
     assert.equal(only(run(events, config({ signals: { 'identical-calls': { enabled: false } } })).findings, 'windowed-repeat').length, 1);
     assert.equal(only(run(events, config({ signals: { 'identical-calls': { threshold: 5 } } })).findings, 'windowed-repeat').length, 1);
+  });
+});
+
+const fail = (error: string) => ({ ok: false, error });
+const edit = (extra: Record<string, unknown>) => t('Edit', { args: { file_path: 'page.tsx', old_string: 'a', new_string: 'b' }, ...extra });
+const read = t('Read', { args: { file_path: 'page.tsx' }, ok: true, output: '1→import Image' });
+
+describe('windowed-repeat: recovery and edit→verify (issue 9)', () => {
+  it('an Edit that failed twice ("File has not been read yet"), then a Read, then the same Edit succeeding is recovery: no halt', () => {
+    const events = [edit(fail('File has not been read yet. Read it first before writing to it.')), edit(fail('File has not been read yet. Read it first before writing to it.')), read, edit({ ok: true, output: 'The file page.tsx has been updated.' })];
+    const { findings, engine } = run(events);
+    assert.deepEqual(findings.filter((f) => f.action === 'halt'), []);
+    assert.deepEqual(only(findings, 'windowed-repeat'), []);
+    assert.deepEqual(engine.active().filter((f) => f.action === 'halt'), []);
+  });
+
+  it('the same failing Edit retried after a Read that changed nothing, a third time, is the loop (halt)', () => {
+    const err = fail('String to replace not found in file.');
+    const events = [edit(err), read, edit(err), read, edit(err)];
+    assert.deepEqual(only(run(events).findings, 'windowed-repeat').map((f) => f.action), ['halt']);
+  });
+
+  it('re-running the reproduction after an edit: one unchanged output is information, not a loop', () => {
+    const events = [
+      t('run', { args: { cmd: 'python repro.py' }, ok: true, output: 'TypeError' }),
+      t('edit', { args: { patch: 'p1' }, ok: true, output: 'edited 1' }),
+      t('run', { args: { cmd: 'python repro.py' }, ok: true, output: 'ValueError' }),
+      t('edit', { args: { patch: 'p2' }, ok: true, output: 'edited 2' }),
+      t('run', { args: { cmd: 'python repro.py' }, ok: true, output: 'ValueError' }),
+    ];
+    assert.deepEqual(only(run(events).findings, 'windowed-repeat'), []);
+  });
+
+  it('several edit→run rounds with the same outcome are a finding: a warning while the edits differ, a halt when the rounds are identical', () => {
+    const run3 = (edits: (i: number) => Record<string, unknown>) =>
+      [0, 1, 2].flatMap((i) => [t('edit', edits(i)), t('run', { args: { cmd: 'python repro.py' }, ok: true, output: 'still broken' })]);
+    const differing = only(run(run3((i) => ({ args: { patch: `p${i}` }, ok: true, output: `snippet ${i}` }))).findings, 'windowed-repeat');
+    assert.deepEqual(differing.map((f) => f.action), ['warn']);
+    const identical = only(run(run3(() => ({ args: { patch: 'p' }, ok: false, error: 'old_str not found' }))).findings, 'windowed-repeat');
+    // The run and the identical failing edit both repeat: both halt.
+    assert.ok(identical.length > 0);
+    assert.ok(identical.every((f) => f.action === 'halt'));
   });
 });

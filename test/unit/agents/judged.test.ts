@@ -1,0 +1,124 @@
+import { strict as assert } from 'node:assert';
+import * as path from 'node:path';
+import { defaultConfig } from '../../../src/core/config';
+import type { Finding } from '../../../src/core/finding';
+import { replayFile, type ReplayResult } from '../../../src/watch/replay';
+import { config, FIXTURES } from '../helpers';
+
+/*
+ * Detection judged on real transcripts (issue 9): each finding below was read in its file, line by
+ * line, and judged a real loop or a false alarm; the judgement is the test's name. The files are
+ * read where they are (../shared/fixtures/real), never copied.
+ */
+
+const REAL = path.join(FIXTURES, 'real');
+const cache = new Map<string, Promise<ReplayResult>>();
+function replay(file: string): Promise<ReplayResult> {
+  let r = cache.get(file);
+  if (!r) cache.set(file, (r = replayFile(path.join(REAL, file), file, 'auto', defaultConfig())));
+  return r;
+}
+
+/** `signal@evidence lines` of the findings with the given action. */
+const of = (findings: readonly Finding[], action: Finding['action']) => findings.filter((f) => f.action === action).map((f) => `${f.signal}@${f.evidence.map((r) => r.line).join(',')}`);
+
+describe('judged on real transcripts (issue 9)', function () {
+  this.timeout(60_000);
+
+  describe('claude/ccviewer-todo-app-long.jsonl', () => {
+    const file = 'claude/ccviewer-todo-app-long.jsonl';
+
+    it('the Edit failed twice with "File has not been read yet" (lines 77, 80), the agent read the file (83) and the same Edit succeeded (86): recovery, no halt; the two identical failures only warn', async () => {
+      const r = await replay(file);
+      assert.ok(r.events > 0);
+      const about86 = r.findings.filter((f) => f.evidence.some((e) => e.line === 86) || f.at.line === 87);
+      assert.deepEqual(about86.map((f) => `${f.action} ${f.signal}`), []);
+      assert.ok(of(r.findings, 'warn').includes('repeated-error@77,80'));
+    });
+
+    it('`npm run build` run four times with a new description each time and the same failure (lines 402-411) is one call repeated: a loop, halt', async () => {
+      const r = await replay(file);
+      const halts = of(r.findings, 'halt');
+      assert.ok(halts.includes('identical-calls@402,405,408'), halts.join(' | '));
+      assert.ok(halts.includes('failing-call@402,405'), halts.join(' | '));
+    });
+
+    it('Edit, MultiEdit and Write each refused with the same "File has not been read yet" (150-154, and 375-380 where the agent then gave the file up): the same error three times in a row is a loop, halt', async () => {
+      const r = await replay(file);
+      const halts = of(r.findings, 'halt');
+      assert.ok(halts.includes('repeated-error@150,152,154'), halts.join(' | '));
+      assert.ok(halts.includes('repeated-error@375,377,380'), halts.join(' | '));
+    });
+
+    it('no other halt: every halt in this session is one of the three loops above', async () => {
+      const r = await replay(file);
+      assert.deepEqual(of(r.findings, 'halt').sort(), ['failing-call@402,405', 'identical-calls@402,405,408', 'repeated-error@150,152,154', 'repeated-error@375,377,380', 'repeated-error@402,405,408'].sort());
+    });
+  });
+
+  describe('openhands/msb-ponyc-*-history.json', () => {
+    it('msb-ponyc-1: parser.c read whole three times (758, 1023, 1288) with greps finding new lines between is wasteful but progressing: a warning, no halt', async () => {
+      const r = await replay('openhands/msb-ponyc-1-history.json');
+      assert.ok(r.events > 0);
+      assert.deepEqual(of(r.findings, 'halt'), []);
+      assert.ok(of(r.findings, 'warn').includes('windowed-repeat@758,1023,1288'));
+    });
+
+    it('msb-ponyc-2: str_replace without old_str failing "Parameter old_str is required" three times (2635, 2900, 3036), and the same unmatched str_replace three times (3838, 4246, 4382) are loops: halt', async () => {
+      const r = await replay('openhands/msb-ponyc-2-history.json');
+      assert.deepEqual(of(r.findings, 'halt'), ['windowed-repeat@2635,2900,3036', 'windowed-repeat@3838,4246,4382']);
+    });
+
+    it('msb-ponyc-3: make failing "can\'t cd to build/build_release" three times in a row under blind variations (4240, 4379, 4518) is a loop: halt, and nothing else halts', async () => {
+      const r = await replay('openhands/msb-ponyc-3-history.json');
+      assert.deepEqual(of(r.findings, 'halt'), ['repeated-error@4240,4379,4518']);
+    });
+  });
+
+  it('swe-agent/ctf-BabyEncryption.traj: `python decrypt.py` re-run after each edit with a changing output (traceback, garbage, traceback, the flag) is progress: no finding', async () => {
+    const r = await replay('swe-agent/ctf-BabyEncryption.traj');
+    assert.ok(r.events > 0);
+    assert.deepEqual(r.findings.map((f) => `${f.action} ${f.signal}`), []);
+  });
+
+  it('claude/slopometry-0f112eb4.jsonl: Task failed for want of its required `description` (line 8) and retried with it (11): a fix, not a repeat; no finding', async () => {
+    const r = await replay('claude/slopometry-0f112eb4.jsonl');
+    assert.ok(r.events > 0);
+    assert.deepEqual(r.findings.map((f) => `${f.action} ${f.signal}`), []);
+    const loose = await replayFile(path.join(REAL, 'claude/slopometry-0f112eb4.jsonl'), 'slopometry', 'auto', config({ signals: { 'identical-calls': { threshold: 2 } } }));
+    assert.deepEqual(loose.findings.map((f) => `${f.action} ${f.signal}`), [], 'the two Task calls differ by their description');
+  });
+
+  const quiet = [
+    'claude/ccviewer-1af7fc5e.jsonl',
+    'claude/ccviewer-5c0375b4.jsonl',
+    'claude/sniffly-ai-music-ba79134d.jsonl',
+    'claude/sniffly-ai-music-d3ad4cdc.jsonl',
+    'claude/sniffly-ai-music-fed8ce56.jsonl',
+    'codex/acidicsoil-chatbot-ui-lmstudio.jsonl',
+    'openhands/basic_gui_mode.json',
+    'openhands/basic_interactions.json',
+    'openhands/session-63b43159-events.json',
+    'openhands/wrong_initial_state.json',
+    'swe-agent/ctf-BabyTimeCapsule.traj',
+    'swe-agent/ctf-flash.traj',
+    'swe-agent/ctf-i_got_id_demo.traj',
+    'swe-agent/ctf-networking_1.traj',
+    'swe-agent/ctf-rock.traj',
+    'swe-agent/ctf-warmup.traj',
+    'swe-agent/humanevalfix-python-0.traj',
+    'swe-agent/marshmallow-1867-fc-replace-from-source.traj',
+    'swe-agent/marshmallow-1867-xml-window100.traj',
+    'swe-agent/test-repo-6e44b9.traj',
+    'swe-agent/test-repo-i1.traj',
+  ];
+  for (const file of quiet) {
+    // Judged from their calls: even with every repetition threshold at 2, no call in them repeats
+    // without progress (session-63b43159: one identical call twice, with a new result).
+    it(`${file}: no loop in it: no finding`, async () => {
+      const r = await replay(file);
+      assert.ok(r.events > 0);
+      assert.deepEqual(r.findings.map((f) => `${f.action} ${f.signal} @${f.at.line}`), []);
+    });
+  }
+});
