@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_KEYS } from './canonical';
-import { DEFAULT_DELEGATION_TOOLS, DEFAULT_DENY_SIGNALS } from './defaults';
+import { DEFAULT_DELEGATION_TOOLS, DEFAULT_DENY_SIGNALS, DEFAULT_WAIT_TOOLS } from './defaults';
 import { MAX_JSON_DEPTH, tooDeepReason } from './json';
 
 /** Stable signal ids: config keys, finding ids and documentation all use these. */
@@ -93,6 +93,7 @@ export const configSchema = z
       .default({})
       .transform((own) => ({ ...defaultVolatileArgs(), ...own })),
     exemptTools: z.array(z.string().min(1)).default([]),
+    waitTools: z.array(z.string().min(1)).default([...DEFAULT_WAIT_TOOLS]),
     sources: z
       .strictObject({
         events: z.array(z.string().min(1)).min(1).default(['.tmp/**/logs/*.jsonl']),

@@ -11,3 +11,13 @@ export const DEFAULT_DELEGATION_TOOLS: readonly string[] = ['Task', 'Agent', 'di
 
 /** The signals on which the hook refuses the call that would trip them. */
 export const DEFAULT_DENY_SIGNALS: readonly SignalId[] = ['identical-calls', 'failing-call', 'windowed-repeat', 'cycle', 'repeated-error'];
+
+/**
+ * Tools that read the output of a process an earlier call started (a long build, a test run, a
+ * server): calling one again with the same arguments while the process runs is waiting, not a
+ * loop, and its identical "still running" answers are expected: `read_powershell` and `read_bash`
+ * (seen in a real session log polling a 16-minute `cargo test` every 120 s), `BashOutput`,
+ * `get_terminal_output`, the agents' tools for a background shell's output. Repetition signals
+ * leave them out; a wait that never ends is a matter for budgets.
+ */
+export const DEFAULT_WAIT_TOOLS: readonly string[] = ['read_powershell', 'read_bash', 'BashOutput', 'get_terminal_output'];

@@ -58,7 +58,8 @@ export class Engine {
   constructor(readonly config: GuardianConfig) {
     this.ctx = { config, canon: new Canonicalizer(config.volatileKeys, config.volatileArgs) };
     this.detectors = createDetectors(this.ctx).filter((d) => config.signals[d.signal].enabled);
-    this.exempt = new Set(config.exemptTools);
+    // Waiting on a running process (`waitTools`) is not repeating oneself: both are left out.
+    this.exempt = new Set([...config.exemptTools, ...config.waitTools]);
   }
 
   /** Feeds one event; returns the findings it raised (new, or more severe than before). */

@@ -112,7 +112,8 @@ async function signature(file: string): Promise<string> {
   return `${file}|${st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : 'absent'}`;
 }
 
-const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.length > 0 && v.every((s) => typeof s === 'string');
+// Empty lists are a person's choice (`hooks.deny: []` only records); the shape is what is checked.
+const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
 
 /** A cached configuration the hook may trust: the current source, and the shape the gate reads. */
 function validCache(cached: Partial<CachedConfig>, source: string): cached is CachedConfig {
@@ -129,7 +130,8 @@ function validCache(cached: Partial<CachedConfig>, source: string): cached is Ca
     Array.isArray(c.volatileKeys) &&
     typeof c.volatileArgs === 'object' &&
     c.volatileArgs !== null &&
-    Array.isArray(c.exemptTools)
+    Array.isArray(c.exemptTools) &&
+    Array.isArray(c.waitTools)
   );
 }
 

@@ -3,14 +3,79 @@ import * as path from 'node:path';
 /** The shared corpus of real transcripts, read where it is (never copied into the project). */
 export const REAL = path.resolve(__dirname, '..', '..', '..', '..', 'shared', 'fixtures', 'real');
 
-/** What a careful reader found in one real transcript, by reading it at the evidence. */
+/** One loop a careful reader found, and the halts (`signal@evidence lines`) that report it. */
+export interface JudgedLoop {
+  readonly what: string;
+  readonly halts: readonly string[];
+}
+
+/**
+ * What a careful reader found in one real transcript, by reading it at the evidence: its loops,
+ * each with the halts that report it. A halt on no judged loop is a false halt. The detailed
+ * judgements, warnings included, are the tests in `test/unit/agents/judged.test.ts`.
+ */
 export interface Judgement {
   /** Relative to REAL. */
   readonly file: string;
-  /** The reader's judgement, in words: it names the test. */
-  readonly verdict: string;
-  /** The halts the guardian must raise (signal, and the line of the event it fires on); none for a healthy run. */
-  readonly halts: readonly { readonly signal: string; readonly line: number }[];
+  readonly loops: readonly JudgedLoop[];
 }
 
-export const JUDGEMENTS: readonly Judgement[] = [];
+const quiet = (file: string): Judgement => ({ file, loops: [] });
+
+export const JUDGEMENTS: readonly Judgement[] = [
+  {
+    file: 'claude/ccviewer-todo-app-long.jsonl',
+    loops: [
+      { what: 'Edit, MultiEdit and Write each refused with "File has not been read yet"', halts: ['repeated-error@150,152,154'] },
+      { what: 'the same refusal three times, after which the agent gave the file up', halts: ['repeated-error@375,377,380'] },
+      { what: '`npm run build` four times with a new description and the same failure', halts: ['failing-call@402,405', 'identical-calls@402,405,408', 'repeated-error@402,405,408'] },
+    ],
+  },
+  {
+    file: 'openhands/msb-ponyc-2-history.json',
+    loops: [
+      { what: 'str_replace without old_str, "Parameter old_str is required" three times', halts: ['windowed-repeat@2635,2900,3036'] },
+      { what: 'the same unmatched str_replace three times', halts: ['windowed-repeat@3838,4246,4382'] },
+    ],
+  },
+  { file: 'openhands/msb-ponyc-3-history.json', loops: [{ what: 'make varied blindly, the same "can\'t cd to build/build_release" three times', halts: ['repeated-error@4240,4379,4518'] }] },
+  ...[
+    'claude/ccviewer-1af7fc5e.jsonl',
+    'claude/ccviewer-5c0375b4.jsonl',
+    'claude/slopometry-0f112eb4.jsonl',
+    'claude/sniffly-ai-music-ba79134d.jsonl',
+    'claude/sniffly-ai-music-d3ad4cdc.jsonl',
+    'claude/sniffly-ai-music-fed8ce56.jsonl',
+    'codex/acidicsoil-chatbot-ui-lmstudio.jsonl',
+    'copilot-cli/engram-07c40cd0-events.jsonl',
+    'copilot-cli/engram-8baa78ec-events.jsonl',
+    'copilot-cli/msvcc-2acc594f-590b-4c79-9fcc-c1b1ea774875.jsonl',
+    'copilot-cli/msvcc-c8963ad7-e7b1-414c-a9fc-930905e76708.jsonl',
+    'copilot-cli/msvcc-cb2aca77-f42b-4dbd-a10a-41bd04eaa3ba.jsonl',
+    'openhands/basic_gui_mode.json',
+    'openhands/basic_interactions.json',
+    'openhands/msb-ponyc-1-history.json',
+    'openhands/session-63b43159-events.json',
+    'openhands/wrong_initial_state.json',
+    'swe-agent/commit0-portalocker-madeup-cmd.traj',
+    'swe-agent/commit0-simpy-madeup-cmd.traj',
+    'swe-agent/commit0-simpy-madeup-test.traj',
+    'swe-agent/ctf-BabyEncryption.traj',
+    'swe-agent/ctf-BabyTimeCapsule.traj',
+    'swe-agent/ctf-flash.traj',
+    'swe-agent/ctf-i_got_id_demo.traj',
+    'swe-agent/ctf-networking_1.traj',
+    'swe-agent/ctf-rock.traj',
+    'swe-agent/ctf-warmup.traj',
+    'swe-agent/humanevalfix-python-0.traj',
+    'swe-agent/marshmallow-1867-fc-replace-from-source.traj',
+    'swe-agent/marshmallow-1867-xml-window100.traj',
+    'swe-agent/test-repo-6e44b9.traj',
+    'swe-agent/test-repo-i1.traj',
+  ].map(quiet),
+];
+
+/** The key a halt is judged by: its signal and its evidence lines. */
+export function haltKey(f: { readonly signal: string; readonly evidence: readonly { readonly line: number }[] }): string {
+  return `${f.signal}@${f.evidence.map((r) => r.line).join(',')}`;
+}

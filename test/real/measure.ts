@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { defaultConfig } from '../../src/core/config';
 import { replayFile } from '../../src/watch/replay';
-import { JUDGEMENTS, REAL } from './judgements';
+import { haltKey, JUDGEMENTS, REAL } from './judgements';
 
 interface Row {
   files: number;
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
       const r = await replayFile(path.join(REAL, file), file, 'auto', defaultConfig());
       if (r.events > 0) row.read++;
       row.events += r.events;
-      halts = r.findings.filter((f) => f.action === 'halt').map((f) => `${f.signal}@${f.at.line}`);
+      halts = r.findings.filter((f) => f.action === 'halt').map(haltKey);
       row.halts += halts.length;
       row.warns += r.findings.filter((f) => f.action === 'warn' || f.action === 'escalate').length;
       details.push(`${file}: ${r.format}, ${r.events} events, ${r.skipped} skipped, halts [${halts.join(', ')}]`);
@@ -58,13 +58,14 @@ async function main(): Promise<void> {
       row.unjudged++;
       continue;
     }
-    const expected = judged.halts.map((h) => `${h.signal}@${h.line}`);
-    if (expected.length > 0) {
+    // A loop is caught when one of its halts is raised; a halt on no judged loop is a false one.
+    for (const loop of judged.loops) {
       row.loops++;
-      if (expected.every((h) => halts.includes(h))) row.caught++;
+      if (loop.halts.some((h) => halts.includes(h))) row.caught++;
       else row.missed++;
     }
-    row.falseHalts += halts.filter((h) => !expected.includes(h)).length;
+    const expected = new Set(judged.loops.flatMap((l) => l.halts));
+    row.falseHalts += halts.filter((h) => !expected.has(h)).length;
   }
   const total: Row = { files: 0, read: 0, events: 0, halts: 0, warns: 0, loops: 0, caught: 0, missed: 0, falseHalts: 0, unjudged: 0 };
   const lines = ['| agent | files | read | events | halts | warnings | loops (judged) | caught | missed | false halts | not judged yet |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'];

@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import { defaultConfig } from '../../../src/core/config';
 import type { Finding } from '../../../src/core/finding';
 import { replayFile, type ReplayResult } from '../../../src/watch/replay';
-import { config, FIXTURES } from '../helpers';
+import { haltKey, JUDGEMENTS } from '../../real/judgements';
+import { config, describeShared, FIXTURES } from '../helpers';
 
 /*
  * Detection judged on real transcripts (issue 9): each finding below was read in its file, line by
@@ -22,7 +23,7 @@ function replay(file: string): Promise<ReplayResult> {
 /** `signal@evidence lines` of the findings with the given action. */
 const of = (findings: readonly Finding[], action: Finding['action']) => findings.filter((f) => f.action === action).map((f) => `${f.signal}@${f.evidence.map((r) => r.line).join(',')}`);
 
-describe('judged on real transcripts (issue 9)', function () {
+describeShared('judged on real transcripts (issue 9)', 'the real transcripts', function (this: Mocha.Suite) {
   this.timeout(60_000);
 
   describe('claude/ccviewer-todo-app-long.jsonl', () => {
@@ -119,6 +120,26 @@ describe('judged on real transcripts (issue 9)', function () {
       const r = await replay(file);
       assert.ok(r.events > 0);
       assert.deepEqual(r.findings.map((f) => `${f.action} ${f.signal} @${f.at.line}`), []);
+    });
+  }
+
+  it('copilot-cli/engram-8baa78ec-events.jsonl: read_powershell polling a 16-minute `cargo test` every 120 s (1318-1377), "still running" each time, is waiting on a process, not a loop: no halt', async () => {
+    const r = await replay('copilot-cli/engram-8baa78ec-events.jsonl');
+    assert.ok(r.events > 0);
+    assert.deepEqual(r.findings.map((f) => `${f.action} ${f.signal}`), []);
+  });
+
+  it('copilot-cli/engram-07c40cd0-events.jsonl: `agent-intercom-ctl steer` failing to connect twice (107, 114), then given up: a warning, no halt', async () => {
+    const r = await replay('copilot-cli/engram-07c40cd0-events.jsonl');
+    assert.deepEqual(of(r.findings, 'halt'), []);
+    assert.deepEqual(of(r.findings, 'warn'), ['repeated-error@107,114']);
+  });
+
+  for (const j of JUDGEMENTS) {
+    it(`${j.file}: the halts are exactly those of its judged loops (${j.loops.length === 0 ? 'none' : j.loops.map((l) => l.what).join('; ')}) — what npm run measure:real counts`, async () => {
+      const r = await replay(j.file);
+      assert.ok(r.events > 0);
+      assert.deepEqual(r.findings.filter((f) => f.action === 'halt').map(haltKey).sort(), j.loops.flatMap((l) => l.halts).sort());
     });
   }
 });

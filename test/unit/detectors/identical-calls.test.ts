@@ -105,4 +105,12 @@ describe('identical-calls (seed 001)', () => {
     const { engine: after } = run([edit(), edit(), edit(), { type: 'tool', session: 's', tool: 'read_file', args: {} }]);
     assert.equal(only(after.active(), 'identical-calls').length, 0);
   });
+
+  it('polling a running process (a wait tool) with the same "still running" answer is waiting, not a loop; the same call of an ordinary tool still halts', () => {
+    const poll = (i: number) => ({ type: 'tool', session: 's', tool: 'read_powershell', args: { delay: 120, shellId: '7' }, id: `w${i}`, ok: true, output: '<command with shellId: 7 is still running after 120 seconds.>' });
+    assert.deepEqual(run(times(8, poll)).findings.map((f) => f.signal), []);
+    const other = (i: number) => ({ ...poll(i), tool: 'read_file' });
+    assert.ok(run(times(3, other)).findings.some((f) => f.action === 'halt'));
+    assert.ok(run(times(3, poll), config({ waitTools: [] })).findings.some((f) => f.action === 'halt'), 'waitTools: [] judges them like any tool');
+  });
 });
