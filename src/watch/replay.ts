@@ -21,11 +21,26 @@ export interface ReplayResult {
   readonly skipped: number;
   /** The first 1000 skipped lines, with their reasons. */
   readonly skippedLines: SkippedLine[];
+  /** Every skip counted by its field and reason (`type: unknown record type "foo"`), most frequent first. */
+  readonly skippedKinds: { readonly field: string; readonly reason: string; readonly count: number }[];
+  /** Whether the input held anything but white space: a blank input has nothing to read. */
+  readonly blank: boolean;
   readonly findings: Finding[];
 }
 
+/** Distinct skip reasons counted; more are counted under one "other reasons" entry. */
+const KEEP_KINDS = 200;
+
 const KEEP_SKIPPED = 1_000;
 const HEAD_BYTES = 64 * 1024;
+
+/** What a format is, in words: what a file read as it was expected to hold. */
+export function formatDescription(format: ReplayFormat): string {
+  if (format === 'events') return 'the guardian\'s v1 event log (one {"v":1,"type":...} object per line)';
+  if (format === 'invocations') return 'an invocation history ({"invocations":[...]})';
+  const agent = agentById(format);
+  return agent ? `a ${agent.label} transcript` : JSON.stringify(format);
+}
 
 export class UnknownFormatError extends Error {
   constructor(readonly file: string, detail: string) {
@@ -132,9 +147,15 @@ async function replay(source: ReplaySource, name: string, resolved: ReplayFormat
   const findings: Finding[] = [];
   const skippedLines: SkippedLine[] = [];
   let skipped = 0;
+  const kinds = new Map<string, { field: string; reason: string; count: number }>();
   const skip = (s: SkippedLine) => {
     skipped++;
     if (skippedLines.length < KEEP_SKIPPED) skippedLines.push(s);
+    // Reasons that name a line's own values (JSON errors' positions) would make every kind distinct: bounded.
+    const key = kinds.size < KEEP_KINDS || kinds.has(`${s.field}\u0000${s.reason}`) ? `${s.field}\u0000${s.reason}` : '\u0000';
+    const kind = kinds.get(key) ?? (key === '\u0000' ? { field: '(various)', reason: 'other reasons', count: 0 } : { field: s.field, reason: s.reason, count: 0 });
+    kind.count++;
+    kinds.set(key, kind);
   };
   let events = 0;
   const take = onFinding ?? ((f: Finding) => findings.push(f));
@@ -170,5 +191,23 @@ async function replay(source: ReplaySource, name: string, resolved: ReplayFormat
     }
   }
   for (const f of engine.flush()) take(f);
-  return { format: resolved, events, skipped, skippedLines, findings };
+  const skippedKinds = [...kinds.values()].sort((a, b) => b.count - a.count);
+  const blank = 'text' in source ? source.text.trim() === '' : await isBlankFile(source.file);
+  return { format: resolved, events, skipped, skippedLines, skippedKinds, blank, findings };
+}
+
+/** Whether a file holds nothing but white space (read in chunks: a large file is not blank at its first one). */
+async function isBlankFile(file: string): Promise<boolean> {
+  const handle = await openRegularFile(file);
+  try {
+    const buf = Buffer.alloc(HEAD_BYTES);
+    for (let pos = 0; ; ) {
+      const { bytesRead } = await handle.read(buf, 0, buf.length, pos);
+      if (bytesRead === 0) return true;
+      if (stripBom(buf.toString('utf8', 0, bytesRead)).trim() !== '') return false;
+      pos += bytesRead;
+    }
+  } finally {
+    await handle.close();
+  }
 }
