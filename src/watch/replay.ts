@@ -183,8 +183,10 @@ async function replay(source: ReplaySource, name: string, detected: Detected, co
     skipped++;
     if (skippedLines.length < KEEP_SKIPPED) skippedLines.push(s);
     // Reasons that name a line's own values (JSON errors' positions) would make every kind distinct: bounded.
-    const key = kinds.size < KEEP_KINDS || kinds.has(`${s.field}\u0000${s.reason}`) ? `${s.field}\u0000${s.reason}` : '\u0000';
-    const kind = kinds.get(key) ?? (key === '\u0000' ? { field: '(various)', reason: 'other reasons', count: 0 } : { field: s.field, reason: s.reason, count: 0 });
+    // A field's indices (`messages[12].role`) are the record's place, not its kind: counted as `messages[].role`.
+    const field = s.field.replace(/\[\d+\]/g, '[]');
+    const key = kinds.size < KEEP_KINDS || kinds.has(`${field}\u0000${s.reason}`) ? `${field}\u0000${s.reason}` : '\u0000';
+    const kind = kinds.get(key) ?? (key === '\u0000' ? { field: '(various)', reason: 'other reasons', count: 0 } : { field, reason: s.reason, count: 0 });
     kind.count++;
     kinds.set(key, kind);
   };
