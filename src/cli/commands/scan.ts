@@ -27,6 +27,8 @@ export async function scanCommand(ctx: CommandContext): Promise<number> {
     raised.push(f);
   }
   const io = ctx.io;
+  const unread = monitor.unreadLogs();
+  for (const u of unread) io.err(`warning: ${plain(u.file)}: nothing could be read: ${u.skipped} line(s) skipped, 0 events; it was read as ${u.readAs}\n`);
   const stopError = stop.parse.ok ? undefined : stop.parse.error;
   if (ctx.json) {
     io.out(
@@ -37,6 +39,7 @@ export async function scanCommand(ctx: CommandContext): Promise<number> {
         events: monitor.stats.events,
         skipped: monitor.skippedCount,
         skipped_lines: monitor.skipped,
+        unread: unread.map((u) => ({ file: u.file, skipped: u.skipped, read_as: u.readAs })),
         findings: raised.map((f) => findingDetailJson(f, activeEpisodes.has(f.episode))),
       }),
     );

@@ -58,3 +58,19 @@ describe('replay never succeeds silently on what it cannot read', () => {
     assert.match(r.stderr, /warning: skipped 3 record\(s\) with type: unknown record type "frobnicate"/);
   });
 });
+
+describe('scan names the logs nothing could be read from', () => {
+  it('a log whose every line is skipped is named on stderr and in --json; a readable or blank log is not', async () => {
+    const ws = await tmpdir();
+    await write(ws, '.tmp/a/logs/good.jsonl', '{"v":1,"type":"user","session":"s"}\n');
+    await write(ws, '.tmp/a/logs/codex-rollout.jsonl', '{"timestamp":"2025-01-01T00:00:00Z","type":"session_meta","payload":{"id":"x"}}\n{"timestamp":"2025-01-01T00:00:01Z","type":"response_item","payload":{"type":"message"}}\n');
+    await write(ws, '.tmp/a/logs/blank.jsonl', '\n');
+    const r = await cli(['scan', '--workspace', ws]);
+    assert.equal(r.code, EXIT.ok);
+    assert.match(r.stderr, /warning: \.tmp\/a\/logs\/codex-rollout\.jsonl: nothing could be read: 2 line\(s\) skipped, 0 events; it was read as the guardian's v1 event log/);
+    assert.doesNotMatch(r.stderr, /good\.jsonl|blank\.jsonl/);
+    const json = JSON.parse((await cli(['scan', '--workspace', ws, '--json'])).stdout) as { unread: { file: string; skipped: number; read_as: string }[] };
+    assert.deepEqual(json.unread.map((u) => [u.file, u.skipped]), [['.tmp/a/logs/codex-rollout.jsonl', 2]]);
+    assert.match(json.unread[0]?.read_as ?? '', /v1 event log/);
+  });
+});
