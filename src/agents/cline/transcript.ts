@@ -10,8 +10,6 @@ const AGENT = 'cline';
  * XML-tag tool calls; seen in mike4567/MRA04242026 `api_conversation_history.json`).
  */
 const RESULT_HEAD = /^\[([^\]\n]{1,500})\] Result:[ \t]*\n?/;
-/** The same heads inside a request's text (ui_messages' `api_req_started`), to split it into results. */
-const RESULT_HEADS = /^\[[^\]\n]{1,500}\] Result:[ \t]*\n?/gm;
 /**
  * What a text result says of its outcome: `Command failed with exit code N` / `Exit code: N` (N not
  * 0), or the tool error Cline wraps as `The tool execution failed with the following error:` /
@@ -26,15 +24,21 @@ export function textResultOutcome(text: string): { ok: true; output: string } | 
   return { ok: true, output: text };
 }
 
-/** The results in a text: each `[...] Result:` head and what follows it up to the next head (or the environment details). */
+/**
+ * The results in a text: each line that is a `[...] Result:` head starts one, up to the next head
+ * (or the environment details). Line by line, so that each head is tried once, where a line starts.
+ */
 function textResults(text: string): string[] {
-  const heads = [...text.matchAll(RESULT_HEADS)];
-  return heads.map((m, i) => {
-    const start = (m.index ?? 0) + m[0].length;
-    const end = i + 1 < heads.length ? (heads[i + 1]?.index ?? text.length) : text.length;
-    const body = text.slice(start, end);
+  const results: string[][] = [];
+  for (const line of text.split('\n')) {
+    const head = RESULT_HEAD.exec(line);
+    if (head) results.push([line.slice(head[0].length)]);
+    else results[results.length - 1]?.push(line);
+  }
+  return results.map((lines) => {
+    const body = lines.join('\n');
     const env = body.indexOf('<environment_details>');
-    return (env >= 0 ? body.slice(0, env) : body).trimEnd();
+    return (env >= 0 ? body.slice(0, env) : body).replace(/^\n/, '').trimEnd();
   });
 }
 
