@@ -69,8 +69,8 @@ class ClineDecoder implements Decoder {
     const calls = toolBlocks(content, line, scope, this.seen, sink, `messages[${i}].content`);
     if (Array.isArray(content)) {
       for (const block of content) {
-        if (!isObject(block) || typeof block.id !== 'string' && typeof block.tool_use_id !== 'string') continue;
-        if (block.type === 'tool_use' && typeof block.id === 'string') this.waiting.push(block.id);
+        if (!isObject(block)) continue;
+        if (block.type === 'tool_use' && typeof block.id === 'string' && !this.waiting.includes(block.id)) this.waiting.push(block.id);
         if (block.type === 'tool_result' && typeof block.tool_use_id === 'string') this.waiting = this.waiting.filter((id) => id !== block.tool_use_id);
       }
     }
