@@ -13,8 +13,13 @@ export interface Agent {
   readonly label: string;
   /** The `agent` its events carry ("claude-code"). */
   readonly eventAgent: string;
-  /** How to read its transcripts. */
+  /** How to read its transcripts (the shape discovery watches as the agent writes it). */
   readonly transcript?: Adapter;
+  /**
+   * Other shapes its logs take (a headless run's output, an evaluation's results, an older
+   * version's files): read by `replay`, which tells them apart by their first record or document.
+   */
+  readonly otherTranscripts?: readonly Adapter[];
   /** Where its transcripts for a workspace live. */
   readonly discovery?: TranscriptDiscovery;
   /** Its hook contract, and how its hook is registered. */

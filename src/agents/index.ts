@@ -7,7 +7,7 @@ import { gemini } from './gemini';
 import { openHands } from './openhands';
 import { sweAgent } from './swe-agent';
 import type { HookProtocol } from './hook';
-import type { DocumentAdapter, JsonlAdapter } from './transcript';
+import type { Adapter, DocumentAdapter, JsonlAdapter } from './transcript';
 
 export type { Agent, DiscoveryFs, DiscoveryScope, FoundTranscript, TranscriptDiscovery, TranscriptLocator } from './agent';
 
@@ -42,12 +42,28 @@ export function hookAgent(id: string): AgentWithHook | undefined {
   return HOOK_AGENTS.find((a) => a.id === id);
 }
 
-/** The agent whose format a file is in, from the file's first record. */
-export function sniffJsonl(first: Record<string, unknown>): AgentWithTranscript<JsonlAdapter> | undefined {
-  return DETECTION_ORDER.find((a): a is AgentWithTranscript<JsonlAdapter> => a.transcript?.layout === 'jsonl' && a.transcript.sniff(first));
+/** Every shape of an agent's logs that the guardian reads: its transcript first. */
+export function transcriptAdapters(agent: Agent): readonly Adapter[] {
+  return [...(agent.transcript !== undefined ? [agent.transcript] : []), ...(agent.otherTranscripts ?? [])];
 }
 
-/** The agent whose format a parsed JSON document is in. */
-export function sniffDocument(doc: unknown): AgentWithTranscript<DocumentAdapter> | undefined {
-  return DETECTION_ORDER.find((a): a is AgentWithTranscript<DocumentAdapter> => a.transcript?.layout === 'document' && a.transcript.sniff(doc));
+export interface Recognised<A extends Adapter> {
+  readonly agent: Agent;
+  readonly adapter: A;
+}
+
+/** The agent whose format a file is in, and which of its shapes, from the file's first record. */
+export function sniffJsonl(first: Record<string, unknown>): Recognised<JsonlAdapter> | undefined {
+  for (const agent of DETECTION_ORDER) {
+    for (const adapter of transcriptAdapters(agent)) if (adapter.layout === 'jsonl' && adapter.sniff(first)) return { agent, adapter };
+  }
+  return undefined;
+}
+
+/** The agent whose format a parsed JSON document is in, and which of its shapes. */
+export function sniffDocument(doc: unknown): Recognised<DocumentAdapter> | undefined {
+  for (const agent of DETECTION_ORDER) {
+    for (const adapter of transcriptAdapters(agent)) if (adapter.layout === 'document' && adapter.sniff(doc)) return { agent, adapter };
+  }
+  return undefined;
 }

@@ -8,6 +8,8 @@ export const EXIT = {
   usage: 2,
   error: 3,
   humanRequired: 4,
+  /** replay: the input was not empty, yet not one event could be read from it (wrong format, or a shape the guardian does not know). */
+  nothingRead: 5,
 } as const;
 
 export class UsageError extends Error {

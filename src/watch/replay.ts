@@ -1,4 +1,5 @@
-import { agentById, sniffDocument, sniffJsonl, TRANSCRIPT_AGENTS } from '../agents';
+import { agentById, sniffDocument, sniffJsonl, transcriptAdapters, TRANSCRIPT_AGENTS } from '../agents';
+import type { Adapter } from '../agents/transcript';
 import type { GuardianConfig } from '../core/config';
 import { Engine } from '../core/engine';
 import { EVENT_TYPES } from '../core/events';
@@ -21,11 +22,26 @@ export interface ReplayResult {
   readonly skipped: number;
   /** The first 1000 skipped lines, with their reasons. */
   readonly skippedLines: SkippedLine[];
+  /** Every skip counted by its field and reason (`type: unknown record type "foo"`), most frequent first. */
+  readonly skippedKinds: { readonly field: string; readonly reason: string; readonly count: number }[];
+  /** Whether the input held anything but white space: a blank input has nothing to read. */
+  readonly blank: boolean;
   readonly findings: Finding[];
 }
 
+/** Distinct skip reasons counted; more are counted under one "other reasons" entry. */
+const KEEP_KINDS = 200;
+
 const KEEP_SKIPPED = 1_000;
 const HEAD_BYTES = 64 * 1024;
+
+/** What a format is, in words: what a file read as it was expected to hold. */
+export function formatDescription(format: ReplayFormat): string {
+  if (format === 'events') return 'the guardian\'s v1 event log (one {"v":1,"type":...} object per line)';
+  if (format === 'invocations') return 'an invocation history ({"invocations":[...]})';
+  const agent = agentById(format);
+  return agent ? `a ${agent.label} transcript` : JSON.stringify(format);
+}
 
 export class UnknownFormatError extends Error {
   constructor(readonly file: string, detail: string) {
@@ -34,10 +50,17 @@ export class UnknownFormatError extends Error {
   }
 }
 
+/** A format, and for an agent with more than one shape of log, the shape the file is in. */
+interface Detected {
+  readonly format: ReplayFormat;
+  readonly adapter?: Adapter;
+}
+
 /** The format of a parsed JSON value that is a whole file. */
-function documentFormat(doc: unknown): ReplayFormat | undefined {
-  if (isObject(doc) && Array.isArray(doc.invocations)) return 'invocations';
-  return sniffDocument(doc)?.id;
+function documentFormat(doc: unknown): Detected | undefined {
+  if (isObject(doc) && Array.isArray(doc.invocations)) return { format: 'invocations' };
+  const found = sniffDocument(doc);
+  return found ? { format: found.agent.id, adapter: found.adapter } : undefined;
 }
 
 /**
@@ -45,6 +68,10 @@ function documentFormat(doc: unknown): ReplayFormat | undefined {
  * of the agents. A file that is one JSON document spread over lines is parsed whole to tell.
  */
 export async function detectFormat(file: string): Promise<ReplayFormat> {
+  return (await detect(file)).format;
+}
+
+async function detect(file: string): Promise<Detected> {
   const handle = await openRegularFile(file);
   let head: string;
   let size: number;
@@ -63,9 +90,12 @@ export async function detectFormat(file: string): Promise<ReplayFormat> {
  * The format, from the text's first `HEAD_BYTES` (`complete` when that is all of it); `whole`
  * gives the whole text when the first line is not a whole value (a pretty-printed document).
  */
-async function formatOf(head: string, complete: boolean, whole: () => Promise<string>, file: string): Promise<ReplayFormat> {
+async function formatOf(head: string, complete: boolean, whole: () => Promise<string>, file: string): Promise<Detected> {
+  const events: Detected = { format: 'events' };
   const firstLine = firstNonBlankLine(head);
-  if (firstLine === undefined) return 'events';
+  if (firstLine === undefined) return events;
+  // A first line longer than the head (an evaluation's instance with its whole history): the whole text tells.
+  if (!complete && !head.slice(head.indexOf(firstLine) + firstLine.length).includes('\n')) return formatOf(await whole(), true, whole, file);
   let first: unknown;
   let isWhole = false;
   // A first line nested too deep tells nothing either: the events reader will skip it.
@@ -75,12 +105,12 @@ async function formatOf(head: string, complete: boolean, whole: () => Promise<st
     isWhole = firstLine.length >= head.trimEnd().length && complete;
   }
   if (isObject(first)) {
-    if (first.v === 1 && typeof first.type === 'string' && (EVENT_TYPES as readonly string[]).includes(first.type)) return 'events';
-    const byDoc = isWhole ? documentFormat(first) : Array.isArray(first.invocations) ? 'invocations' : undefined;
+    if (first.v === 1 && typeof first.type === 'string' && (EVENT_TYPES as readonly string[]).includes(first.type)) return events;
+    const byDoc = isWhole ? documentFormat(first) : Array.isArray(first.invocations) ? { format: 'invocations' } : undefined;
     if (byDoc !== undefined) return byDoc;
     const jsonl = sniffJsonl(first);
-    if (jsonl) return jsonl.id;
-    return 'events';
+    if (jsonl) return { format: jsonl.agent.id, adapter: jsonl.adapter };
+    return events;
   }
   if (Array.isArray(first)) {
     const byDoc = documentFormat(first);
@@ -89,7 +119,7 @@ async function formatOf(head: string, complete: boolean, whole: () => Promise<st
   }
   // A pretty-printed document: its first line is not a whole value.
   const parsedDoc = parseJson(await whole(), Number.POSITIVE_INFINITY);
-  if (!parsedDoc.ok) return 'events';
+  if (!parsedDoc.ok) return events;
   const byDoc = documentFormat(parsedDoc.value);
   if (byDoc === undefined) throw new UnknownFormatError(file, 'a JSON document no adapter recognises');
   return byDoc;
@@ -116,25 +146,49 @@ type ReplaySource = { readonly file: string } | { readonly text: string };
 export async function replayFile(file: string, name: string, format: ReplayFormat, config: GuardianConfig, onFinding?: (f: Finding) => void): Promise<ReplayResult> {
   // A FIFO (or a link to one) given as a FILE would block every read: refused before any.
   await checkRegularFile(file, name);
-  const resolved = format === 'auto' ? await detectFormat(file) : format;
-  return replay({ file }, name, resolved, config, onFinding);
+  const detected = format === 'auto' ? await detect(file) : { format };
+  return replay({ file }, name, detected, config, onFinding);
 }
 
 /** The same over a whole log already in memory: what came through a pipe or stdin. */
 export async function replayText(text: string, name: string, format: ReplayFormat, config: GuardianConfig, onFinding?: (f: Finding) => void): Promise<ReplayResult> {
   const body = stripBom(text);
-  const resolved = format === 'auto' ? await formatOf(body.slice(0, HEAD_BYTES), body.length <= HEAD_BYTES, async () => body, name) : format;
-  return replay({ text: body }, name, resolved, config, onFinding);
+  const detected = format === 'auto' ? await formatOf(body.slice(0, HEAD_BYTES), body.length <= HEAD_BYTES, async () => body, name) : { format };
+  return replay({ text: body }, name, detected, config, onFinding);
 }
 
-async function replay(source: ReplaySource, name: string, resolved: ReplayFormat, config: GuardianConfig, onFinding?: (f: Finding) => void): Promise<ReplayResult> {
+/**
+ * The shape of an agent's log that a file named with `--format <agent>` is in: its only one, or,
+ * for an agent with a document and a JSONL shape, the document when the whole file is one its
+ * document shape recognises.
+ */
+async function adapterOf(format: ReplayFormat, source: ReplaySource, path: string): Promise<Adapter | undefined> {
+  const agent = agentById(format);
+  if (agent === undefined) return undefined;
+  const adapters = transcriptAdapters(agent);
+  if (adapters.length <= 1 || adapters.every((a) => a.layout === adapters[0]?.layout)) return adapters[0];
+  const parsed = parseJson('text' in source ? source.text : stripBom(await readDocumentText(source.file, path)), Number.POSITIVE_INFINITY);
+  const doc = parsed.ok ? adapters.find((a) => a.layout === 'document' && a.sniff(parsed.value)) : undefined;
+  return doc ?? adapters.find((a) => a.layout === 'jsonl');
+}
+
+async function replay(source: ReplaySource, name: string, detected: Detected, config: GuardianConfig, onFinding?: (f: Finding) => void): Promise<ReplayResult> {
+  const resolved = detected.format;
   const engine = new Engine(config);
   const findings: Finding[] = [];
   const skippedLines: SkippedLine[] = [];
   let skipped = 0;
+  const kinds = new Map<string, { field: string; reason: string; count: number }>();
   const skip = (s: SkippedLine) => {
     skipped++;
     if (skippedLines.length < KEEP_SKIPPED) skippedLines.push(s);
+    // Reasons that name a line's own values (JSON errors' positions) would make every kind distinct: bounded.
+    // A field's indices (`messages[12].role`) are the record's place, not its kind: counted as `messages[].role`.
+    const field = s.field.replace(/\[\d+\]/g, '[]');
+    const key = kinds.size < KEEP_KINDS || kinds.has(`${field}\u0000${s.reason}`) ? `${field}\u0000${s.reason}` : '\u0000';
+    const kind = kinds.get(key) ?? (key === '\u0000' ? { field: '(various)', reason: 'other reasons', count: 0 } : { field, reason: s.reason, count: 0 });
+    kind.count++;
+    kinds.set(key, kind);
   };
   let events = 0;
   const take = onFinding ?? ((f: Finding) => findings.push(f));
@@ -156,7 +210,7 @@ async function replay(source: ReplaySource, name: string, resolved: ReplayFormat
       reader.finish(sink);
     }
   } else {
-    const adapter = agentById(resolved)?.transcript;
+    const adapter = detected.adapter ?? (await adapterOf(resolved, source, path));
     if (adapter === undefined) throw new UnknownFormatError(path, `no format ${JSON.stringify(resolved)}`);
     if (adapter.layout === 'document') {
       await readAgentDocument(path, name, adapter, sink, 'text' in source ? source.text : undefined);
@@ -170,5 +224,23 @@ async function replay(source: ReplaySource, name: string, resolved: ReplayFormat
     }
   }
   for (const f of engine.flush()) take(f);
-  return { format: resolved, events, skipped, skippedLines, findings };
+  const skippedKinds = [...kinds.values()].sort((a, b) => b.count - a.count);
+  const blank = 'text' in source ? source.text.trim() === '' : await isBlankFile(source.file);
+  return { format: resolved, events, skipped, skippedLines, skippedKinds, blank, findings };
+}
+
+/** Whether a file holds nothing but white space (read in chunks: a large file is not blank at its first one). */
+async function isBlankFile(file: string): Promise<boolean> {
+  const handle = await openRegularFile(file);
+  try {
+    const buf = Buffer.alloc(HEAD_BYTES);
+    for (let pos = 0; ; ) {
+      const { bytesRead } = await handle.read(buf, 0, buf.length, pos);
+      if (bytesRead === 0) return true;
+      if (stripBom(buf.toString('utf8', 0, bytesRead)).trim() !== '') return false;
+      pos += bytesRead;
+    }
+  } finally {
+    await handle.close();
+  }
 }

@@ -63,6 +63,8 @@ export class WorkspaceMonitor {
   private readonly recentFindings: Finding[] = [];
   private readonly recentSkipped: SkippedLine[] = [];
   private skippedTotal = 0;
+  /** Per log: events read and lines skipped since it was (re)started, to name the logs nothing could be read from. */
+  private readonly perLog = new Map<string, { events: number; skipped: number }>();
   private needsRebuild = false;
   /** Files (and globs) reported as not read, with the reason: each reported once, until it changes. */
   private readonly fileProblems = new Map<string, string>();
@@ -80,6 +82,20 @@ export class WorkspaceMonitor {
 
   get skippedCount(): number {
     return this.skippedTotal;
+  }
+
+  /**
+   * The logs that hold lines yet gave not one event (every line skipped), with what they were read
+   * as: never a silent success. A blank log is not among them.
+   */
+  unreadLogs(): { file: string; skipped: number; readAs: string }[] {
+    const out: { file: string; skipped: number; readAs: string }[] = [];
+    for (const [file, n] of this.perLog) {
+      if (n.events > 0 || n.skipped === 0) continue;
+      const source = this.sources.get(file);
+      out.push({ file, skipped: n.skipped, readAs: source ? `a ${source.transcript.agent.label} transcript` : 'the guardian\'s v1 event log (one {"v":1,"type":...} object per line)' });
+    }
+    return out;
   }
 
   /** The most recent skipped lines (at most 200). */
@@ -195,8 +211,20 @@ export class WorkspaceMonitor {
       if (!reader) continue;
       const source = this.sources.get(rel);
       let result;
+      const counts = this.perLog.get(rel) ?? { events: 0, skipped: 0 };
+      this.perLog.set(rel, counts);
+      const logSink: EventSink = {
+        event: (e) => {
+          counts.events++;
+          sink.event(e);
+        },
+        skipped: (sk) => {
+          counts.skipped++;
+          sink.skipped(sk);
+        },
+      };
       try {
-        result = await reader.read(source ? this.counting(source, sink) : sink);
+        result = await reader.read(source ? this.counting(source, logSink) : logSink);
         this.fileProblems.delete(`${rel}|(file)`);
       } catch (err) {
         // One log that cannot be read (a FIFO, a folder, EACCES, a link loop) is reported and
@@ -208,6 +236,7 @@ export class WorkspaceMonitor {
       if (result.missing) {
         this.readers.delete(rel);
         this.sources.delete(rel);
+        this.perLog.delete(rel);
       }
     }
     if (this.needsRebuild) return this.rebuild(fileSkips);
@@ -225,6 +254,7 @@ export class WorkspaceMonitor {
     this.engine = new Engine(this.config);
     const files = [...this.readers.keys()];
     this.readers = new Map(files.map((rel) => [rel, this.newReader(rel)]));
+    this.perLog.clear();
     for (const s of this.sources.values()) {
       s.events = 0;
       s.sessions.clear();

@@ -45,7 +45,9 @@ describe('hostile input: a skipped line, never a crash or a hang', function () {
     it('an agent transcript line (Claude Code) and a document record (OpenHands) are skipped alone', async () => {
       await write(dir, 'claude.jsonl', `{"type":"user","message":${deep()}}\n`);
       const c = await cli(['replay', 'claude.jsonl', '--format', 'claude', '--json'], { cwd: dir, timeoutMs: 20_000 });
-      assert.equal(c.code, 0, c.stderr);
+      // Its only line skipped, nothing could be read from it: said so, with exit 5.
+      assert.equal(c.code, 5, c.stderr);
+      assert.match(c.stderr, /claude\.jsonl: nothing could be read/);
       assert.equal((JSON.parse(c.stdout) as { skipped: number }).skipped, 1);
       assert.match(c.stderr, /claude\.jsonl:1: \(line\): nested deeper than 64 levels/);
 

@@ -5,6 +5,8 @@ const AGENT = 'codex';
 const IGNORED_TYPES = new Set(['turn_context', 'compacted']);
 /** response_item payloads that are not tool calls. */
 const IGNORED_ITEMS = new Set(['message', 'reasoning', 'web_search_call', 'ghost_snapshot', 'compaction', 'other']);
+/** What Codex itself puts in a user message at a session's start (not a person's turn). */
+const INJECTED = /^\s*<(user_instructions|environment_context)>/;
 const EXIT_LINE = /^(?:Exit code:|Process exited with code)\s*(-?\d+)\s*$/m;
 /** Header lines newer builds put before `Output:`; their values change between identical runs. */
 const HEADER_LINE = /^(?:Chunk ID|Wall time|Exit code|Process exited with code|Original token count|Total output lines)\b.*$/;
@@ -60,7 +62,7 @@ class CodexDecoder implements Decoder {
   record(value: unknown, line: number, sink: AdapterSink): void {
     if (!isObject(value)) return sink.skipped(line, '(line)', 'not a JSON object');
     const payload = value.payload;
-    if (!isObject(payload)) return sink.skipped(line, 'payload', 'a rollout record without a payload object');
+    if (!isObject(payload)) return this.legacy(value, line, sink);
     const ts = isoTime(value.timestamp);
     const base = () => ({ v: 1 as const, session: this.session, agent: AGENT, ...(ts !== undefined ? { ts } : {}) });
     switch (value.type) {
@@ -79,6 +81,37 @@ class CodexDecoder implements Decoder {
         if (typeof value.type === 'string' && IGNORED_TYPES.has(value.type)) return;
         return unknownType(sink, line, 'type', value.type);
     }
+  }
+
+  /**
+   * A rollout from before the `{timestamp, type, payload}` wrapper (Codex CLI up to about Sep
+   * 2025; AcidicSoil/codex-session-viewer `docs/example.jsonl`): a first line `{id, timestamp,
+   * instructions, git?}` naming the session, `{record_type: "state"}` lines, and the response
+   * items themselves, unwrapped and without timestamps. Those items read as the newer ones; the
+   * person's turns are the `user` messages, less those Codex writes itself (`<user_instructions>`,
+   * `<environment_context>`, which it injects at the start of a session).
+   */
+  private legacy(value: Json, line: number, sink: AdapterSink): void {
+    if (value.type === undefined && value.record_type === undefined && typeof value.id === 'string' && ('instructions' in value || 'git' in value || 'timestamp' in value)) {
+      this.session = value.id;
+      return;
+    }
+    if (value.type === undefined && typeof value.record_type === 'string') return;
+    if (typeof value.type !== 'string') return sink.skipped(line, 'payload', 'a rollout record without a payload object');
+    // No time per record: the events carry none (the first line's is the session's start only).
+    const base = { v: 1 as const, session: this.session, agent: AGENT };
+    if (value.type === 'message') {
+      if (value.role !== 'user') return;
+      const text = Array.isArray(value.content)
+        ? value.content.map((c) => (isObject(c) && typeof c.text === 'string' ? c.text : '')).join('\n')
+        : typeof value.content === 'string'
+          ? value.content
+          : '';
+      if (INJECTED.test(text)) return;
+      sink.event({ ...base, type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) }, line);
+      return;
+    }
+    this.item(value, line, base, sink);
   }
 
   private item(p: Json, line: number, base: { v: 1; session: string; agent: string; ts?: string }, sink: AdapterSink): void {
@@ -115,6 +148,9 @@ class CodexDecoder implements Decoder {
 export const codexTranscript: JsonlAdapter = {
   agent: AGENT,
   layout: 'jsonl',
-  sniff: (first) => typeof first.type === 'string' && isObject(first.payload) && ('timestamp' in first || first.type === 'session_meta'),
+  sniff: (first) =>
+    (typeof first.type === 'string' && isObject(first.payload) && ('timestamp' in first || first.type === 'session_meta')) ||
+    // A legacy rollout's first line: the session, before any record.
+    (first.type === undefined && typeof first.id === 'string' && typeof first.timestamp === 'string' && ('instructions' in first || 'git' in first)),
   decoder: (fallbackSession) => new CodexDecoder(fallbackSession),
 };

@@ -1,13 +1,14 @@
 import type { Agent } from '../agent';
 import { geminiDiscovery } from './discovery';
 import { geminiHook } from './hook';
-import { geminiTranscript } from './transcript';
+import { geminiSessionDocument, geminiTranscript } from './transcript';
 
 export const gemini: Agent = {
   id: 'gemini',
   label: 'Gemini CLI',
   eventAgent: geminiTranscript.agent,
   transcript: geminiTranscript,
+  otherTranscripts: [geminiSessionDocument],
   discovery: geminiDiscovery,
   hook: geminiHook,
 };

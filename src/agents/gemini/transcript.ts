@@ -1,5 +1,5 @@
 import type { GuardianEvent } from '../../core/events';
-import { argsObject, isObject, isoTime, jsonText, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
+import { argsObject, isObject, isoTime, jsonText, RecentSet, str, unknownType, type AdapterSink, type Decoder, type DocumentAdapter, type Json, type JsonlAdapter } from '../transcript';
 
 const AGENT = 'gemini-cli';
 /** Statuses after which a tool call does not change any more. */
@@ -53,7 +53,41 @@ class GeminiDecoder implements Decoder {
       return;
     }
     const ts = isoTime(value.timestamp);
+    const base = { v: 1 as const, session: this.session, agent: AGENT, ...(ts !== undefined ? { ts } : {}) };
     switch (value.type) {
+      // Headless `--output-format stream-json` (Gemini CLI's headless-mode documentation; seen in
+      // metaphi-agent/figma-eval-*-gemini_cli `transcript.jsonl`): init, message, tool_use,
+      // tool_result, error, result. A file may hold several runs, each from its init.
+      case 'init': {
+        const id = str(value.session_id);
+        if (id !== undefined) this.session = id;
+        return;
+      }
+      case 'message':
+        if (value.role === 'user') sink.event({ ...base, type: 'user', ...(typeof value.content === 'string' && value.content !== '' ? { text: value.content.slice(0, 500) } : {}) }, line);
+        return;
+      case 'tool_use': {
+        const name = str(value.tool_name);
+        if (name === undefined) return sink.skipped(line, 'tool_name', 'a tool_use without a tool name');
+        const id = str(value.tool_id);
+        if (id !== undefined && !this.done.add(`use:${id}`)) return;
+        sink.event({ ...base, type: 'tool', tool: name, args: argsObject(value.parameters), ...(id !== undefined ? { id } : {}) }, line);
+        return;
+      }
+      case 'tool_result': {
+        const id = str(value.tool_id);
+        if (id === undefined) return sink.skipped(line, 'tool_id', 'a tool_result without the tool_id of its call');
+        if (!this.done.add(`result:${id}`)) return;
+        const output = typeof value.output === 'string' ? value.output : jsonText(value.output ?? '');
+        if (value.status === 'error') {
+          // The error object's message when there is one (its output repeats it, or is empty).
+          const err = isObject(value.error) && typeof value.error.message === 'string' ? value.error.message : output;
+          sink.event({ ...base, type: 'tool_result', id, ok: false, error: err.trim() || 'error' }, line);
+        } else sink.event({ ...base, type: 'tool_result', id, ok: true, output }, line);
+        return;
+      }
+      case 'result':
+        return;
       case 'user': {
         const id = str(value.id);
         if (id !== undefined && !this.done.add(`user:${id}`)) return;
@@ -110,12 +144,39 @@ class GeminiDecoder implements Decoder {
   }
 }
 
-/** Gemini CLI chats: `~/.gemini/tmp/<project>/chats/session-<date>-<id>.jsonl`. */
+/**
+ * Gemini CLI chats: `~/.gemini/tmp/<project>/chats/session-<date>-<id>.jsonl`; and its headless
+ * `--output-format stream-json` output, whose first record is `init` (or the prompt's `message`).
+ */
 export const geminiTranscript: JsonlAdapter = {
   agent: AGENT,
   layout: 'jsonl',
   sniff: (first) =>
     (typeof first.sessionId === 'string' && (typeof first.projectHash === 'string' || typeof first.startTime === 'string') && first.type === undefined) ||
-    (typeof first.id === 'string' && (first.type === 'user' || first.type === 'gemini') && !('message' in first)),
+    (typeof first.id === 'string' && (first.type === 'user' || first.type === 'gemini') && !('message' in first)) ||
+    (first.type === 'init' && typeof first.session_id === 'string') ||
+    (first.type === 'message' && (first.role === 'user' || first.role === 'assistant') && typeof first.content === 'string' && !('payload' in first) && !('id' in first)),
   decoder: (fallbackSession) => new GeminiDecoder(fallbackSession),
+};
+
+function chatMessages(doc: unknown): unknown[] | undefined {
+  if (!isObject(doc) || !Array.isArray(doc.messages)) return undefined;
+  if (typeof doc.sessionId !== 'string' && typeof doc.projectHash !== 'string') return undefined;
+  if (doc.messages.length === 0) return typeof doc.projectHash === 'string' ? doc.messages : undefined;
+  // Gemini's messages are typed records; Cline's message files (also `{sessionId, messages}`) hold roles.
+  return doc.messages.slice(0, 3).every((m) => isObject(m) && typeof m.type === 'string' && !('role' in m)) ? doc.messages : undefined;
+}
+
+/**
+ * Gemini CLI chats of 2026 as one JSON document, `session-<date>-<id>.json`:
+ * `{sessionId, projectHash, startTime, lastUpdated, messages: [...]}`, whose messages are the
+ * JSONL chat's records (metaphi-agent/figma-eval-010ac575-...-gemini_cli
+ * `.gemini/tmp/<hash>/chats/session-*.json`). Read with the same decoder, message by message.
+ */
+export const geminiSessionDocument: DocumentAdapter = {
+  agent: AGENT,
+  layout: 'document',
+  sniff: (doc) => chatMessages(doc) !== undefined,
+  records: (doc) => ({ key: 'messages', items: chatMessages(doc) ?? [] }),
+  decoder: (session, doc) => new GeminiDecoder((isObject(doc) ? str(doc.sessionId) : undefined) ?? session),
 };

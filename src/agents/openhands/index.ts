@@ -1,9 +1,10 @@
 import type { Agent } from '../agent';
-import { openHandsTranscript } from './transcript';
+import { openHandsOutputTranscript, openHandsTranscript } from './transcript';
 
 export const openHands: Agent = {
   id: 'openhands',
   label: 'OpenHands',
   eventAgent: openHandsTranscript.agent,
   transcript: openHandsTranscript,
+  otherTranscripts: [openHandsOutputTranscript],
 };

@@ -45,11 +45,79 @@ class SweAgentDecoder implements Decoder {
   finish(): void {}
 }
 
+/**
+ * A trajectory that carries only its `history` (princeton-nlp/SWE-agent
+ * `trajectories/demonstrations/function_calling_simple.traj`): the messages the model saw. An
+ * assistant message with an `action` is a call (named by its function call when it has one, else
+ * by the action's first word); the observation that follows it (`role: "tool"`, or a `user`
+ * message marked `message_type: "observation"`, or, in older histories that mark nothing, the
+ * next user message) is its output. Demonstration messages (`is_demo`) are another run's: skipped
+ * silently. A user message while no call waits is a turn. As with trajectories, nothing says a
+ * step failed.
+ */
+class SweAgentHistoryDecoder implements Decoder {
+  private index = 0;
+  private waiting: { tool: string; args: Json; line: number } | undefined;
+
+  constructor(private readonly session: string) {}
+
+  record(value: unknown, line: number, sink: AdapterSink): void {
+    const i = this.index++;
+    if (!isObject(value)) return sink.skipped(line, `history[${i}]`, 'not an object');
+    if (value.is_demo === true) return;
+    const base = { v: 1 as const, session: this.session, agent: AGENT };
+    const role = value.role;
+    if (role === 'assistant') {
+      this.settle(sink);
+      const command = typeof value.action === 'string' ? value.action.trim() : '';
+      const first = Array.isArray(value.tool_calls) ? value.tool_calls[0] : undefined;
+      const fn = isObject(first) && isObject(first.function) ? first.function : undefined;
+      if (fn && typeof fn.name === 'string') this.waiting = { tool: fn.name, args: parseArgsText(fn.arguments), line };
+      else if (command !== '') this.waiting = { tool: command.split(/\s+/, 1)[0] as string, args: { command }, line };
+      // An assistant message without an action is the model thinking aloud (or its last words).
+      return;
+    }
+    if (role === 'tool' || role === 'user') {
+      const text = typeof value.content === 'string' ? value.content : jsonText(value.content ?? '');
+      const call = this.waiting;
+      if (call !== undefined && (role === 'tool' || value.message_type === 'observation' || value.message_type === undefined)) {
+        this.waiting = undefined;
+        sink.event({ ...base, type: 'tool', tool: call.tool, args: call.args, ok: true, output: text }, call.line);
+        return;
+      }
+      if (role === 'user' && value.message_type !== 'observation') sink.event({ ...base, type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) }, line);
+      return;
+    }
+    if (role === 'system') return;
+    sink.skipped(line, `history[${i}].role`, role === undefined ? 'missing' : `unknown role ${jsonText(role)}`);
+  }
+
+  /** A call whose observation never came: what it did is unknown. */
+  private settle(sink: AdapterSink): void {
+    const call = this.waiting;
+    if (call === undefined) return;
+    this.waiting = undefined;
+    sink.event({ v: 1, type: 'tool', session: this.session, agent: AGENT, tool: call.tool, args: call.args }, call.line);
+  }
+
+  finish(sink: AdapterSink): void {
+    this.settle(sink);
+  }
+}
+
+function hasTrajectory(doc: unknown): doc is Json & { trajectory: unknown[] } {
+  return isObject(doc) && Array.isArray(doc.trajectory);
+}
+
+/** A history of messages with at least one action: a run's history, without its trajectory. */
+function historyOnly(doc: unknown): doc is Json & { history: unknown[] } {
+  return isObject(doc) && !Array.isArray(doc.trajectory) && Array.isArray(doc.history) && doc.history.some((m) => isObject(m) && m.role === 'assistant' && (typeof m.action === 'string' || Array.isArray(m.tool_calls)));
+}
+
 export const sweAgentTranscript: DocumentAdapter = {
   agent: AGENT,
   layout: 'document',
-  sniff: (doc) => isObject(doc) && Array.isArray(doc.trajectory),
-  records: (doc) => ({ key: 'trajectory', items: isObject(doc) && Array.isArray(doc.trajectory) ? doc.trajectory : [] }),
-  decoder: (session, doc) => new SweAgentDecoder(session, doc),
+  sniff: (doc) => hasTrajectory(doc) || historyOnly(doc),
+  records: (doc) => (hasTrajectory(doc) ? { key: 'trajectory', items: doc.trajectory } : historyOnly(doc) ? { key: 'history', items: doc.history } : { key: 'trajectory', items: [] }),
+  decoder: (session, doc) => (hasTrajectory(doc) || !historyOnly(doc) ? new SweAgentDecoder(session, doc) : new SweAgentHistoryDecoder(session)),
 };
-

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { formatSkipped } from '../../core/events';
-import { REPLAY_FORMATS, replayFile, replayText, type ReplayFormat } from '../../watch/replay';
+import { formatDescription, REPLAY_FORMATS, replayFile, replayText, type ReplayFormat, type ReplayResult } from '../../watch/replay';
 import { StopAllFile } from '../../state/stopAllFile';
 import { PATHS } from '../../state/workspace';
 import { WorkspaceMonitor } from '../../watch/workspaceMonitor';
@@ -27,6 +27,8 @@ export async function scanCommand(ctx: CommandContext): Promise<number> {
     raised.push(f);
   }
   const io = ctx.io;
+  const unread = monitor.unreadLogs();
+  for (const u of unread) io.err(`warning: ${plain(u.file)}: nothing could be read: ${u.skipped} line(s) skipped, 0 events; it was read as ${u.readAs}\n`);
   const stopError = stop.parse.ok ? undefined : stop.parse.error;
   if (ctx.json) {
     io.out(
@@ -37,6 +39,7 @@ export async function scanCommand(ctx: CommandContext): Promise<number> {
         events: monitor.stats.events,
         skipped: monitor.skippedCount,
         skipped_lines: monitor.skipped,
+        unread: unread.map((u) => ({ file: u.file, skipped: u.skipped, read_as: u.readAs })),
         findings: raised.map((f) => findingDetailJson(f, activeEpisodes.has(f.episode))),
       }),
     );
@@ -132,11 +135,36 @@ export async function replayCommand(ctx: CommandContext, file: string | undefine
   const io = ctx.io;
   for (const s of result.skippedLines) io.err(`warning: skipped ${plain(formatSkipped(s))}\n`);
   if (result.skipped > result.skippedLines.length) io.err(`warning: ${result.skipped - result.skippedLines.length} more line(s) skipped\n`);
+  for (const k of result.skippedKinds) io.err(`warning: skipped ${k.count} record(s) with ${plain(`${k.field}: ${k.reason}`)}\n`);
+  const nothing = nothingRead(file, format, result);
+  if (nothing !== undefined) io.err(`loop-guardian replay: error: ${plain(nothing)}\n`);
   if (ctx.json) {
-    io.out(json({ events: result.events, skipped: result.skipped, findings: result.findings.map(findingJson) }));
+    io.out(
+      json({
+        format: result.format,
+        events: result.events,
+        skipped: result.skipped,
+        skipped_kinds: result.skippedKinds,
+        findings: result.findings.map(findingJson),
+        ...(nothing !== undefined ? { error: nothing } : {}),
+      }),
+    );
   } else {
     io.out(`${plain(file)}: ${result.events} event(s) (${result.format}), ${result.skipped} line(s) skipped, ${result.findings.length} finding(s)\n`);
     for (const f of result.findings) io.out(`${formatFinding(io, f)}\n`);
   }
+  if (nothing !== undefined) return EXIT.nothingRead;
   return result.findings.some((f) => f.action === 'halt') ? EXIT.loop : EXIT.ok;
+}
+
+/**
+ * A non-blank input from which not one event came is never a silent success: what was read, as
+ * what, what that format expects, and what to try.
+ */
+export function nothingRead(file: string, format: string, result: ReplayResult): string | undefined {
+  if (result.events > 0 || result.blank) return undefined;
+  const how = format === 'auto' ? `recognised as ${result.format}` : `read as --format ${result.format}`;
+  const skips = result.skipped > 0 ? `${result.skipped} record(s) skipped (${result.skippedKinds.slice(0, 3).map((k) => `${k.count} with ${k.field}: ${k.reason}`).join('; ')})` : 'no record skipped';
+  const others = REPLAY_FORMATS.filter((f) => f !== 'auto' && f !== result.format).join(', ');
+  return `${file}: nothing could be read: ${how}, expecting ${formatDescription(result.format)}; 0 events, ${skips}. If another program wrote it, name its format with --format (${others})`;
 }
