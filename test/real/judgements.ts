@@ -34,8 +34,17 @@ export const JUDGEMENTS: readonly Judgement[] = [
   {
     file: 'openhands/msb-ponyc-2-history.json',
     loops: [
-      { what: 'str_replace without old_str, "Parameter old_str is required" three times', halts: ['windowed-repeat@2635,2900,3036'] },
-      { what: 'the same unmatched str_replace three times', halts: ['windowed-repeat@3838,4246,4382'] },
+      { what: 'str_replace without old_str, "Parameter old_str is required" three times', halts: ['windowed-repeat@2635,2900,3036', 'failing-call@2635,2900'] },
+      { what: 'the same unmatched str_replace three times', halts: ['windowed-repeat@3838,4246,4382', 'failing-call@3838,4246,4382'] },
+    ],
+  },
+  // The evaluation file holding the three histories above, one instance per line (so every event is at its instance's line).
+  {
+    file: 'openhands/msb-ponyc-output.jsonl',
+    loops: [
+      { what: 'ponyc-4593 (line 2): str_replace without old_str three times', halts: ['failing-call@2,2', 'windowed-repeat@2,2,2'] },
+      { what: 'ponyc-4593 (line 2): the same unmatched str_replace three times', halts: ['failing-call@2,2,2', 'windowed-repeat@2,2,2'] },
+      { what: 'ponyc-4588 (line 3): make with the same "can\'t cd" three times', halts: ['repeated-error@3,3,3'] },
     ],
   },
   { file: 'openhands/msb-ponyc-3-history.json', loops: [{ what: 'make varied blindly, the same "can\'t cd to build/build_release" three times', halts: ['repeated-error@4240,4379,4518'] }] },
@@ -47,6 +56,14 @@ export const JUDGEMENTS: readonly Judgement[] = [
     'claude/sniffly-ai-music-d3ad4cdc.jsonl',
     'claude/sniffly-ai-music-fed8ce56.jsonl',
     'codex/acidicsoil-chatbot-ui-lmstudio.jsonl',
+    // Roo Code tasks, read in the Cline format (its XML tool tags in text are not read yet); no call repeats even at threshold 2.
+    'roo/jsb-91e837de-api_conversation_history.json',
+    'roo/jsb-ac8aa7b4-api_conversation_history.json',
+    'roo/jsb-ac8aa7b4-ui_messages.json',
+    'roo/jsb-bc93a6f7-api_conversation_history.json',
+    'roo/jsb-bc93a6f7-ui_messages.json',
+    'roo/jsb-e73ea764-api_conversation_history.json',
+    'roo/jsb-e73ea764-ui_messages.json',
     'copilot-cli/engram-07c40cd0-events.jsonl',
     'copilot-cli/engram-8baa78ec-events.jsonl',
     'copilot-cli/msvcc-2acc594f-590b-4c79-9fcc-c1b1ea774875.jsonl',
@@ -55,6 +72,8 @@ export const JUDGEMENTS: readonly Judgement[] = [
     'openhands/basic_gui_mode.json',
     'openhands/basic_interactions.json',
     'openhands/msb-ponyc-1-history.json',
+    // The same edit_file_by_replace failing "No exact match" twice (206, 219), then another approach.
+    'openhands/resolver-pr-viewer-darkmode-history.json',
     'openhands/session-63b43159-events.json',
     'openhands/wrong_initial_state.json',
     'swe-agent/commit0-portalocker-madeup-cmd.traj',
@@ -67,6 +86,7 @@ export const JUDGEMENTS: readonly Judgement[] = [
     'swe-agent/ctf-networking_1.traj',
     'swe-agent/ctf-rock.traj',
     'swe-agent/ctf-warmup.traj',
+    'swe-agent/function-calling-simple.traj',
     'swe-agent/humanevalfix-python-0.traj',
     'swe-agent/marshmallow-1867-fc-replace-from-source.traj',
     'swe-agent/marshmallow-1867-xml-window100.traj',
