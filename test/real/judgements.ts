@@ -18,6 +18,11 @@ export interface Judgement {
   /** Relative to REAL. */
   readonly file: string;
   readonly loops: readonly JudgedLoop[];
+  /**
+   * The warnings (`signal@evidence lines`) it raises, each read and judged right: the same error
+   * twice (seed 003's early warning), a repeat with progress between. None when absent.
+   */
+  readonly warns?: readonly string[];
 }
 
 const quiet = (file: string): Judgement => ({ file, loops: [] });
@@ -30,6 +35,8 @@ export const JUDGEMENTS: readonly Judgement[] = [
       { what: 'the same refusal three times, after which the agent gave the file up', halts: ['repeated-error@375,377,380'] },
       { what: '`npm run build` four times with a new description and the same failure', halts: ['failing-call@402,405', 'identical-calls@402,405,408', 'repeated-error@402,405,408'] },
     ],
+    // The Edit refused twice before the agent read the file (77, 80), and each loop's second failure.
+    warns: ['repeated-error@77,80', 'repeated-error@150,152', 'repeated-error@171,173', 'repeated-error@375,377', 'repeated-error@402,405'],
   },
   {
     file: 'openhands/msb-ponyc-2-history.json',
@@ -37,6 +44,7 @@ export const JUDGEMENTS: readonly Judgement[] = [
       { what: 'str_replace without old_str, "Parameter old_str is required" three times', halts: ['windowed-repeat@2635,2900,3036', 'failing-call@2635,2900'] },
       { what: 'the same unmatched str_replace three times', halts: ['windowed-repeat@3838,4246,4382', 'failing-call@3838,4246,4382'] },
     ],
+    warns: ['repeated-error@2900,3036', 'repeated-error@3437,3573', 'repeated-error@4246,4382'],
   },
   // The evaluation file holding the three histories above, one instance per line (so every event is at its instance's line).
   {
@@ -46,8 +54,18 @@ export const JUDGEMENTS: readonly Judgement[] = [
       { what: 'ponyc-4593 (line 2): the same unmatched str_replace three times', halts: ['failing-call@2,2,2', 'windowed-repeat@2,2,2'] },
       { what: 'ponyc-4588 (line 3): make with the same "can\'t cd" three times', halts: ['repeated-error@3,3,3'] },
     ],
+    // The warnings of the three histories, at their instances' lines.
+    warns: ['windowed-repeat@1,1,1', 'repeated-error@1,1', 'repeated-error@2,2', 'repeated-error@2,2', 'repeated-error@2,2', 'repeated-error@3,3', 'repeated-error@3,3'],
   },
-  { file: 'openhands/msb-ponyc-3-history.json', loops: [{ what: 'make varied blindly, the same "can\'t cd to build/build_release" three times', halts: ['repeated-error@4240,4379,4518'] }] },
+  {
+    file: 'openhands/msb-ponyc-3-history.json',
+    loops: [{ what: 'make varied blindly, the same "can\'t cd to build/build_release" three times', halts: ['repeated-error@4240,4379,4518'] }],
+    warns: ['repeated-error@4240,4379', 'repeated-error@5471,5610'],
+  },
+  // parser.c read whole three times with greps finding new lines between: wasteful, progressing.
+  { file: 'openhands/msb-ponyc-1-history.json', loops: [], warns: ['windowed-repeat@758,1023,1288', 'repeated-error@2351,2490'] },
+  // `agent-intercom-ctl steer` failing to connect twice, then given up.
+  { file: 'copilot-cli/engram-07c40cd0-events.jsonl', loops: [], warns: ['repeated-error@107,114'] },
   ...[
     'claude/ccviewer-1af7fc5e.jsonl',
     'claude/ccviewer-5c0375b4.jsonl',
@@ -64,14 +82,12 @@ export const JUDGEMENTS: readonly Judgement[] = [
     'roo/jsb-bc93a6f7-ui_messages.json',
     'roo/jsb-e73ea764-api_conversation_history.json',
     'roo/jsb-e73ea764-ui_messages.json',
-    'copilot-cli/engram-07c40cd0-events.jsonl',
     'copilot-cli/engram-8baa78ec-events.jsonl',
     'copilot-cli/msvcc-2acc594f-590b-4c79-9fcc-c1b1ea774875.jsonl',
     'copilot-cli/msvcc-c8963ad7-e7b1-414c-a9fc-930905e76708.jsonl',
     'copilot-cli/msvcc-cb2aca77-f42b-4dbd-a10a-41bd04eaa3ba.jsonl',
     'openhands/basic_gui_mode.json',
     'openhands/basic_interactions.json',
-    'openhands/msb-ponyc-1-history.json',
     // The same edit_file_by_replace failing "No exact match" twice (206, 219), then another approach.
     'openhands/resolver-pr-viewer-darkmode-history.json',
     'openhands/session-63b43159-events.json',

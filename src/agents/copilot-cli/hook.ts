@@ -27,7 +27,11 @@ const SHELL_EXIT = /<exited with exit code (-?\d+)>\s*$/;
 
 function parse(raw: unknown): HookCall | { problem: string } {
   if (!isObject(raw)) return { problem: 'stdin: not a JSON object' };
-  if (raw.tool_name !== undefined || raw.hook_event_name !== undefined) return parseToolHookInput(localEvents, raw);
+  if (raw.tool_name !== undefined || raw.hook_event_name !== undefined) {
+    // Event names in either case (`preToolUse` is the CLI's spelling of `PreToolUse`).
+    const named = typeof raw.hook_event_name === 'string' ? [localEvents.pre, ...localEvents.post].find((e) => e.toLowerCase() === (raw.hook_event_name as string).toLowerCase()) : undefined;
+    return parseToolHookInput(localEvents, named !== undefined ? { ...raw, hook_event_name: named } : raw);
+  }
   const event = raw.error !== undefined ? 'postToolUseFailure' : raw.toolResult !== undefined ? 'postToolUse' : 'preToolUse';
   const tool = text(raw.toolName);
   if (tool === undefined) return { problem: `stdin: ${event} without toolName` };
