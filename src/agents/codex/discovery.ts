@@ -1,6 +1,6 @@
 import * as path from 'node:path';
-import { parseJson } from '../../core/json';
 import type { DiscoveryScope, FoundTranscript, TranscriptDiscovery, TranscriptLocator } from '../agent';
+import { FirstRecordFolders } from '../firstRecord';
 
 const UUID = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
 
@@ -11,7 +11,10 @@ const UUID = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.js
  * workspace's when that cwd is the workspace or inside it; each rollout's first line is read once.
  */
 class CodexLocator implements TranscriptLocator {
-  private readonly cwdOf = new Map<string, string | null>();
+  private readonly cwdOf = new FirstRecordFolders((first) => {
+    const meta = first as { type?: unknown; payload?: { cwd?: unknown } } | null;
+    return meta?.type === 'session_meta' && typeof meta.payload?.cwd === 'string' ? meta.payload.cwd : null;
+  });
 
   async find(scope: DiscoveryScope): Promise<FoundTranscript[]> {
     const { home, fs } = scope;
@@ -29,7 +32,7 @@ class CodexLocator implements TranscriptLocator {
             if (!f.isFile() || !f.name.startsWith('rollout-') || !f.name.endsWith('.jsonl')) continue;
             const file = path.join(dir, f.name);
             if (!(await fs.isNew(file))) continue;
-            const cwd = await this.rolloutCwd(file, scope);
+            const cwd = await this.cwdOf.of(file, fs);
             const session = UUID.exec(f.name)?.[1];
             if (cwd !== null && scope.contains(path.resolve(cwd))) out.push({ file, ...(session !== undefined ? { session } : {}) });
           }
@@ -37,23 +40,6 @@ class CodexLocator implements TranscriptLocator {
       }
     }
     return out;
-  }
-
-  /** The cwd in a rollout's session_meta (its first line); null when it has none. */
-  private async rolloutCwd(file: string, { fs }: DiscoveryScope): Promise<string | null> {
-    const known = this.cwdOf.get(file);
-    if (known !== undefined) return known;
-    const first = await fs.firstLine(file);
-    // No whole first line yet (a rollout being started): asked again next time.
-    if (first === undefined) return null;
-    let cwd: string | null = null;
-    // Not JSON, or nested too deep: not a rollout we can read, so not ours.
-    const parsed = parseJson(first);
-    const meta = parsed.ok ? (parsed.value as { type?: unknown; payload?: { cwd?: unknown } } | null) : null;
-    if (meta?.type === 'session_meta' && typeof meta.payload?.cwd === 'string') cwd = meta.payload.cwd;
-    this.cwdOf.set(file, cwd);
-    if (this.cwdOf.size > 20_000) this.cwdOf.clear();
-    return cwd;
   }
 }
 

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { DiscoveryScope, FoundTranscript, TranscriptDiscovery, TranscriptLocator } from '../agent';
+import { FirstRecordFolders } from '../firstRecord';
 
 /*
  * Copilot CLI keeps each session in `<home>/session-state/<sessionId>/events.jsonl` (older builds:
@@ -9,7 +10,11 @@ import type { DiscoveryScope, FoundTranscript, TranscriptDiscovery, TranscriptLo
  * the workspace is not this workspace's (builds before `context` existed are not matched).
  */
 class CopilotCliLocator implements TranscriptLocator {
-  private readonly cwdOf = new Map<string, string | null>();
+  private readonly cwdOf = new FirstRecordFolders((first) => {
+    const start = first as { type?: unknown; data?: { context?: { cwd?: unknown; gitRoot?: unknown } } } | null;
+    const context = start?.type === 'session.start' ? start.data?.context : undefined;
+    return typeof context?.cwd === 'string' ? context.cwd : typeof context?.gitRoot === 'string' ? context.gitRoot : null;
+  });
 
   async find(scope: DiscoveryScope): Promise<FoundTranscript[]> {
     const { home, fs } = scope;
@@ -18,29 +23,10 @@ class CopilotCliLocator implements TranscriptLocator {
     for (const d of await fs.list(states)) {
       const file = d.isDirectory() ? path.join(states, d.name, 'events.jsonl') : d.isFile() && d.name.endsWith('.jsonl') ? path.join(states, d.name) : undefined;
       if (file === undefined || !(await fs.isNew(file))) continue;
-      const cwd = await this.sessionCwd(file, scope);
+      const cwd = await this.cwdOf.of(file, fs);
       if (cwd !== null && scope.contains(path.resolve(cwd))) out.push({ file, session: d.isDirectory() ? d.name : d.name.slice(0, -'.jsonl'.length) });
     }
     return out;
-  }
-
-  private async sessionCwd(file: string, { fs }: DiscoveryScope): Promise<string | null> {
-    const known = this.cwdOf.get(file);
-    if (known !== undefined) return known;
-    const first = await fs.firstLine(file);
-    // A session being started (no whole first line yet): asked again next time.
-    if (first === undefined) return null;
-    let cwd: string | null = null;
-    try {
-      const start = JSON.parse(first) as { type?: unknown; data?: { context?: { cwd?: unknown; gitRoot?: unknown } } };
-      const context = start.type === 'session.start' ? start.data?.context : undefined;
-      cwd = typeof context?.cwd === 'string' ? context.cwd : typeof context?.gitRoot === 'string' ? context.gitRoot : null;
-    } catch {
-      // Not a session log we can read: not ours.
-    }
-    this.cwdOf.set(file, cwd);
-    if (this.cwdOf.size > 20_000) this.cwdOf.clear();
-    return cwd;
   }
 }
 
