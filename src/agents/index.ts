@@ -2,6 +2,7 @@ import type { Agent } from './agent';
 import { claude } from './claude';
 import { cline } from './cline';
 import { codex } from './codex';
+import { copilot } from './copilot';
 import { copilotCli } from './copilot-cli';
 import { gemini } from './gemini';
 import { openHands } from './openhands';
@@ -16,14 +17,14 @@ export type { Agent, DiscoveryFs, DiscoveryScope, FoundTranscript, TranscriptDis
  * `init`, discovery, the configuration and the extension's commands take theirs from. Adding an
  * agent is adding its folder and a line here.
  */
-export const AGENTS: readonly Agent[] = [claude, codex, gemini, copilotCli, sweAgent, openHands, cline];
+export const AGENTS: readonly Agent[] = [claude, codex, gemini, copilot, copilotCli, sweAgent, openHands, cline];
 
 /**
  * The order in which `--format auto` asks the agents whether a file is theirs: the formats with
  * the most specific first records first (a Codex rollout line or a Gemini chat's metadata would
  * also pass the looser Claude Code test).
  */
-const DETECTION_ORDER: readonly Agent[] = [codex, gemini, copilotCli, claude, sweAgent, openHands, cline];
+const DETECTION_ORDER: readonly Agent[] = [codex, gemini, copilotCli, claude, sweAgent, openHands, cline, copilot];
 
 export type AgentWithHook = Agent & { readonly hook: HookProtocol };
 export type AgentWithTranscript<A = JsonlAdapter | DocumentAdapter> = Agent & { readonly transcript: A };

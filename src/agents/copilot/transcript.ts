@@ -1,0 +1,137 @@
+import type { GuardianEvent } from '../../core/events';
+import { isObject, isoTime, parseArgsText, RecentSet, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
+
+const AGENT = 'copilot-vscode';
+
+/*
+ * GitHub Copilot in VS Code, its chat sessions as documents: what *Chat: Export Chat…* writes and
+ * what VS Code persisted before 1.109 (`workspaceStorage/<id>/chatSessions/<sessionId>.json`),
+ * one `{requests: [...]}` object (ISerializableChatData; microsoft/vscode
+ * `src/vs/workbench/contrib/chat/common/model/chatModel.ts`, `chatSessionStore.ts`). Checked on
+ * the real exports in ../shared/fixtures/real/copilot-vscode (SOURCES.md).
+ * - `requests[i].message.text`: what the person asked → `user`.
+ * - The calls, with their arguments, are Copilot Chat's `result.metadata.toolCallRounds[]`
+ *   `{toolCalls: [{name, arguments: <JSON string>, id}]}`, and their results
+ *   `result.metadata.toolCallResults[id]`: a prompt-tsx tree whose text nodes (`{type: 2, text}`)
+ *   are what the model read (microsoft/vscode-copilot-chat `src/extension/prompt/common/intents.ts`).
+ *   Names are the model-facing ones (`read_file`, `run_in_terminal`).
+ * - The response parts (`toolInvocationSerialized`) carry no arguments and, in these exports, no
+ *   id shared with the rounds: they are not read. So a failure is not known from these documents
+ *   (a call with a result is taken as done, one without has no outcome); the live persisted
+ *   operation log (`chatSessions/*.jsonl`) is not read yet.
+ */
+
+/** The text a prompt-tsx result tree renders: its text nodes, in order. */
+export function renderedText(tree: unknown): string {
+  const parts: string[] = [];
+  const stack: unknown[] = [tree];
+  let budget = 100_000;
+  while (stack.length > 0 && budget-- > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push(node[i]);
+    } else if (isObject(node)) {
+      if (node.type === 2 && typeof node.text === 'string') parts.push(node.text);
+      // Children after the node's own text; keys in their order.
+      const values = Object.values(node);
+      for (let i = values.length - 1; i >= 0; i--) if (typeof values[i] === 'object') stack.push(values[i]);
+    } else if (typeof node === 'string' && parts.length === 0 && stack.length === 0) {
+      parts.push(node);
+    }
+  }
+  return parts.join('');
+}
+
+class CopilotChatDecoder implements Decoder {
+  private readonly seen = new RecentSet();
+
+  constructor(private readonly session: string) {}
+
+  record(value: unknown, line: number, sink: AdapterSink): void {
+    if (!isObject(value)) return sink.skipped(line, '(request)', 'not an object');
+    const ts = isoTime(value.timestamp);
+    const base = { v: 1 as const, session: this.session, agent: AGENT, ...(ts !== undefined ? { ts } : {}) };
+    const message = isObject(value.message) && typeof value.message.text === 'string' ? value.message.text : undefined;
+    if (message !== undefined) sink.event({ ...base, type: 'user', ...(message !== '' ? { text: message.slice(0, 500) } : {}) }, line);
+    const meta = isObject(value.result) && isObject(value.result.metadata) ? value.result.metadata : undefined;
+    if (meta === undefined) return;
+    const results = isObject(meta.toolCallResults) ? meta.toolCallResults : {};
+    for (const round of Array.isArray(meta.toolCallRounds) ? meta.toolCallRounds : []) {
+      const roundTs = isObject(round) ? isoTime(round.timestamp) : undefined;
+      for (const call of isObject(round) && Array.isArray(round.toolCalls) ? round.toolCalls : []) {
+        const name = isObject(call) ? str(call.name) : undefined;
+        const id = isObject(call) ? str(call.id) : undefined;
+        if (!isObject(call) || name === undefined) {
+          sink.skipped(line, 'result.metadata.toolCallRounds[].toolCalls[]', 'a call without a name');
+          continue;
+        }
+        if (id !== undefined && !this.seen.add(id)) continue;
+        const result = id !== undefined ? results[id] : undefined;
+        const event: GuardianEvent = {
+          ...base,
+          ...(roundTs !== undefined ? { ts: roundTs } : {}),
+          type: 'tool',
+          tool: name,
+          args: parseArgsText(call.arguments),
+          ...(id !== undefined ? { id } : {}),
+          ...(result !== undefined ? { ok: true, output: renderedText(result) } : {}),
+        };
+        sink.event(event, line);
+      }
+    }
+  }
+
+  finish(): void {}
+}
+
+/** A chat export or a persisted (pre-1.109) session: `requests` whose items have a `requestId` or a `message`. */
+export const copilotChatTranscript: DocumentAdapter = {
+  agent: AGENT,
+  layout: 'document',
+  sniff: (doc) =>
+    isObject(doc) &&
+    Array.isArray(doc.requests) &&
+    (typeof doc.responderUsername === 'string' || typeof doc.sessionId === 'string' || typeof doc.initialLocation === 'string') &&
+    doc.requests.every((r) => isObject(r) && (typeof r.requestId === 'string' || isObject(r.message))),
+  records: (doc) => ({ key: 'requests', items: isObject(doc) && Array.isArray(doc.requests) ? doc.requests : [] }),
+  decoder: (fallbackSession, doc) => new CopilotChatDecoder((isObject(doc) && str(doc.sessionId)) || fallbackSession),
+};
+
+/*
+ * The chat debug view's *Export prompt log* (`*.chatreplay.json`, seen in
+ * digitarald/vscode-chat-logs `samples/remove-tests.chatreplay.json`): `{exportedAt, prompts:
+ * [{prompt, logs: [...]}]}` where a log `{kind: "toolCall", id, tool, args: <JSON string>, time,
+ * response: [text…]}` is one call and its result. Other log kinds (`request`, `element`) are the
+ * model's requests and the prompt's parts: not calls.
+ */
+class PromptLogDecoder implements Decoder {
+  constructor(private readonly session: string) {}
+
+  record(value: unknown, line: number, sink: AdapterSink): void {
+    if (!isObject(value)) return sink.skipped(line, '(prompt)', 'not an object');
+    const base = { v: 1 as const, session: this.session, agent: AGENT };
+    if (typeof value.prompt === 'string') sink.event({ ...base, type: 'user', ...(value.prompt !== '' ? { text: value.prompt.slice(0, 500) } : {}) }, line);
+    for (const log of Array.isArray(value.logs) ? (value.logs as unknown[]) : []) {
+      if (!isObject(log) || log.kind !== 'toolCall') continue;
+      const tool = str(log.tool);
+      if (tool === undefined) {
+        sink.skipped(line, 'logs[].tool', 'a tool call without a tool');
+        continue;
+      }
+      const ts = isoTime(log.time);
+      const output = Array.isArray(log.response) ? log.response.filter((r): r is string => typeof r === 'string').join('\n') : undefined;
+      const id = str(log.id);
+      sink.event({ ...base, ...(ts !== undefined ? { ts } : {}), type: 'tool', tool, args: parseArgsText(log.args) as Json, ...(id !== undefined ? { id } : {}), ...(output !== undefined ? { ok: true, output } : {}) }, line);
+    }
+  }
+
+  finish(): void {}
+}
+
+export const copilotPromptLog: DocumentAdapter = {
+  agent: AGENT,
+  layout: 'document',
+  sniff: (doc) => isObject(doc) && Array.isArray(doc.prompts) && typeof doc.exportedAt === 'string',
+  records: (doc) => ({ key: 'prompts', items: isObject(doc) && Array.isArray(doc.prompts) ? doc.prompts : [] }),
+  decoder: (fallbackSession) => new PromptLogDecoder(fallbackSession),
+};
