@@ -61,8 +61,11 @@ export interface HookProtocol {
   readonly projectDirEnv: readonly string[];
   /** The call the stdin JSON describes; a message naming the field when it is not one. */
   parse(raw: unknown): HookCall | { problem: string };
-  /** Refuses the call through the agent's JSON answer. */
-  deny(reason: string): HookReply;
+  /**
+   * Refuses the call through the agent's JSON answer; `call`, when stdin could be read, lets an
+   * agent that is called in more than one dialect answer in the caller's.
+   */
+  deny(reason: string, call?: HookCall): HookReply;
   /** Lets the call run without a say, so the agent's own permission rules still apply. */
   allow(note?: string): HookReply;
   readonly registration: HookRegistration;
@@ -109,8 +112,8 @@ export function silentAllowReply(note?: string): HookReply {
 }
 
 /** Refuses the call: in the agent's JSON answer, or (`exit2`, which every agent here takes) exit code 2 with the reason on stderr. */
-export function denyReply(protocol: HookProtocol, reason: string, style: DenyStyle = 'json'): HookReply {
-  return style === 'exit2' ? { stdout: '', stderr: `${reason}\n`, exitCode: 2 } : protocol.deny(reason);
+export function denyReply(protocol: HookProtocol, reason: string, style: DenyStyle = 'json', call?: HookCall): HookReply {
+  return style === 'exit2' ? { stdout: '', stderr: `${reason}\n`, exitCode: 2 } : protocol.deny(reason, call);
 }
 
 /** A Bash failure Claude Code reports as a normal result starts `Exit code N`. */

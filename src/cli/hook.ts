@@ -137,9 +137,10 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     notes.push(message);
     return allow();
   };
+  let parsed: HookCall | undefined;
   const refuse = (verdict: { reason: string }, what: string): HookReply => {
     log('WARN', `hook ${agent.id}: refused ${what}: ${verdict.reason}`);
-    return denyReply(agent.hook, verdict.reason, style);
+    return denyReply(agent.hook, verdict.reason, style, parsed);
   };
 
   // STOP_ALL of the project named without stdin (option, environment) is read at once, beside stdin:
@@ -166,6 +167,7 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
       call = { problem: `stdin is not a hook call (${(err as Error).message})` };
     }
     const known = 'problem' in call ? undefined : call;
+    parsed = known;
     const root = findProject(agent, options.workspace, io.env, known?.cwd, io.cwd);
     // 1. STOP first.
     const stop = root === undefined ? undefined : root === early && earlyStop ? await earlyStop : await readStopAllAt(path.join(root, PATHS.stopAll));

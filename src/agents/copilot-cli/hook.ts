@@ -1,5 +1,5 @@
 import { isObject, nonEmptyString as text } from '../../core/guards';
-import { parseToolHookInput, silentAllowReply, type HookCall, type HookProtocol, type HookReply } from '../hook';
+import { parseToolHookInput, permissionDenyReply, silentAllowReply, type HookCall, type HookProtocol, type HookReply } from '../hook';
 
 /*
  * GitHub Copilot CLI's hooks (docs.github.com "GitHub Copilot hooks reference",
@@ -19,8 +19,8 @@ const events = { pre: 'preToolUse', post: ['postToolUse', 'postToolUseFailure'] 
  * VS Code's Local Copilot harness also runs the hooks of `.github/hooks/*.json` files that carry a
  * numeric `version`, but sends them its own, Claude-style payload (`hook_event_name`, `tool_name`,
  * `tool_input`, `tool_use_id`; microsoft/vscode `hookSchema.ts`, vscode-copilot-chat
- * `chatHookService.ts`): that dialect is read too, so that such a call is recorded and STOP is
- * decided. Whether VS Code honours the CLI's top-level refusal is not known.
+ * `chatHookService.ts`): that dialect is read too, and refused the way that harness reads,
+ * `hookSpecificOutput.permissionDecision` (`hookResultProcessor.ts`).
  */
 const localEvents = { pre: 'PreToolUse', post: ['PostToolUse', 'PostToolUseFailure'] };
 const SHELL_EXIT = /<exited with exit code (-?\d+)>\s*$/;
@@ -66,7 +66,8 @@ export const copilotCliHook: HookProtocol = {
   events,
   projectDirEnv: [],
   parse,
-  deny: (reason): HookReply => ({ stdout: `${JSON.stringify({ permissionDecision: 'deny', permissionDecisionReason: reason })}\n`, stderr: '', exitCode: 0 }),
+  // VS Code's Local harness (the Claude-style dialect, `PreToolUse`) reads Claude Code's answer.
+  deny: (reason, call): HookReply => (call?.event === localEvents.pre ? permissionDenyReply(localEvents.pre, reason) : { stdout: `${JSON.stringify({ permissionDecision: 'deny', permissionDecisionReason: reason })}\n`, stderr: '', exitCode: 0 }),
   allow: silentAllowReply,
   // The guardian's own file among the repository's hook files; timeoutSec in seconds.
   registration: { settingsFile: '.github/hooks/loop-guardian.json', events: ['preToolUse', 'postToolUse', 'postToolUseFailure'], timeout: 10, layout: 'flat', failClosed: true },
