@@ -75,6 +75,11 @@ export interface TranscriptDiscovery {
   readonly homeEnv?: string;
   /** Its data folder otherwise (`~` is the user's home). */
   readonly defaultHome: string;
+  /**
+   * Its data is in the editor's storage (an extension's transcripts): when the guardian runs inside
+   * the editor, the window's own storage folder (`workspaceStorage/<id>`) is the home.
+   */
+  readonly inEditorStorage?: boolean;
   /** A locator for one workspace. */
   locator(): TranscriptLocator;
 }

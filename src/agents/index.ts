@@ -24,7 +24,7 @@ export const AGENTS: readonly Agent[] = [claude, codex, gemini, copilot, copilot
  * the most specific first records first (a Codex rollout line or a Gemini chat's metadata would
  * also pass the looser Claude Code test).
  */
-const DETECTION_ORDER: readonly Agent[] = [codex, gemini, copilotCli, claude, sweAgent, openHands, cline, copilot];
+const DETECTION_ORDER: readonly Agent[] = [codex, gemini, copilot, copilotCli, claude, sweAgent, openHands, cline];
 
 export type AgentWithHook = Agent & { readonly hook: HookProtocol };
 export type AgentWithTranscript<A = JsonlAdapter | DocumentAdapter> = Agent & { readonly transcript: A };

@@ -17,6 +17,8 @@ export interface LoopGuardianApi {
   readonly blockedTasksTree: BlockedTasksTree;
   notifications(): readonly Shown[];
   idle(): Promise<void>;
+  /** The window's storage folder the guardian reads other extensions' transcripts from, if any. */
+  editorStorage(): string | undefined;
 }
 
 export function createApi(activationMs: number, service: GuardianService, status: LoopStatusBar, findingsTree: FindingsTree, blockedTasksTree: BlockedTasksTree, notifier: FindingNotifier): LoopGuardianApi {
@@ -46,5 +48,6 @@ export function createApi(activationMs: number, service: GuardianService, status
     blockedTasksTree,
     notifications: () => notifier.shown,
     idle: () => service.idle(),
+    editorStorage: () => service.editorStorage,
   };
 }

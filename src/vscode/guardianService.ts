@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Finding } from '../core/finding';
 import { DisposableStore } from './disposables';
@@ -16,7 +17,16 @@ export class GuardianService implements vscode.Disposable {
   readonly onDidRaise = this.raised.event;
   private readonly folderListener: vscode.Disposable;
 
-  constructor(private readonly settings: UiSettingsValue, private readonly log: vscode.LogOutputChannel) {
+  /**
+   * `storageUri`: this extension's storage for the window (`…/workspaceStorage/<id>/<extension>`):
+   * its parent is the window's storage folder, where the other extensions of this window (Copilot
+   * Chat) keep their transcripts. Remote hosts (code-server, SSH) write no `workspace.json` there,
+   * so the folder is known this way, not by searching.
+   */
+  readonly editorStorage: string | undefined;
+
+  constructor(private readonly settings: UiSettingsValue, private readonly log: vscode.LogOutputChannel, storageUri?: vscode.Uri) {
+    this.editorStorage = storageUri?.scheme === 'file' ? path.dirname(storageUri.fsPath) : undefined;
     this.folderListener = vscode.workspace.onDidChangeWorkspaceFolders((e) => {
       for (const f of e.removed) this.remove(f);
       for (const f of e.added) this.add(f);
@@ -57,7 +67,8 @@ export class GuardianService implements vscode.Disposable {
 
   private add(folder: vscode.WorkspaceFolder): void {
     if (folder.uri.scheme !== 'file' || this.guardians.has(folder.uri.toString())) return;
-    const guardian = new FolderGuardian(folder, () => this.settings.value.debounceMs, this.log);
+    // The window's transcripts belong to the window, not to one folder: the first folder shows them, once.
+    const guardian = new FolderGuardian(folder, () => this.settings.value.debounceMs, this.log, folder.index === 0 ? this.editorStorage : undefined);
     const subscriptions = new DisposableStore();
     subscriptions.add(guardian.onDidChange(() => this.changed.fire()));
     subscriptions.add(guardian.onDidRaise((findings) => this.raised.fire({ guardian, findings })));

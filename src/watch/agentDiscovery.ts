@@ -54,10 +54,12 @@ interface Watched {
 export class AgentDiscovery {
   private readonly watched: readonly Watched[];
 
+  /** `editorStorage`: the editor window's storage folder (`workspaceStorage/<id>`), when the guardian runs in the editor. */
   constructor(
     private readonly root: string,
     private readonly config: GuardianConfig,
     private readonly env: NodeJS.ProcessEnv = process.env,
+    private readonly editorStorage?: string,
   ) {
     this.watched = AGENTS.flatMap((agent) => {
       const adapter = agent.transcript;
@@ -91,7 +93,8 @@ export class AgentDiscovery {
     const out: Transcript[] = [];
     for (const { agent, adapter, locator } of this.watched) {
       const d = agent.discovery;
-      const configured = this.config.agents[agent.id]?.home ?? (d.homeEnv !== undefined ? this.env[d.homeEnv] : undefined) ?? d.defaultHome;
+      const configured =
+        this.config.agents[agent.id]?.home ?? (d.inEditorStorage === true ? this.editorStorage : undefined) ?? (d.homeEnv !== undefined ? this.env[d.homeEnv] : undefined) ?? d.defaultHome;
       const home = expandHome(configured, userHome);
       const found = await locator.find({ root: this.root, home, since, fs: io, contains: (p) => isWithin(this.root, p) });
       for (const t of found) out.push({ agent, adapter, ...t });

@@ -69,9 +69,10 @@ export class WorkspaceMonitor {
   /** Files (and globs) reported as not read, with the reason: each reported once, until it changes. */
   private readonly fileProblems = new Map<string, string>();
 
-  constructor(readonly ws: Workspace, readonly config: GuardianConfig, env: NodeJS.ProcessEnv = process.env) {
+  /** `editorStorage`: the editor window's storage folder (`workspaceStorage/<id>`), when it runs inside the editor. */
+  constructor(readonly ws: Workspace, readonly config: GuardianConfig, env: NodeJS.ProcessEnv = process.env, editorStorage?: string) {
     this.engine = new Engine(config);
-    this.discovery = new AgentDiscovery(ws.root, config, env);
+    this.discovery = new AgentDiscovery(ws.root, config, env, editorStorage);
     const matchers = config.sources.events.map((g) => picomatch(g, { dot: true }));
     this.isEventLog = (rel) => matchers.some((m) => m(rel));
   }

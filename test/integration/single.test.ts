@@ -187,4 +187,29 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     const children = await walk(api.findingsTree, looping.node);
     assert.ok(children.some((n) => n.node.kind === 'evidence' && label(n.item).startsWith(transcript)));
   });
+
+  it("shows a Copilot Chat session from the window's own storage, and its loop as it happens, once copilot is opted in", async () => {
+    const storage = api.editorStorage();
+    assert.ok(storage, 'the extension knows its window storage folder');
+    const dir = path.join(storage, 'GitHub.copilot-chat', 'transcripts');
+    await fs.mkdir(dir, { recursive: true });
+    const transcript = path.join(dir, 'vs-session-1.jsonl');
+    const now = () => new Date().toISOString();
+    const start = { type: 'session.start', data: { sessionId: 'vs-session-1', version: 1, producer: 'copilot-agent', copilotVersion: '0.33.0', vscodeVersion: '1.106.0', startTime: now() }, id: 's0', timestamp: now(), parentId: null };
+    const step = (i: number) =>
+      [
+        { type: 'tool.execution_start', data: { toolCallId: `call_${i}`, toolName: 'run_in_terminal', arguments: { command: 'npm test', explanation: `Run the tests (${i})` } }, id: `a${i}`, timestamp: now(), parentId: null },
+        { type: 'tool.execution_complete', data: { toolCallId: `call_${i}`, success: false }, id: `b${i}`, timestamp: now(), parentId: null },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n') + '\n';
+    await fs.writeFile(transcript, `${JSON.stringify(start)}\n${step(1)}`);
+    const config = path.join(root, '.github', 'guardian', 'config.json');
+    const current = JSON.parse(await fs.readFile(config, 'utf8'));
+    current.agents = { ...current.agents, copilot: { enabled: true } };
+    await fs.writeFile(config, JSON.stringify(current, null, 2));
+    await waitFor('the Copilot session in the sidebar', async () => (await walk(api.findingsTree)).find((n) => n.node.kind === 'agent' && label(n.item).startsWith('GitHub Copilot (VS Code)')));
+    await fs.appendFile(transcript, step(2) + step(3));
+    await waitFor('its loop in the status bar', async () => /halt/.test(api.statusBar().text) && api.folders()[0]?.findings.some((f) => f.agent === 'copilot-vscode' && f.action === 'halt'));
+  });
 });

@@ -1,10 +1,13 @@
 import type { Agent } from '../agent';
-import { copilotChatTranscript, copilotPromptLog } from './transcript';
+import { copilotDiscovery } from './discovery';
+import { copilotChatTranscript, copilotHookTranscript, copilotPromptLog } from './transcript';
 
 export const copilot: Agent = {
   id: 'copilot',
   label: 'GitHub Copilot (VS Code)',
-  eventAgent: copilotChatTranscript.agent,
-  transcript: copilotChatTranscript,
-  otherTranscripts: [copilotPromptLog],
+  eventAgent: copilotHookTranscript.agent,
+  // Its hook transcripts, appended as it works: what discovery reads live.
+  transcript: copilotHookTranscript,
+  otherTranscripts: [copilotChatTranscript, copilotPromptLog],
+  discovery: copilotDiscovery,
 };

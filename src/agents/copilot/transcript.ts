@@ -1,4 +1,5 @@
 import type { GuardianEvent } from '../../core/events';
+import { copilotEventLog, isCopilotSessionStart } from '../copilotEvents';
 import { isObject, isoTime, parseArgsText, RecentSet, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
 
 const AGENT = 'copilot-vscode';
@@ -135,3 +136,11 @@ export const copilotPromptLog: DocumentAdapter = {
   records: (doc) => ({ key: 'prompts', items: isObject(doc) && Array.isArray(doc.prompts) ? doc.prompts : [] }),
   decoder: (fallbackSession) => new PromptLogDecoder(fallbackSession),
 };
+
+/**
+ * Copilot Chat's hook transcripts (`<workspaceStorage>/<id>/GitHub.copilot-chat/transcripts/*.jsonl`):
+ * a Copilot event log whose `session.start` names the `vscodeVersion`. Written only while hooks are
+ * on, appended before each hook runs (microsoft/vscode-copilot-chat `sessionTranscriptService.ts`,
+ * `toolCallingLoop.ts`); calls carry `success` only, so a failure is known but not its message.
+ */
+export const copilotHookTranscript = copilotEventLog(AGENT, (first) => isCopilotSessionStart(first) && isObject(first.data) && 'vscodeVersion' in first.data);

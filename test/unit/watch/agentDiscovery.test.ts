@@ -104,6 +104,28 @@ describe('discovery of agents working in the workspace', () => {
     assert.ok(update.raised.some((f) => f.action === 'halt' && f.session === 'cp-here' && f.agent === 'copilot-cli'));
   });
 
+  it("reads Copilot Chat's hook transcripts from VS Code's storage folder of this workspace (workspace.json names it), live", async () => {
+    const ws = await tmpdir('lg-ws-');
+    const storage = await tmpdir('lg-wsstorage-');
+    const start = { type: 'session.start', data: { sessionId: 'vs-9', version: 1, producer: 'copilot-agent', copilotVersion: '0.33.0', vscodeVersion: '1.106.0', startTime: today }, id: 's', timestamp: today };
+    const call = (i: number) => [
+      { type: 'tool.execution_start', data: { toolCallId: `c${i}`, toolName: 'run_in_terminal', arguments: { command: 'npm test', explanation: `try ${i}` } }, id: `a${i}`, timestamp: today },
+      { type: 'tool.execution_complete', data: { toolCallId: `c${i}`, success: false }, id: `b${i}`, timestamp: today },
+    ];
+    const lines = (records: unknown[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+    await write(storage, 'ab12/workspace.json', JSON.stringify({ folder: `file://${ws}` }));
+    const transcript = await write(storage, 'ab12/GitHub.copilot-chat/transcripts/vs-9.jsonl', lines([start, ...call(1)]));
+    await write(storage, 'cd34/workspace.json', JSON.stringify({ folder: 'file:///elsewhere' }));
+    await write(storage, 'cd34/GitHub.copilot-chat/transcripts/other.jsonl', lines([start, ...call(1), ...call(2), ...call(3)]));
+    const monitor = new WorkspaceMonitor(new Workspace(ws), config({ agents: { copilot: { enabled: true, home: storage } } }), { HOME: '/nonexistent' });
+    const first = await monitor.poll();
+    assert.deepEqual(monitor.agentSources().map((s) => [s.label, s.sessions.join()]), [['GitHub Copilot (VS Code)', 'vs-9']]);
+    assert.ok(!first.raised.some((f) => f.action === 'halt'));
+    await fs.appendFile(transcript, lines([...call(2), ...call(3)]));
+    const next = await monitor.poll();
+    assert.ok(next.raised.some((f) => f.action === 'halt' && f.agent === 'copilot-vscode' && f.session === 'vs-9'), 'the same failing command, its explanation aside, three times');
+  });
+
   it('takes the folders from the configuration or the agents\' environment variables', async () => {
     const ws = await tmpdir('lg-ws-');
     const claudeHome = await tmpdir('lg-claude-');
