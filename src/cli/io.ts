@@ -1,4 +1,5 @@
 import type { Finding } from '../core/finding';
+import type { Incident } from '../core/incidents';
 
 /** Exit codes, documented in the README. */
 export const EXIT = {
@@ -91,4 +92,27 @@ export function formatFinding(io: Io, f: Finding): string {
     `         at ${plain(f.at.file)}:${f.at.line}; evidence ${plain(f.evidence.map((r) => `${r.file === f.at.file ? '' : `${r.file}:`}${r.line}`).join(', '))}`,
     `         → ${plain(f.recommendation)}`,
   ].join('\n');
+}
+
+/** An incident as the terminal shows it: its lead finding, then the other signals that saw the same loop. */
+export function formatIncident(io: Io, incident: Incident): string {
+  const others = incident.findings.filter((f) => f !== incident.lead);
+  const also = others.length > 0 ? `\n         ${paint(io, 'dim', `the same loop also tripped: ${others.map((f) => `${f.signal} (${f.action}, ${f.count}/${f.threshold})`).join(', ')}`)}` : '';
+  return `${formatFinding(io, incident.lead)}${also}`;
+}
+
+/** An incident as `--json` carries it: its findings by their index in the output's `findings`. */
+export function incidentJson(incident: Incident, indexOf: (f: Finding) => number) {
+  return {
+    id: incident.id,
+    action: incident.action,
+    session: incident.session,
+    task: incident.task ?? null,
+    agent: incident.agent ?? null,
+    signals: incident.findings.map((f) => f.signal),
+    findings: incident.findings.map(indexOf),
+    lead: indexOf(incident.lead),
+    evidence: incident.evidence.map((r) => ({ file: r.file, line: r.line, event: r.event })),
+    recommendation: incident.lead.recommendation,
+  };
 }

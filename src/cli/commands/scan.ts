@@ -3,12 +3,13 @@ import { promisify } from 'node:util';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { formatSkipped } from '../../core/events';
+import { groupIncidents } from '../../core/incidents';
 import { formatDescription, REPLAY_FORMATS, replayFile, replayText, type ReplayFormat, type ReplayResult } from '../../watch/replay';
 import { StopAllFile } from '../../state/stopAllFile';
 import { PATHS } from '../../state/workspace';
 import { WorkspaceMonitor } from '../../watch/workspaceMonitor';
 import type { CommandContext } from '../context';
-import { EXIT, findingDetailJson, findingJson, formatFinding, json, paint, plain, UsageError } from '../io';
+import { EXIT, findingDetailJson, findingJson, formatIncident, incidentJson, json, paint, plain, UsageError } from '../io';
 
 /** Reads every log of the workspace once and prints the findings and the STOP_ALL state. */
 export async function scanCommand(ctx: CommandContext): Promise<number> {
@@ -26,6 +27,8 @@ export async function scanCommand(ctx: CommandContext): Promise<number> {
     listed.add(f.episode);
     raised.push(f);
   }
+  const incidents = groupIncidents(raised);
+  const index = new Map(raised.map((f, i) => [f, i]));
   const io = ctx.io;
   const unread = monitor.unreadLogs();
   for (const u of unread) io.err(`warning: ${plain(u.file)}: nothing could be read: ${u.skipped} line(s) skipped, 0 events; it was read as ${u.readAs}\n`);
@@ -41,6 +44,7 @@ export async function scanCommand(ctx: CommandContext): Promise<number> {
         skipped_lines: monitor.skipped,
         unread: unread.map((u) => ({ file: u.file, skipped: u.skipped, read_as: u.readAs })),
         findings: raised.map((f) => findingDetailJson(f, activeEpisodes.has(f.episode))),
+        incidents: incidents.map((inc) => ({ ...incidentJson(inc, (f) => index.get(f) ?? -1), active: inc.findings.some((f) => activeEpisodes.has(f.episode)) })),
       }),
     );
   } else {
@@ -51,8 +55,9 @@ export async function scanCommand(ctx: CommandContext): Promise<number> {
     if (stopError) io.out(`          ${paint(io, 'red', `unreadable: ${plain(stopError)}; treated as CLEAR`)}\n`);
     io.out(`Read      ${monitor.files.length} log(s), ${monitor.stats.events} event(s), ${monitor.skippedCount} line(s) skipped\n`);
     for (const sk of monitor.skipped) io.out(`          ${paint(io, 'dim', `skipped ${plain(formatSkipped(sk))}`)}\n`);
-    io.out(`Findings  ${raised.length} (${active.length} active)\n`);
-    for (const f of raised) io.out(`${formatFinding(io, f)}${activeEpisodes.has(f.episode) ? '' : `\n         ${paint(io, 'dim', '(over: the pattern has since been broken)')}`}\n`);
+    const live = incidents.filter((inc) => inc.findings.some((f) => activeEpisodes.has(f.episode))).length;
+    io.out(`Loops     ${incidents.length} (${live} active), from ${raised.length} finding(s)\n`);
+    for (const inc of incidents) io.out(`${formatIncident(io, inc)}${inc.findings.some((f) => activeEpisodes.has(f.episode)) ? '' : `\n         ${paint(io, 'dim', '(over: the pattern has since been broken)')}`}\n`);
     if (raised.length === 0) io.out(paint(io, 'green', 'No loops detected.\n'));
   }
   return active.some((f) => f.action === 'halt') ? EXIT.loop : EXIT.ok;
@@ -137,6 +142,8 @@ export async function replayCommand(ctx: CommandContext, file: string | undefine
   if (result.skipped > result.skippedLines.length) io.err(`warning: ${result.skipped - result.skippedLines.length} more line(s) skipped\n`);
   for (const k of result.skippedKinds) io.err(`warning: skipped ${k.count} record(s) with ${plain(`${k.field}: ${k.reason}`)}\n`);
   const nothing = nothingRead(file, format, result);
+  const incidents = groupIncidents(result.findings);
+  const index = new Map(result.findings.map((f, i) => [f, i]));
   if (nothing !== undefined) io.err(`loop-guardian replay: error: ${plain(nothing)}\n`);
   if (ctx.json) {
     io.out(
@@ -146,12 +153,13 @@ export async function replayCommand(ctx: CommandContext, file: string | undefine
         skipped: result.skipped,
         skipped_kinds: result.skippedKinds,
         findings: result.findings.map(findingJson),
+        incidents: incidents.map((inc) => incidentJson(inc, (f) => index.get(f) ?? -1)),
         ...(nothing !== undefined ? { error: nothing } : {}),
       }),
     );
   } else {
-    io.out(`${plain(file)}: ${result.events} event(s) (${result.format}), ${result.skipped} line(s) skipped, ${result.findings.length} finding(s)\n`);
-    for (const f of result.findings) io.out(`${formatFinding(io, f)}\n`);
+    io.out(`${plain(file)}: ${result.events} event(s) (${result.format}), ${result.skipped} line(s) skipped, ${incidents.length} loop(s) from ${result.findings.length} finding(s)\n`);
+    for (const inc of incidents) io.out(`${formatIncident(io, inc)}\n`);
   }
   if (nothing !== undefined) return EXIT.nothingRead;
   return result.findings.some((f) => f.action === 'halt') ? EXIT.loop : EXIT.ok;

@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { defaultConfig } from '../../../src/core/config';
 import type { Finding } from '../../../src/core/finding';
+import { groupIncidents } from '../../../src/core/incidents';
 import { replayFile, type ReplayResult } from '../../../src/watch/replay';
 import { haltKey, JUDGEMENTS } from '../../real/judgements';
 import { config, describeShared, FIXTURES } from '../helpers';
@@ -49,6 +50,16 @@ describeShared('judged on real transcripts (issue 9)', 'the real transcripts', f
       const halts = of(r.findings, 'halt');
       assert.ok(halts.includes('repeated-error@150,152,154'), halts.join(' | '));
       assert.ok(halts.includes('repeated-error@375,377,380'), halts.join(' | '));
+    });
+
+    it('ten findings are five incidents, three of them halting, one per loop: the four-build loop is one incident of four findings', async () => {
+      const r = await replay(file);
+      const incidents = groupIncidents(r.findings);
+      assert.equal(r.findings.length, 10);
+      assert.equal(incidents.length, 5);
+      assert.equal(incidents.filter((i) => i.action === 'halt').length, 3);
+      const builds = incidents.find((i) => i.evidence.some((e) => e.line === 402));
+      assert.deepEqual(builds?.findings.map((f) => f.signal).sort(), ['failing-call', 'identical-calls', 'repeated-error', 'repeated-error']);
     });
 
     it('no other halt: every halt in this session is one of the three loops above', async () => {

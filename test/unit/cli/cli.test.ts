@@ -103,6 +103,15 @@ describe('loop-guardian CLI (a real process)', function () {
       assert.deepEqual([identical.action, identical.count, identical.threshold, identical.event, identical.line, identical.session, identical.task, identical.agent], ['halt', 3, 3, 3, 3, 's1', null, 'coder']);
       assert.deepEqual(identical.evidence, [1, 2, 3].map((n) => ({ file: log, line: n, event: n })));
       assert.deepEqual(out.findings.map((f) => f.signal).sort(), ['failing-call', 'identical-calls', 'repeated-error', 'repeated-error']);
+      // One loop: the four findings are one incident, by their indices in `findings`.
+      const { incidents } = JSON.parse(r.stdout) as { incidents: { action: string; session: string; findings: number[]; lead: number; signals: string[]; evidence: unknown[] }[] };
+      assert.equal(incidents.length, 1);
+      assert.deepEqual([incidents[0]?.action, incidents[0]?.session, [...(incidents[0]?.findings ?? [])].sort()], ['halt', 's1', [0, 1, 2, 3]]);
+      assert.equal(out.findings[incidents[0]?.lead ?? -1]?.action, 'halt');
+      const text = await cli(['replay', log, '--workspace', ws]);
+      assert.match(text.stdout, /1 loop\(s\) from 4 finding\(s\)/);
+      assert.equal(text.stdout.match(/^HALT /gm)?.length, 1, 'one block for the one loop');
+      assert.match(text.stdout, /the same loop also tripped: /);
     });
 
     it('reads the last line of a finished log even without a newline', async () => {
