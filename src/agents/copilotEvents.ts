@@ -54,6 +54,12 @@ const IGNORED = new Set([
 
 const SHELL_EXIT = /<exited with exit code (-?\d+)>\s*$/;
 
+/** Whether a shell's output ends with a non-zero `<exited with exit code N>` (it ran, and failed). */
+export function shellExitFailed(text: string): boolean {
+  const exit = SHELL_EXIT.exec(text);
+  return exit !== null && Number(exit[1]) !== 0;
+}
+
 /** The outcome of a finished tool: `success`, the error's message, or a shell's non-zero exit code. */
 export function copilotOutcome(data: Json): { ok: true; output: string } | { ok: false; error: string } {
   const result = isObject(data.result) ? data.result : {};
@@ -62,8 +68,7 @@ export function copilotOutcome(data: Json): { ok: true; output: string } | { ok:
     const err = isObject(data.error) && typeof data.error.message === 'string' ? data.error.message : text;
     return { ok: false, error: err || 'failed' };
   }
-  const exit = SHELL_EXIT.exec(text);
-  if (exit && Number(exit[1]) !== 0) return { ok: false, error: text };
+  if (shellExitFailed(text)) return { ok: false, error: text };
   return { ok: true, output: text };
 }
 

@@ -13,6 +13,7 @@ import { LockTimeoutError } from '../state/atomicFile';
 import { GuardianLog } from '../state/guardianLog';
 import { appendEvent, hookConfig, hookLogPath, readHookTail, withSessionLock } from '../state/hookLog';
 import { readStopAllAt } from '../state/stopAllFile';
+import { readToEnd } from '../watch/streamText';
 import { PATHS, Workspace } from '../state/workspace';
 
 export const HOOK_USAGE = `Usage: loop-guardian hook ${HOOK_AGENTS.map((a) => a.id).join('|')} [--workspace DIR] [--deny-with json|exit2]
@@ -69,20 +70,26 @@ function isFolder(p: string): boolean {
 }
 
 /**
- * The project folder the agent works in: `--workspace`, else the folder the agent names in its
- * environment, else the nearest folder above the call's cwd holding a marker. Only a folder that
- * exists: the hook never creates a project. Undefined when there is none.
+ * The project folder named without stdin: `--workspace` (null when it is not a folder: then there
+ * is no project), else the folder the agent names in its environment; undefined when none is named.
  */
-export function findProject(agent: AgentWithHook, option: string | undefined, env: NodeJS.ProcessEnv, callCwd: string | undefined, cwd: string): string | undefined {
+function namedProject(agent: AgentWithHook, option: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | null | undefined {
   if (option !== undefined) {
     const dir = path.resolve(cwd, option);
-    return isFolder(dir) ? dir : undefined;
+    return isFolder(dir) ? dir : null;
   }
   for (const name of agent.hook.projectDirEnv) {
     const value = env[name];
     if (value !== undefined && value !== '' && isFolder(path.resolve(value))) return path.resolve(value);
   }
-  const start = path.resolve(cwd, callCwd ?? '.');
+  return undefined;
+}
+
+/**
+ * Where no folder is named, the project is the nearest folder at or above the call's cwd holding a
+ * marker. Only a folder that exists: the hook never creates a project.
+ */
+function markedProject(start: string): string | undefined {
   for (const marker of MARKERS) {
     for (let dir = start, i = 0; i < 64; i++) {
       if (existsSync(path.join(dir, marker))) return dir;
@@ -145,8 +152,8 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
 
   // STOP_ALL of the project named without stdin (option, environment) is read at once, beside stdin:
   // a STOP there refuses the call even if stdin never comes.
-  const early = findProject(agent, options.workspace, io.env, undefined, io.cwd);
-  const earlyStop = early !== undefined && (options.workspace !== undefined || agent.hook.projectDirEnv.some((n) => io.env[n])) ? readStopAllAt(path.join(early, PATHS.stopAll)) : undefined;
+  const given = namedProject(agent, options.workspace, io.env, io.cwd);
+  const earlyStop = typeof given === 'string' ? readStopAllAt(path.join(given, PATHS.stopAll)) : undefined;
 
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<HookReply>((resolve) => {
@@ -168,9 +175,9 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     }
     const known = 'problem' in call ? undefined : call;
     parsed = known;
-    const root = findProject(agent, options.workspace, io.env, known?.cwd, io.cwd);
+    const root = given === null ? undefined : (given ?? markedProject(path.resolve(io.cwd, known?.cwd ?? '.')));
     // 1. STOP first.
-    const stop = root === undefined ? undefined : root === early && earlyStop ? await earlyStop : await readStopAllAt(path.join(root, PATHS.stopAll));
+    const stop = root === undefined ? undefined : earlyStop !== undefined ? await earlyStop : await readStopAllAt(path.join(root, PATHS.stopAll));
     if (root !== undefined) ws = new Workspace(root);
     if (stop && !stop.parse.ok) {
       notes.push(`${PATHS.stopAll}: ${stop.parse.error}; read as CLEAR`);
@@ -278,19 +285,5 @@ export function readStdin(): Promise<string> {
   } catch {
     // No usable stdin descriptor: read it as a stream below.
   }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    process.stdin.on('data', (chunk: Buffer | string) => {
-      const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      chunks.push(b);
-      total += b.length;
-      if (total > MAX_STDIN_BYTES) {
-        process.stdin.destroy();
-        reject(new Error(`stdin is larger than ${MAX_STDIN_BYTES} bytes`));
-      }
-    });
-    process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    process.stdin.on('error', reject);
-  });
+  return readToEnd(process.stdin, 'stdin', MAX_STDIN_BYTES);
 }

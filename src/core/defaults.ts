@@ -6,7 +6,7 @@ import type { SignalId } from './config';
  */
 
 /** The tools through which agents start subagents or new tasks: PAUSE refuses them. */
-// `task` is Copilot CLI's (its `subagent.started` events name the `task` call that started them).
+// `task`: a CLI agent's subagent tool (its session logs name the `task` call that started each subagent).
 export const DEFAULT_DELEGATION_TOOLS: readonly string[] = ['Task', 'Agent', 'dispatch_agent', 'spawn_agent', 'delegate_to_agent', 'new_task', 'subagent', 'task'];
 
 /** The signals on which the hook refuses the call that would trip them. */

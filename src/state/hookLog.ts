@@ -91,10 +91,7 @@ export const HOOK_LOG_MAX_BYTES = 8 * 1024 * 1024;
  * rotated file does not end in `.jsonl`, so the workspace monitor does not read it again.
  */
 export async function appendEvent(ws: Workspace, rel: string, event: GuardianEvent): Promise<void> {
-  const file = await ws.resolveForWrite(rel);
-  const st = await fs.stat(file).catch(() => undefined);
-  if (st !== undefined && st.isFile() && st.size > HOOK_LOG_MAX_BYTES) await fs.rename(file, `${file}.1`);
-  await ws.append(rel, `${JSON.stringify(event)}\n`);
+  await ws.append(rel, `${JSON.stringify(event)}\n`, { rotateOver: HOOK_LOG_MAX_BYTES });
 }
 
 declare const __BUNDLED__: boolean | undefined;

@@ -102,11 +102,17 @@ export class Workspace {
 
   /**
    * Appends to `rel` (its folders created), never blocking on a FIFO, and checked again once the
-   * file is open: a folder swapped for a link in between cannot carry the line outside.
+   * file is open: a folder swapped for a link in between cannot carry the line outside. With
+   * `rotateOver`, a file past that many bytes is rotated first.
    */
-  async append(rel: string, text: string): Promise<void> {
+  async append(rel: string, text: string, opts: { rotateOver?: number } = {}): Promise<void> {
     const file = await this.resolveForWrite(rel);
     await fs.mkdir(path.dirname(file), { recursive: true });
+    if (opts.rotateOver !== undefined) {
+      // Past the size, the file becomes `<file>.1` (the one before dropped) and a new one starts.
+      const st = await fs.stat(file).catch(() => undefined);
+      if (st !== undefined && st.isFile() && st.size > opts.rotateOver) await fs.rename(file, `${file}.1`);
+    }
     await appendToRegularFile(file, text, this.realRoot);
   }
 }

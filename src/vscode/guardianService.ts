@@ -19,8 +19,8 @@ export class GuardianService implements vscode.Disposable {
 
   /**
    * `storageUri`: this extension's storage for the window (`…/workspaceStorage/<id>/<extension>`):
-   * its parent is the window's storage folder, where the other extensions of this window (Copilot
-   * Chat) keep their transcripts. Remote hosts (code-server, SSH) write no `workspace.json` there,
+   * its parent is the window's storage folder, where the other extensions of this window keep
+   * their transcripts. Remote hosts (code-server, SSH) write no `workspace.json` there,
    * so the folder is known this way, not by searching.
    */
   readonly editorStorage: string | undefined;

@@ -5,7 +5,7 @@ import { AGENTS, type Agent, type DiscoveryFs, type TranscriptLocator } from '..
 import type { JsonlAdapter } from '../agents/transcript';
 import type { GuardianConfig } from '../core/config';
 import { isWithin } from '../state/workspace';
-import { openRegularFile } from '../state/regularFile';
+import { readRegularBounded } from '../state/regularFile';
 
 /** A transcript an agent is writing (or wrote) for this workspace, with the agent that writes it. */
 export interface Transcript {
@@ -24,20 +24,10 @@ function expandHome(p: string, home: string): string {
   return p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : path.resolve(p);
 }
 
-/** The first `SMALL_READ` bytes of a file; undefined when it cannot be read. */
+/** The first `SMALL_READ` bytes of a regular file (never a blocking open: a FIFO is passed over); undefined when it cannot be read. */
 async function head(file: string): Promise<string | undefined> {
-  // Never a blocking open: a FIFO among the transcripts is passed over like an unreadable file.
-  const handle = await openRegularFile(file).catch(() => undefined);
-  if (!handle) return undefined;
-  try {
-    const buf = Buffer.alloc(SMALL_READ);
-    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-    return buf.toString('utf8', 0, bytesRead);
-  } catch {
-    return undefined;
-  } finally {
-    await handle.close();
-  }
+  const read = await readRegularBounded(file, SMALL_READ);
+  return read.kind === 'text' ? read.text : undefined;
 }
 
 interface Watched {

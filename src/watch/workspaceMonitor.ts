@@ -44,7 +44,7 @@ interface SourceInfo {
 }
 
 /** A hook log's name says whose session it records: `hook-<agent>-<session>.jsonl`. */
-// Longer ids first: `hook-copilot-cli-…` is Copilot CLI's, not Copilot's session "cli-…".
+// Longer ids first: `hook-a-b-…` is agent `a-b`'s log, not agent `a`'s session "b-…".
 const HOOK_IDS = HOOK_AGENTS.map((a) => a.id).sort((a, b) => b.length - a.length);
 const HOOK_LOG = new RegExp(`(?:^|/)hook-(${HOOK_IDS.map(escapeRegExp).join('|')})-([^/]+)\\.jsonl$`);
 

@@ -1,4 +1,5 @@
 import { isObject, nonEmptyString as text } from '../../core/guards';
+import { shellExitFailed } from '../copilotEvents';
 import { parseToolHookInput, permissionDenyReply, silentAllowReply, type HookCall, type HookProtocol, type HookReply } from '../hook';
 
 /*
@@ -23,7 +24,6 @@ const events = { pre: 'preToolUse', post: ['postToolUse', 'postToolUseFailure'] 
  * `hookSpecificOutput.permissionDecision` (`hookResultProcessor.ts`).
  */
 const localEvents = { pre: 'PreToolUse', post: ['PostToolUse', 'PostToolUseFailure'] };
-const SHELL_EXIT = /<exited with exit code (-?\d+)>\s*$/;
 
 function parse(raw: unknown): HookCall | { problem: string } {
   if (!isObject(raw)) return { problem: 'stdin: not a JSON object' };
@@ -47,8 +47,7 @@ function parse(raw: unknown): HookCall | { problem: string } {
   }
   const result = isObject(raw.toolResult) ? raw.toolResult : undefined;
   const resultText = typeof result?.textResultForLlm === 'string' ? result.textResultForLlm : '';
-  const exit = SHELL_EXIT.exec(resultText);
-  const failed = result !== undefined && ((typeof result.resultType === 'string' && result.resultType !== 'success') || (exit !== null && Number(exit[1]) !== 0));
+  const failed = result !== undefined && ((typeof result.resultType === 'string' && result.resultType !== 'success') || shellExitFailed(resultText));
   const error = typeof raw.error === 'string' ? raw.error : isObject(raw.error) && typeof raw.error.message === 'string' ? raw.error.message : failed ? resultText || 'failed' : undefined;
   return {
     phase: event === 'preToolUse' ? 'pre' : 'post',

@@ -1,12 +1,9 @@
-import { closeSync, constants, open as openFd, promises as fs, readSync } from 'node:fs';
-import { promisify } from 'node:util';
-import * as net from 'node:net';
-import * as path from 'node:path';
 import { formatSkipped } from '../../core/events';
 import { groupIncidents } from '../../core/incidents';
 import { formatDescription, REPLAY_FORMATS, replayFile, replayText, type ReplayFormat, type ReplayResult } from '../../watch/replay';
 import { StopAllFile } from '../../state/stopAllFile';
 import { PATHS } from '../../state/workspace';
+import { readReplayInput } from '../../watch/replayInput';
 import { WorkspaceMonitor } from '../../watch/workspaceMonitor';
 import type { CommandContext } from '../context';
 import { EXIT, findingDetailJson, findingJson, formatIncident, incidentJson, json, paint, plain, UsageError } from '../io';
@@ -63,79 +60,13 @@ export async function scanCommand(ctx: CommandContext): Promise<number> {
   return active.some((f) => f.action === 'halt') ? EXIT.loop : EXIT.ok;
 }
 
-/** The most of a pipe or stdin that replay reads. */
-const MAX_STREAM_BYTES = 256 * 1024 * 1024;
-
-/** Reads a stream to its end, at most MAX_STREAM_BYTES. */
-function readToEnd(stream: NodeJS.ReadableStream & { destroy(): void }, name: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    stream.on('data', (chunk: Buffer | string) => {
-      const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      chunks.push(b);
-      total += b.length;
-      if (total > MAX_STREAM_BYTES) {
-        stream.destroy();
-        reject(new Error(`${name}: more than ${MAX_STREAM_BYTES} bytes; save it to a file and replay that`));
-      }
-    });
-    stream.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    stream.on('error', (err: Error) => reject(new Error(`${name}: cannot read (${(err as NodeJS.ErrnoException).code ?? err.message})`)));
-  });
-}
-
-/**
- * What `replay FILE` reads: a regular file as it is on disk; `-`, `/dev/stdin`, a pipe (`<(cmd)`)
- * or a FIFO as a stream to its end, through the event loop (a FIFO nothing writes to ends at once).
- */
-async function replayInput(file: string, cwd: string): Promise<{ file: string } | { text: string }> {
-  if (file === '-') {
-    if (process.stdin.isTTY) throw new UsageError("replay -: stdin is a terminal; pipe a log into it (cat log.jsonl | loop-guardian replay -)");
-    return { text: await readToEnd(process.stdin, 'stdin') };
-  }
-  const abs = path.resolve(cwd, file);
-  const st = await fs.stat(abs).catch((err: NodeJS.ErrnoException) => {
-    throw new Error(err.code === 'ENOENT' ? `${file}: no such file` : `${file}: cannot open (${err.code ?? err.message})`);
-  });
-  if (st.isFile()) return { file: abs };
-  if (st.isDirectory()) throw new Error(`${file}: is a folder, not a log`);
-  let fd: number;
-  try {
-    // A plain descriptor, which the socket below owns and closes.
-    fd = await promisify(openFd)(abs, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (err) {
-    // stdin that is a socket (a parent process's pipe) cannot be opened again by name: read it as it is.
-    if (abs === '/dev/stdin' || abs === '/proc/self/fd/0') return { text: await readToEnd(process.stdin, file) };
-    throw new Error(`${file}: cannot open (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
-  // One read first: a FIFO that no writer ever opened reads as its end (0) here, but would never
-  // wake the event loop; EAGAIN means a writer is there and has not written yet.
-  const first = Buffer.alloc(64 * 1024);
-  let n: number;
-  try {
-    n = readSync(fd, first, 0, first.length, null);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') {
-      closeSync(fd);
-      throw new Error(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-    }
-    n = -1;
-  }
-  if (n === 0) {
-    closeSync(fd);
-    throw new Error(`${file}: nothing to read (${st.isFIFO() ? 'a FIFO that nothing wrote to' : 'empty'})`);
-  }
-  const head = n > 0 ? first.toString('utf8', 0, n) : '';
-  return { text: head + (await readToEnd(new net.Socket({ fd, readable: true, writable: false }), file)) };
-}
-
 /** Runs the detectors over one log from its start. */
 export async function replayCommand(ctx: CommandContext, file: string | undefined, opts: { format?: string }): Promise<number> {
   if (file === undefined) throw new UsageError('replay needs a FILE (or - for stdin)');
   const format = (opts.format ?? 'auto') as ReplayFormat | 'auto';
   if (!REPLAY_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${REPLAY_FORMATS.join(', ')}`);
-  const input = await replayInput(file, ctx.io.cwd);
+  if (file === '-' && process.stdin.isTTY) throw new UsageError('replay -: stdin is a terminal; pipe a log into it (cat log.jsonl | loop-guardian replay -)');
+  const input = await readReplayInput(file, ctx.io.cwd);
   const result = 'file' in input ? await replayFile(input.file, file, format, ctx.config) : await replayText(input.text, file, format, ctx.config);
   const io = ctx.io;
   for (const s of result.skippedLines) io.err(`warning: skipped ${plain(formatSkipped(s))}\n`);
