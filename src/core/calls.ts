@@ -1,5 +1,6 @@
 import type { Canonicalizer } from './canonical';
-import { clip, hashText } from './canonical';
+import { hashText } from './canonical';
+import { sayCall } from './plainWords';
 import { classifyError, type ErrorKind } from './errorClass';
 import type { EventRef } from './events';
 
@@ -55,8 +56,9 @@ export function callSignature(tool: string, canonicalArgs: string): string {
   return `${tool}\u0000${canonicalArgs}`;
 }
 
+/** A call in plain words (`bash: npm test`), from its tool and canonical arguments. */
 export function describeCall(tool: string, args: string): string {
-  return args === '' || args === '{}' ? tool : `${tool} ${clip(args, 100)}`;
+  return sayCall(tool, args);
 }
 
 /**

@@ -204,6 +204,15 @@ export class Engine {
   }
 }
 
+/**
+ * Where a session last made progress: its latest call that succeeded in a way none of its calls
+ * had lately. A loop whose evidence ends before it is over.
+ */
+export function progressOf(engine: Engine, session: string): EventRef | undefined {
+  const news = engine.lastNews(session);
+  return news?.outcome.kind === 'ok' ? news.ref : undefined;
+}
+
 function waitKey(session: string, id: string): string {
   return `${session}\u0000${id}`;
 }

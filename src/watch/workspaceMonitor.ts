@@ -1,12 +1,12 @@
 import picomatch from 'picomatch';
 import { HOOK_AGENTS } from '../agents';
 import type { GuardianConfig } from '../core/config';
-import { Engine } from '../core/engine';
+import { Engine, progressOf } from '../core/engine';
 import { escapeRegExp } from '../core/guards';
 import type { Finding } from '../core/finding';
 import { AgentDiscovery, type Transcript } from './agentDiscovery';
 import { AgentLogReader } from './agentLog';
-import type { SkippedLine } from '../core/events';
+import type { EventRef, SkippedLine } from '../core/events';
 import { EventLogReader, type EventSink } from './eventLog';
 import { historyEvents, readInvocationHistory } from '../state/invocationHistory';
 import { checkRegularFile, unreadableReason } from '../state/regularFile';
@@ -116,6 +116,11 @@ export class WorkspaceMonitor {
   /** Findings whose pattern is still going on. */
   active(): Finding[] {
     return [...this.historyFindings, ...this.engine.active()];
+  }
+
+  /** Where a session last made progress (its latest call that succeeded in a new way), if it did. */
+  progress(session: string): EventRef | undefined {
+    return progressOf(this.engine, session);
   }
 
   /** The agents' transcripts being read (opted in under `agents` in the configuration). */

@@ -2,7 +2,8 @@ import { describeCall, type SettledCall } from '../calls';
 import { clip } from '../canonical';
 import { adviceForCall } from '../advice';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
-import { FAMILY_OF, type ErrorKind } from '../errorClass';
+import { FAMILY_OF, type ErrorFamily, type ErrorKind } from '../errorClass';
+import { times } from '../plainWords';
 import type { EventRef } from '../events';
 import { pushEvidence } from '../finding';
 import { episodeId, whoOf } from './common';
@@ -84,7 +85,7 @@ export class FailingCallDetector implements Detector {
       at: c.settledAt,
       ...whoOf(c),
       subject: f.call,
-      message: `Retry loop on ${f.call}: failed ${f.count} times with ${family === 'unknown' ? 'an' : 'a'} ${family} error (${kind}) against a budget of ${budget} ${budget === 1 ? 'retry' : 'retries'}: ${clip(error, 160)}`,
+      message: `Retry loop on ${f.call}: ${failedWords(f.count, family, kind, budget)}: ${clip(error, 160)}`,
       recommendation: `${adviceForCall(c.tool, c.outcome)} Options: fix the arguments, skip this step, or abort the task.`,
       evidence: [...f.refs],
       status: 'STALLED',
@@ -105,6 +106,14 @@ export class FailingCallDetector implements Detector {
   endSession(session: string): void {
     this.sessions.delete(session);
   }
+}
+
+/** Why the breaker tripped, in plain words: how often, and why retrying will not help. */
+function failedWords(count: number, family: ErrorFamily, kind: ErrorKind, budget: number): string {
+  const what = kind === 'unknown' ? 'error' : `${kind.replace(/_/g, ' ')} error`;
+  if (family === 'deterministic') return `failed ${times(count)} with the same ${what}, which retrying cannot fix`;
+  if (family === 'transient') return `failed ${times(count)} with a ${what}, more than the ${budget} ${budget === 1 ? 'retry' : 'retries'} such an error deserves`;
+  return `failed ${times(count)} with the same error`;
 }
 
 /** Drops signatures whose last failure is older than `before`, oldest first, stopping at the first recent one. */

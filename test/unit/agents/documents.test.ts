@@ -16,7 +16,7 @@ describe('SWE-agent, OpenHands and Cline adapters', () => {
     assert.equal(replay.format, 'swe-agent');
     const halt = replay.findings.find((f) => f.signal === 'identical-calls');
     assert.equal(halt?.action, 'halt');
-    assert.equal(halt?.subject, 'python {"command":"python a.py"}');
+    assert.equal(halt?.subject, 'python a.py');
     const text = JSON.stringify(doc, null, 2).split('\n');
     for (const ref of halt?.evidence ?? []) assert.match(text[ref.line - 1] ?? '', /^\s*\{$/);
   });

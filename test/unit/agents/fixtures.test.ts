@@ -34,7 +34,7 @@ describeShared('adapters on real agent logs', 'the real trajectories', () => {
     const halt = result.findings.find((f) => f.signal === 'identical-calls');
     assert.ok(halt);
     assert.equal(halt.action, 'halt');
-    assert.match(halt.subject, /^submit .*flag\{People always make the best exploits\.\}/);
+    assert.match(halt.subject, /^submit flag\{People always make the best exploits\.\}/);
     assert.equal(halt.evidence.length, 3);
     // Evidence points at the trajectory steps' lines in the pretty-printed file, in order.
     const lines = halt.evidence.map((r) => r.line);
