@@ -16,9 +16,10 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
   const settings = new UiSettingsValue();
   const service = new GuardianService(settings, log, context.storageUri);
   const status = new LoopStatusBar(service, settings);
-  const findingsTree = new FindingsTree(service);
-  const blockedTasksTree = new BlockedTasksTree(service);
   const notifier = new FindingNotifier(service, settings, context.workspaceState, log);
+  const findingsTree = new FindingsTree(service, notifier);
+  const blockedTasksTree = new BlockedTasksTree(service);
+  const findingsView = vscode.window.createTreeView('loopGuardian.findings', { treeDataProvider: findingsTree, showCollapseAll: true });
   context.subscriptions.push(
     log,
     settings,
@@ -27,10 +28,10 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
     findingsTree,
     blockedTasksTree,
     notifier,
-    new FindingDiagnostics(service),
-    vscode.window.createTreeView('loopGuardian.findings', { treeDataProvider: findingsTree, showCollapseAll: true }),
+    new FindingDiagnostics(service, settings),
+    findingsView,
     vscode.window.createTreeView('loopGuardian.blockedTasks', { treeDataProvider: blockedTasksTree }),
-    ...registerCommands({ service, notifier, log, extensionPath: context.extensionPath }),
+    ...registerCommands({ service, notifier, log, extensionPath: context.extensionPath, reveal: (g, i) => findingsTree.reveal(findingsView, g, i) }),
   );
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms, watching ${service.all.length} folder(s)${vscode.workspace.isTrusted ? '' : ' (untrusted: read-only)'}`);

@@ -39,6 +39,11 @@ export function agentById(id: string): Agent | undefined {
   return AGENTS.find((a) => a.id === id);
 }
 
+/** The agent whose events carry this `agent` value (its id or its `eventAgent`). */
+export function agentOfEvents(agent: string): Agent | undefined {
+  return AGENTS.find((a) => a.eventAgent === agent) ?? agentById(agent);
+}
+
 export function hookAgent(id: string): AgentWithHook | undefined {
   return HOOK_AGENTS.find((a) => a.id === id);
 }

@@ -21,6 +21,8 @@ interface ActiveEpisode {
   readonly finding: Finding;
   /** The latest report: the count and evidence go on growing while the pattern lasts. */
   state: EpisodeState;
+  /** Makes the finding as of the latest report at the finding's action: its words then agree with its count. */
+  make?: () => Finding;
 }
 
 export interface EngineStats {
@@ -100,10 +102,17 @@ export class Engine {
     return this.take();
   }
 
-  /** Findings whose pattern is still going on, most severe first. */
+  /**
+   * Findings whose pattern is still going on, most severe first, as of their latest event: the
+   * count, the evidence, and the message that says that count (the action stays the one raised).
+   */
   active(): Finding[] {
     return [...this.activeFindings.values()]
-      .map((a) => ({ ...a.finding, count: a.state.count, evidence: [...a.state.evidence] }))
+      .map((a) => {
+        const now = a.make?.();
+        const words = now && now.action === a.finding.action ? { at: now.at, message: now.message, recommendation: now.recommendation, ...(now.details ? { details: now.details } : {}) } : {};
+        return { ...a.finding, ...words, count: a.state.count, evidence: [...a.state.evidence] };
+      })
       .sort((a, b) => severity(b.action) - severity(a.action));
   }
 
@@ -194,6 +203,7 @@ export class Engine {
       this.emitted.push(finding);
     } else {
       before.state = state;
+      if (state.action === before.finding.action) before.make = make;
     }
   }
 

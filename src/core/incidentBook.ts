@@ -65,6 +65,10 @@ export class IncidentBook {
     this.keepClosed = options.keepClosed ?? 50;
   }
 
+  get idleMs(): number {
+    return this.options.idleMs;
+  }
+
   /** The open incidents, most severe first, then the most recently changed. */
   get open(): TrackedIncident[] {
     return [...this.entries.values()]

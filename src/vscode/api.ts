@@ -1,5 +1,6 @@
 import type * as vscode from 'vscode';
 import type { Finding } from '../core/finding';
+import type { TrackedIncident } from '../core/incidentBook';
 import type { StopStatus } from '../core/stopAll';
 import type { BlockedTasksTree } from './blockedTasksTree';
 import type { FindingsTree } from './findingsTree';
@@ -12,9 +13,10 @@ export interface LoopGuardianApi {
   readonly activationMs: number;
   readonly onDidChange: vscode.Event<void>;
   statusBar(): { text: string; tooltip: string; background: string | undefined; command: string | undefined };
-  folders(): { name: string; uri: string; stop: StopStatus; findings: readonly Finding[]; blocked: string[]; skipped: number; files: readonly string[] }[];
+  folders(): { name: string; uri: string; stop: StopStatus; findings: readonly Finding[]; incidents: readonly TrackedIncident[]; closedIncidents: readonly TrackedIncident[]; blocked: string[]; skipped: number; files: readonly string[] }[];
   readonly findingsTree: FindingsTree;
   readonly blockedTasksTree: BlockedTasksTree;
+  /** Every loop notification shown in this session (each with its current text, offers and whether it is still on screen). */
   notifications(): readonly Shown[];
   idle(): Promise<void>;
   /** The window's storage folder the guardian reads other extensions' transcripts from, if any. */
@@ -40,6 +42,8 @@ export function createApi(activationMs: number, service: GuardianService, status
         uri: g.folder.uri.toString(),
         stop: g.state.stop.state.status,
         findings: g.state.findings,
+        incidents: g.state.incidents,
+        closedIncidents: g.state.closedIncidents,
         blocked: g.state.blocked.map((b) => b.task_id),
         skipped: g.state.skipped,
         files: g.state.files,

@@ -12,7 +12,8 @@ import { PATHS } from '../state/workspace';
 import { blockedTasks } from './blockedTasksTree';
 import type { FolderGuardian } from './folderGuardian';
 import type { GuardianService } from './guardianService';
-import { muteKey, type FindingNotifier } from './notifier';
+import type { FindingNotifier } from './notifier';
+import type { TrackedIncident } from '../core/incidentBook';
 import type { Node } from './treeNodes';
 
 /** Command ids, as contributed in package.json. */
@@ -29,17 +30,26 @@ export const Command = {
   openConfig: 'loopGuardian.openConfig',
   copyDiagnostics: 'loopGuardian.copyDiagnostics',
   openSummary: 'loopGuardian.openSummary',
-  muteFinding: 'loopGuardian.muteFinding',
+  showIncident: 'loopGuardian.showIncident',
+  muteIncident: 'loopGuardian.muteIncident',
+  unmuteIncident: 'loopGuardian.unmuteIncident',
+  dismissIncident: 'loopGuardian.dismissIncident',
+  dismissAll: 'loopGuardian.dismissAll',
   focus: 'loopGuardian.focus',
   installHook: 'loopGuardian.installHook',
 } as const;
 
-/** A command's argument: a tree node, a folder's URI, or (from scripts and tests) a folder and a task. */
-type Target = Node | vscode.Uri | { folder?: vscode.Uri; task?: string; agent?: string } | undefined;
+/**
+ * A command's argument: a tree node, a folder's URI, or (from notifications' links, scripts and
+ * tests) a folder (URI or its text) with a task, an agent or an incident.
+ */
+type Target = Node | vscode.Uri | { folder?: vscode.Uri | string; task?: string; agent?: string; incident?: string } | undefined;
 
 interface Deps {
   readonly service: GuardianService;
   readonly notifier: FindingNotifier;
+  /** Shows an incident's row in the Findings view, selected. */
+  readonly reveal: (guardian: FolderGuardian, incident: TrackedIncident) => Promise<void>;
   readonly log: vscode.LogOutputChannel;
   /** Where the extension is installed: its bundled CLI runs the agents' hook. */
   readonly extensionPath: string;
@@ -58,12 +68,34 @@ function trusted(): boolean {
 async function guardiansOf(deps: Deps, target: Target, allowAll: boolean): Promise<FolderGuardian[]> {
   if (target instanceof vscode.Uri) return [deps.service.get(target)].filter((g): g is FolderGuardian => g !== undefined);
   if (isNode(target) && 'guardian' in target) return [target.guardian];
-  if (target && !isNode(target) && target.folder) return guardiansOf(deps, target.folder, allowAll);
+  if (target && !isNode(target) && typeof target.folder === 'string') return guardiansOf(deps, vscode.Uri.parse(target.folder), allowAll);
+  if (target && !isNode(target) && target.folder instanceof vscode.Uri) return guardiansOf(deps, target.folder, allowAll);
   const all = deps.service.all;
   if (all.length <= 1) return all;
   const items = [...all.map((g) => ({ label: g.folder.name, description: g.folder.uri.fsPath, guardians: [g] })), ...(allowAll ? [{ label: 'All folders', description: '', guardians: all }] : [])];
   const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Which workspace folder?' });
   return pick?.guardians ?? [];
+}
+
+/** The incident a command is about: its row, a link's reference, or one picked from the open ones. */
+async function incidentOf(deps: Deps, target: Target, open: boolean): Promise<{ guardian: FolderGuardian; incident: TrackedIncident } | undefined> {
+  if (isNode(target) && target.kind === 'incident') return { guardian: target.guardian, incident: target.incident };
+  const [guardian] = await guardiansOf(deps, target, false);
+  const id = target && !isNode(target) && !(target instanceof vscode.Uri) ? target.incident : undefined;
+  if (guardian && id !== undefined) {
+    const incident = guardian.state.incidents.find((i) => i.id === id) ?? guardian.state.closedIncidents.find((i) => i.id === id);
+    return incident ? { guardian, incident } : undefined;
+  }
+  const candidates = (guardian ? [guardian] : deps.service.all).flatMap((g) => (open ? g.state.incidents : [...g.state.incidents, ...g.state.closedIncidents]).map((incident) => ({ guardian: g, incident })));
+  if (candidates.length === 0) {
+    void vscode.window.showInformationMessage(open ? 'Loop Guardian: no loop is going on.' : 'Loop Guardian: no loops in this session.');
+    return undefined;
+  }
+  const pick = await vscode.window.showQuickPick(
+    candidates.map((c) => ({ label: c.incident.lead.subject, description: c.guardian.sessionLabel(c.incident.session), detail: c.incident.lead.message, c })),
+    { placeHolder: 'Which loop?', matchOnDescription: true, matchOnDetail: true },
+  );
+  return pick?.c;
 }
 
 async function taskOf(deps: Deps, target: Target): Promise<{ guardian: FolderGuardian; task: string } | undefined> {
@@ -158,14 +190,42 @@ function handlers(deps: Deps): Record<string, (target?: Target) => unknown> {
     },
     [Command.copyDiagnostics]: async (t) => {
       if (!isNode(t)) return;
-      const data = t.kind === 'finding' ? t.finding : t.kind === 'task' ? t.blocked : undefined;
+      const data = t.kind === 'finding' ? t.finding : t.kind === 'task' ? t.blocked : t.kind === 'incident' ? t.incident : undefined;
       if (data) await vscode.env.clipboard.writeText(JSON.stringify(data, null, 2));
     },
     [Command.openSummary]: async (t) => {
       if (isNode(t) && t.kind === 'task' && t.blocked.entry) await openFile(vscode.Uri.joinPath(t.guardian.folder.uri, t.blocked.entry.summary_file));
     },
-    [Command.muteFinding]: async (t) => {
-      if (isNode(t) && t.kind === 'finding') await deps.notifier.mute(muteKey(t.guardian.folder, t.finding));
+    [Command.showIncident]: async (t) => {
+      const picked = await incidentOf(deps, t, false);
+      if (!picked) return;
+      await deps.reveal(picked.guardian, picked.incident);
+      return picked.incident.id;
+    },
+    [Command.muteIncident]: async (t) => {
+      const picked = await incidentOf(deps, t, true);
+      if (!picked) return;
+      const { guardian, incident } = picked;
+      const muted = await deps.notifier.mute(guardian, incident.id);
+      const text = muted ? `Loop Guardian: no more notifications about "${incident.lead.subject}". It stays in the Loop Guardian view.` : `"${incident.lead.subject}" was already muted.`;
+      void vscode.window.showInformationMessage(text, ...(muted ? ['Undo'] : [])).then((choice) => (choice === 'Undo' ? deps.notifier.unmute(guardian, incident.id) : undefined));
+      return muted;
+    },
+    [Command.unmuteIncident]: async (t) => {
+      const picked = await incidentOf(deps, t, false);
+      if (!picked) return;
+      const unmuted = await deps.notifier.unmute(picked.guardian, picked.incident.id);
+      void vscode.window.showInformationMessage(unmuted ? `Loop Guardian: notifications about "${picked.incident.lead.subject}" are back on.` : `"${picked.incident.lead.subject}" was not muted.`);
+      return unmuted;
+    },
+    [Command.dismissIncident]: async (t) => {
+      const picked = await incidentOf(deps, t, true);
+      if (!picked) return;
+      return picked.guardian.dismiss(picked.incident.id);
+    },
+    [Command.dismissAll]: async (t) => {
+      const guardians = t === undefined ? deps.service.all : await guardiansOf(deps, t, true);
+      return guardians.reduce((n, g) => n + g.dismissAll(), 0);
     },
     [Command.focus]: () => vscode.commands.executeCommand('workbench.view.extension.loopGuardian'),
     [Command.installHook]: async (t) => {

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { logUri } from './treeNodes';
 import type { Finding } from '../core/finding';
 import type { GuardianService } from './guardianService';
+import type { UiSettingsValue } from './uiSettings';
 
 const SEVERITY: Record<Finding['action'], vscode.DiagnosticSeverity> = {
   halt: vscode.DiagnosticSeverity.Error,
@@ -10,38 +11,49 @@ const SEVERITY: Record<Finding['action'], vscode.DiagnosticSeverity> = {
   continue: vscode.DiagnosticSeverity.Information,
 };
 
-/** The Problems panel: each active finding on its log files, at its evidence lines; gone when resolved. */
+/** How many of an incident's other evidence lines go along as related information. */
+const MAX_RELATED = 20;
+
+/**
+ * The Problems panel: one entry per loop going on, at its latest evidence line, with the rest of
+ * its evidence as related information; gone when the loop is over. `loopGuardian.problems.enabled`
+ * turns it off.
+ */
 export class FindingDiagnostics implements vscode.Disposable {
   readonly collection = vscode.languages.createDiagnosticCollection('loop-guardian');
-  private readonly subscription: vscode.Disposable;
+  private readonly subscriptions: vscode.Disposable[];
 
-  constructor(private readonly service: GuardianService) {
-    this.subscription = service.onDidChange(() => this.render());
+  constructor(private readonly service: GuardianService, private readonly settings: UiSettingsValue) {
+    this.subscriptions = [service.onDidChange(() => this.render()), settings.onDidChange(() => this.render())];
     this.render();
   }
 
   render(): void {
+    this.collection.clear();
+    if (!this.settings.value.problems) return;
     const byUri = new Map<string, { uri: vscode.Uri; diagnostics: vscode.Diagnostic[] }>();
     for (const g of this.service.all) {
-      for (const f of g.state.findings) {
-        for (const ref of f.evidence) {
-          const uri = logUri(g, ref.file);
-          const line = Math.max(0, ref.line - 1);
-          const d = new vscode.Diagnostic(new vscode.Range(line, 0, line, Number.MAX_SAFE_INTEGER), `${f.message} (${f.count}/${f.threshold})\n→ ${f.recommendation}`, SEVERITY[f.action]);
-          d.source = 'Loop Guardian';
-          d.code = f.signal;
-          const entry = byUri.get(uri.toString()) ?? { uri, diagnostics: [] };
-          entry.diagnostics.push(d);
-          byUri.set(uri.toString(), entry);
-        }
+      for (const incident of g.state.incidents) {
+        const last = incident.evidence[incident.evidence.length - 1] ?? incident.lead.at;
+        const uri = logUri(g, last.file);
+        const at = (line: number) => new vscode.Range(Math.max(0, line - 1), 0, Math.max(0, line - 1), Number.MAX_SAFE_INTEGER);
+        const d = new vscode.Diagnostic(at(last.line), `${incident.lead.message}\n→ ${incident.lead.recommendation}`, SEVERITY[incident.action]);
+        d.source = 'Loop Guardian';
+        d.code = incident.lead.signal;
+        d.relatedInformation = incident.evidence
+          .slice(0, -1)
+          .slice(-MAX_RELATED)
+          .map((ref) => new vscode.DiagnosticRelatedInformation(new vscode.Location(logUri(g, ref.file), at(ref.line)), `the same loop, earlier (line ${ref.line})`));
+        const entry = byUri.get(uri.toString()) ?? { uri, diagnostics: [] };
+        entry.diagnostics.push(d);
+        byUri.set(uri.toString(), entry);
       }
     }
-    this.collection.clear();
     for (const { uri, diagnostics } of byUri.values()) this.collection.set(uri, diagnostics);
   }
 
   dispose(): void {
-    this.subscription.dispose();
+    for (const s of this.subscriptions) s.dispose();
     this.collection.dispose();
   }
 }

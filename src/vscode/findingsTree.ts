@@ -1,14 +1,25 @@
-import type { Finding } from '../core/finding';
+import type * as vscode from 'vscode';
+import type { TrackedIncident } from '../core/incidentBook';
 import type { FolderGuardian } from './folderGuardian';
-import { evidenceNodes, GuardianTree, type Node } from './treeNodes';
+import type { FindingNotifier } from './notifier';
+import { muteKey } from './notifier';
+import type { GuardianService } from './guardianService';
+import { evidenceNodes, GuardianTree, toTreeItem, type Node } from './treeNodes';
 
-/** Findings: what is being watched, per workspace folder and session, with the active findings. */
+/**
+ * Findings: what is being watched, per workspace folder and session, with one row per loop
+ * (incident) and its reasons beneath; the loops that are over stay under their own group.
+ */
 export class FindingsTree extends GuardianTree {
+  constructor(service: GuardianService, private readonly notifier: FindingNotifier) {
+    super(service);
+  }
+
   getChildren(node?: Node): Node[] {
     if (!node) {
       const guardians = this.service.all;
       // Nothing watched anywhere: an empty tree lets the welcome view explain what to do.
-      if (guardians.every((g) => g.state.files.length <= 1 && g.state.findings.length === 0 && g.state.stop.state.status === 'CLEAR' && g.state.events === 0 && g.state.agents.length === 0)) return [];
+      if (guardians.every((g) => isEmpty(g))) return [];
       if (guardians.length === 1) return this.folderChildren(guardians[0] as FolderGuardian);
       return guardians.map((guardian) => ({ kind: 'folder', guardian, view: 'findings' }));
     }
@@ -17,7 +28,16 @@ export class FindingsTree extends GuardianTree {
         return this.folderChildren(node.guardian);
       case 'session':
       case 'agent':
-        return node.findings.map((finding) => ({ kind: 'finding', guardian: node.guardian, finding }));
+      case 'closed':
+        return node.incidents.map((incident) => this.incidentNode(node.guardian, incident));
+      case 'incident': {
+        const i = node.incident;
+        return [
+          { kind: 'info', label: i.lead.message, icon: 'comment', tooltip: i.lead.message },
+          { kind: 'info', label: i.lead.recommendation, icon: 'lightbulb', tooltip: i.lead.recommendation },
+          ...i.findings.map((finding): Node => ({ kind: 'finding', guardian: node.guardian, finding })),
+        ];
+      }
       case 'finding':
         return [
           { kind: 'info', label: node.finding.message, icon: 'comment', tooltip: node.finding.message },
@@ -27,6 +47,31 @@ export class FindingsTree extends GuardianTree {
       default:
         return [];
     }
+  }
+
+  /** The node that holds an incident's row, for revealing it (Show Details). */
+  override getParent(node: Node): Node | undefined {
+    if (node.kind !== 'incident') return undefined;
+    const id = toTreeItem(node).id;
+    const holders = this.folderChildren(node.guardian).filter((n) => n.kind === 'session' || n.kind === 'agent' || n.kind === 'closed');
+    return holders.find((h) => this.getChildren(h).some((c) => c.kind === 'incident' && toTreeItem(c).id === id));
+  }
+
+  /** An incident's row, found by its id, open or over. */
+  incidentNode(guardian: FolderGuardian, incident: TrackedIncident): Node {
+    return { kind: 'incident', guardian, incident, muted: this.notifier.isMuted(muteKey(guardian.folder, incident.id)) };
+  }
+
+  /** Shows an incident's row in the view, selected and expanded. */
+  async reveal(view: vscode.TreeView<Node>, guardian: FolderGuardian, incident: TrackedIncident): Promise<void> {
+    const node = this.findIncident(guardian, incident.id);
+    if (!node) return;
+    await view.reveal(node, { select: true, focus: true, expand: true });
+  }
+
+  findIncident(guardian: FolderGuardian, id: string): Node | undefined {
+    const incident = guardian.state.incidents.find((i) => i.id === id) ?? guardian.state.closedIncidents.find((i) => i.id === id);
+    return incident ? this.incidentNode(guardian, incident) : undefined;
   }
 
   private folderChildren(guardian: FolderGuardian): Node[] {
@@ -46,24 +91,30 @@ export class FindingsTree extends GuardianTree {
     if (s.skipped > 0) {
       nodes.push({ kind: 'info', label: `${s.skipped} line${s.skipped === 1 ? '' : 's'} skipped`, description: 'not valid events', icon: 'circle-slash', command: { title: 'Show Log', command: 'loopGuardian.showLog' } });
     }
-    // Each agent transcript is a node of its own, with the findings raised in it; the rest go by session.
-    const byTranscript = new Map<string, Finding[]>(s.agents.map((a) => [a.file, []]));
-    const bySession = new Map<string, Finding[]>();
-    for (const f of s.findings) {
-      const inTranscript = byTranscript.get(f.at.file);
-      if (inTranscript) inTranscript.push(f);
-      // Appended in place: copying the list for each finding was quadratic in a session's findings.
+    // Each agent transcript is a node of its own, with the loops whose evidence is in it; the rest go by session.
+    const byTranscript = new Map<string, TrackedIncident[]>(s.agents.map((a) => [a.file, []]));
+    const bySession = new Map<string, TrackedIncident[]>();
+    for (const i of s.incidents) {
+      const file = i.evidence[0]?.file ?? i.lead.at.file;
+      const inTranscript = byTranscript.get(file);
+      if (inTranscript) inTranscript.push(i);
       else {
-        const inSession = bySession.get(f.session);
-        if (inSession) inSession.push(f);
-        else bySession.set(f.session, [f]);
+        const inSession = bySession.get(i.session);
+        if (inSession) inSession.push(i);
+        else bySession.set(i.session, [i]);
       }
     }
-    for (const source of s.agents) nodes.push({ kind: 'agent', guardian, source, findings: byTranscript.get(source.file) ?? [] });
-    for (const [session, findings] of bySession) nodes.push({ kind: 'session', guardian, session, findings });
+    for (const source of s.agents) nodes.push({ kind: 'agent', guardian, source, incidents: byTranscript.get(source.file) ?? [] });
+    for (const [session, incidents] of bySession) nodes.push({ kind: 'session', guardian, session, incidents });
     if (bySession.size === 0 && s.agents.length === 0) {
       nodes.push({ kind: 'info', label: 'No loops', description: `${s.events} events in ${s.files.length} log${s.files.length === 1 ? '' : 's'}`, icon: 'pass', tooltip: s.files.join('\n') });
     }
+    if (s.closedIncidents.length > 0) nodes.push({ kind: 'closed', guardian, incidents: s.closedIncidents });
     return nodes;
   }
+}
+
+function isEmpty(g: FolderGuardian): boolean {
+  const s = g.state;
+  return s.files.length <= 1 && s.incidents.length === 0 && s.closedIncidents.length === 0 && s.stop.state.status === 'CLEAR' && s.events === 0 && s.agents.length === 0;
 }

@@ -9,11 +9,19 @@ import { formatSkipped } from '../core/events';
 import { StopAllFile, type StopAllRead } from '../state/stopAllFile';
 import { PATHS, Workspace } from '../state/workspace';
 import { WorkspaceMonitor, type AgentSource } from '../watch/workspaceMonitor';
+import { agentOfEvents } from '../agents';
+import { IncidentBook, type IncidentChanges, type TrackedIncident } from '../core/incidentBook';
 import { DisposableStore } from './disposables';
+import type { UiSettings } from './uiSettings';
 
 /** What one workspace folder's guardian knows now. */
 export interface FolderState {
+  /** The findings still going on (each incident's reasons). */
   readonly findings: readonly Finding[];
+  /** The loops going on now, most severe first: what the status bar counts and the views show. */
+  readonly incidents: readonly TrackedIncident[];
+  /** Incidents over (resolved by progress, idle, dismissed) in this editor session, the latest first. */
+  readonly closedIncidents: readonly TrackedIncident[];
   readonly stop: StopAllRead;
   readonly blocked: readonly BlockedTask[];
   readonly problems: readonly string[];
@@ -55,19 +63,55 @@ export class FolderGuardian implements vscode.Disposable {
   private queue: Promise<void> = Promise.resolve();
   private disposed = false;
   private readonly changed = new vscode.EventEmitter<void>();
-  private readonly raisedEmitter = new vscode.EventEmitter<readonly Finding[]>();
-  /** The state changed (findings, STOP_ALL, blocked tasks). */
+  private readonly incidentsEmitter = new vscode.EventEmitter<IncidentChanges>();
+  private book: IncidentBook;
+  /** The state changed (findings, incidents, STOP_ALL, blocked tasks). */
   readonly onDidChange = this.changed.event;
-  /** Findings raised by what was just read. */
-  readonly onDidRaise = this.raisedEmitter.event;
+  /** Incidents opened, grown or closed by what was just read (or by time, or by a person). */
+  readonly onDidChangeIncidents = this.incidentsEmitter.event;
 
   constructor(
     readonly folder: vscode.WorkspaceFolder,
-    private readonly debounceMs: () => number,
+    private readonly settings: () => UiSettings,
     private readonly log: vscode.LogOutputChannel,
     private readonly editorStorage?: string,
   ) {
     this.ws = new Workspace(folder.uri.fsPath);
+    this.book = new IncidentBook({ idleMs: settings().idleMinutes * 60_000 });
+  }
+
+  /** How a session is named to a person: its agent and when it started, as far as its events tell. */
+  sessionLabel(session: string): string {
+    const info = this.monitor?.session(session);
+    const agent = this.monitor?.agentSources().find((a) => a.sessions.includes(session))?.label ?? (info?.agent !== undefined ? (agentOfEvents(info.agent)?.label ?? info.agent) : undefined);
+    const started = info?.firstTs ? shortTime(info.firstTs) : undefined;
+    return [agent, started ? `started ${started}` : undefined, shortId(session)].filter(Boolean).join(' · ');
+  }
+
+  /** A person has seen it: it moves under the closed incidents until it becomes more severe. */
+  dismiss(id: string): boolean {
+    const closed = this.book.dismiss(id, Date.now());
+    if (closed) this.publishIncidents({ opened: [], changed: [], closed: [closed] });
+    return closed !== undefined;
+  }
+
+  dismissAll(): number {
+    const closed = this.book.dismissAll(Date.now());
+    if (closed.length > 0) this.publishIncidents({ opened: [], changed: [], closed });
+    return closed.length;
+  }
+
+  /** Ends the incidents idle past the setting (the safety net calls it). */
+  private tick(): void {
+    const changes = this.book.tick(Date.now());
+    if (changes.closed.length > 0) this.publishIncidents(changes);
+  }
+
+  private publishIncidents(changes: IncidentChanges): void {
+    for (const i of changes.closed) this.log.info(`${this.folder.name}: loop over (${i.end}): ${i.lead.subject}`);
+    this.snapshot = this.derive();
+    this.incidentsEmitter.fire(changes);
+    this.changed.fire();
   }
 
   get guardianConfig(): GuardianConfig | undefined {
@@ -81,15 +125,22 @@ export class FolderGuardian implements vscode.Disposable {
 
   private snapshot: FolderState = this.derive();
 
-  /** Takes the snapshot and tells the listeners (status bar, views, diagnostics). */
+  /** Takes the snapshot, follows the incidents, and tells the listeners (status bar, views, diagnostics, notifier). */
   private publish(): void {
-    this.snapshot = this.derive();
+    const findings = this.monitor?.active() ?? [];
+    const monitor = this.monitor;
+    const changes = this.book.update(findings, Date.now(), monitor ? (session) => monitor.progress(session) : undefined);
+    for (const i of changes.opened) this.log.info(`${this.folder.name}: loop ${i.action.toUpperCase()} in ${i.session}: ${i.lead.message}`);
+    this.snapshot = this.derive(findings);
+    if (changes.opened.length + changes.changed.length + changes.closed.length > 0) this.incidentsEmitter.fire(changes);
     this.changed.fire();
   }
 
-  private derive(): FolderState {
+  private derive(findings: readonly Finding[] = this.snapshot?.findings ?? []): FolderState {
     return {
-      findings: this.monitor?.active() ?? [],
+      findings,
+      incidents: this.book?.open ?? [],
+      closedIncidents: this.book?.closed ?? [],
       stop: this.stop,
       blocked: this.blocked,
       problems: [
@@ -108,7 +159,10 @@ export class FolderGuardian implements vscode.Disposable {
   start(): Promise<void> {
     // File watchers miss files in folders created in one go (mkdir -p, then write): the
     // safety net finds new logs and changed guardian files within SAFETY_MS anyway.
-    this.safety = setInterval(() => void this.serialize(() => this.sweep()), SAFETY_MS);
+    this.safety = setInterval(() => {
+      void this.serialize(() => this.sweep());
+      this.tick();
+    }, SAFETY_MS);
     return this.serialize(() => this.reload());
   }
 
@@ -136,7 +190,7 @@ export class FolderGuardian implements vscode.Disposable {
     if (this.safety) clearInterval(this.safety);
     this.watchers.dispose();
     this.changed.dispose();
-    this.raisedEmitter.dispose();
+    this.incidentsEmitter.dispose();
   }
 
   private async reload(): Promise<void> {
@@ -145,6 +199,9 @@ export class FolderGuardian implements vscode.Disposable {
     this.configProblems = loaded.problems;
     for (const p of loaded.problems) this.log.warn(`${this.folder.name}: ${formatProblem(PATHS.config, p)}`);
     this.monitor = new WorkspaceMonitor(this.ws, loaded.config, process.env, this.editorStorage);
+    // Read again from the start (Scan Now, a new config): the same loops keep their ids, so a
+    // dismissed one stays dismissed; the idle time follows the setting.
+    if (this.book.idleMs !== this.settings().idleMinutes * 60_000) this.book = new IncidentBook({ idleMs: this.settings().idleMinutes * 60_000 });
     // Watch before the first read: a log created meanwhile is then read by the watcher's poll.
     this.watch();
     const update = await this.monitor.poll();
@@ -207,13 +264,12 @@ export class FolderGuardian implements vscode.Disposable {
         if (update) this.report(update.skipped.map(formatSkipped), update.raised);
         else if (stop || registry) this.publish();
       });
-    }, this.debounceMs());
+    }, this.settings().debounceMs);
   }
 
   private report(skipped: readonly string[], raised: readonly Finding[]): void {
     for (const s of skipped) this.log.warn(`${this.folder.name}: skipped ${s}`);
     for (const f of raised) this.log.info(`${this.folder.name}: ${f.action.toUpperCase()} ${f.signal} at ${f.at.file}:${f.at.line}: ${f.message}`);
-    if (raised.length > 0) this.raisedEmitter.fire(raised);
     this.publish();
   }
 
@@ -275,4 +331,17 @@ export class FolderGuardian implements vscode.Disposable {
     });
     return this.queue;
   }
+}
+
+function shortTime(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const today = new Date();
+  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return d.toDateString() === today.toDateString() ? time : `${d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`;
+}
+
+function shortId(id: string): string {
+  const base = id.includes('/') ? id.slice(id.lastIndexOf('/') + 1) : id;
+  return base.length > 13 ? `${base.slice(0, 8)}…` : base;
 }

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Finding } from '../core/finding';
+import type { IncidentChanges } from '../core/incidentBook';
 import { DisposableStore } from './disposables';
 import { FolderGuardian } from './folderGuardian';
 import type { UiSettingsValue } from './uiSettings';
@@ -12,9 +12,10 @@ import type { UiSettingsValue } from './uiSettings';
 export class GuardianService implements vscode.Disposable {
   private readonly guardians = new Map<string, { guardian: FolderGuardian; subscriptions: DisposableStore }>();
   private readonly changed = new vscode.EventEmitter<void>();
-  private readonly raised = new vscode.EventEmitter<{ guardian: FolderGuardian; findings: readonly Finding[] }>();
+  private readonly incidents = new vscode.EventEmitter<{ guardian: FolderGuardian; changes: IncidentChanges }>();
   readonly onDidChange = this.changed.event;
-  readonly onDidRaise = this.raised.event;
+  /** Incidents opened, grown or closed in some folder. */
+  readonly onDidChangeIncidents = this.incidents.event;
   private readonly folderListener: vscode.Disposable;
 
   /**
@@ -45,6 +46,11 @@ export class GuardianService implements vscode.Disposable {
     return folder ? this.guardians.get(folder.uri.toString())?.guardian : undefined;
   }
 
+  /** Tells the views to draw again (something they show, like a mute, changed outside the folders). */
+  refresh(): void {
+    this.changed.fire();
+  }
+
   async rescan(): Promise<void> {
     await Promise.all(this.all.map((g) => g.rescan()));
   }
@@ -62,16 +68,16 @@ export class GuardianService implements vscode.Disposable {
     }
     this.guardians.clear();
     this.changed.dispose();
-    this.raised.dispose();
+    this.incidents.dispose();
   }
 
   private add(folder: vscode.WorkspaceFolder): void {
     if (folder.uri.scheme !== 'file' || this.guardians.has(folder.uri.toString())) return;
     // The window's transcripts belong to the window, not to one folder: the first folder shows them, once.
-    const guardian = new FolderGuardian(folder, () => this.settings.value.debounceMs, this.log, folder.index === 0 ? this.editorStorage : undefined);
+    const guardian = new FolderGuardian(folder, () => this.settings.value, this.log, folder.index === 0 ? this.editorStorage : undefined);
     const subscriptions = new DisposableStore();
     subscriptions.add(guardian.onDidChange(() => this.changed.fire()));
-    subscriptions.add(guardian.onDidRaise((findings) => this.raised.fire({ guardian, findings })));
+    subscriptions.add(guardian.onDidChangeIncidents((changes) => this.incidents.fire({ guardian, changes })));
     this.guardians.set(folder.uri.toString(), { guardian, subscriptions });
     void guardian.start();
   }

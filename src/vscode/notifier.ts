@@ -1,101 +1,182 @@
 import * as vscode from 'vscode';
-import { severity, type Finding } from '../core/finding';
+import { severity } from '../core/finding';
+import type { IncidentChanges, TrackedIncident } from '../core/incidentBook';
 import type { FolderGuardian } from './folderGuardian';
 import type { GuardianService } from './guardianService';
 import type { UiSettingsValue } from './uiSettings';
 
-const MUTED_KEY = 'loopGuardian.muted';
-/** Bursts within this time are folded into one notification. */
-const FOLD_MS = 400;
-/** At most one notification this often; findings raised meanwhile wait and are folded. */
-const MIN_INTERVAL_MS = 4000;
+const MUTED_KEY = 'loopGuardian.mutedIncidents';
+/** At most this many loop notifications on screen; the status bar and the view show the rest. */
+const MAX_VISIBLE = 3;
 
-export function muteKey(folder: vscode.WorkspaceFolder, f: Finding): string {
-  return `${folder.uri.toString()}|${f.signal}|${f.session}|${f.subject}`;
+/** What a command link in a notification carries: plain JSON, so a URI can hold it. */
+export interface IncidentRef {
+  readonly folder: string;
+  readonly incident: string;
 }
 
+/** A notification as shown, for the log and for tests. */
 export interface Shown {
-  readonly text: string;
-  readonly actions: readonly string[];
+  readonly incident: string;
+  /** The text now on screen (updated in place while the loop grows). */
+  text: string;
+  /** The actions it offers now, by label. */
+  actions: string[];
+  /** How many times its text was updated in place. */
+  updates: number;
+  /** False once it was closed (the loop ended, was muted or dismissed, or STOP_ALL was set). */
+  visible: boolean;
+}
+
+interface Notice {
+  readonly shown: Shown;
+  readonly guardian: FolderGuardian;
+  incident: TrackedIncident;
+  report?: (message: string) => void;
+  close: () => void;
+}
+
+export function muteKey(folder: vscode.WorkspaceFolder, incidentId: string): string {
+  return `${folder.uri.toString()}|${incidentId}`;
+}
+
+function link(label: string, command: string, arg: unknown): string {
+  return `[${label}](command:${command}?${encodeURIComponent(JSON.stringify([arg]))})`;
 }
 
 /**
- * Notifications of new findings: the level the user chose (all, halts only, none); the same
- * finding never twice; bursts folded and rate-limited; muted findings never.
+ * One notification per incident, at the level the user chose (all, halts only, none), updated in
+ * place while the loop grows and closed when it ends, when a person mutes or dismisses it, or when
+ * STOP_ALL is set (the offer to stop is then moot); under PAUSE it no longer offers Pause. A
+ * notification that shows progress is the one kind VS Code lets an extension update and close,
+ * so that is what it is; its actions are command links in its text.
  */
 export class FindingNotifier implements vscode.Disposable {
-  private readonly notified = new Set<string>();
-  private pending: { guardian: FolderGuardian; finding: Finding }[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private lastShown = 0;
-  private readonly subscription: vscode.Disposable;
-  /** Every notification shown, for the log and for tests. */
+  private readonly notices = new Map<string, Notice>();
+  /** Incidents notified, with the severity they were notified at: a loop is never notified twice at one level. */
+  private readonly notified = new Map<string, number>();
+  private readonly subscriptions: vscode.Disposable[];
+  /** Every notification shown in this session, oldest first. */
   readonly shown: Shown[] = [];
 
-  constructor(service: GuardianService, private readonly settings: UiSettingsValue, private readonly memento: vscode.Memento, private readonly log: vscode.LogOutputChannel) {
-    this.subscription = service.onDidRaise(({ guardian, findings }) => this.raise(guardian, findings));
+  constructor(private readonly service: GuardianService, private readonly settings: UiSettingsValue, private readonly memento: vscode.Memento, private readonly log: vscode.LogOutputChannel) {
+    this.subscriptions = [service.onDidChangeIncidents(({ guardian, changes }) => this.onIncidents(guardian, changes)), service.onDidChange(() => this.onState())];
   }
 
   isMuted(key: string): boolean {
     return this.memento.get<string[]>(MUTED_KEY, []).includes(key);
   }
 
-  async mute(key: string): Promise<void> {
+  /** Mutes one incident's notifications (it stays in the view and the status bar); true if it was not muted. */
+  async mute(guardian: FolderGuardian, incidentId: string): Promise<boolean> {
+    const key = muteKey(guardian.folder, incidentId);
     const muted = this.memento.get<string[]>(MUTED_KEY, []);
-    if (!muted.includes(key)) await this.memento.update(MUTED_KEY, [...muted, key]);
+    this.notices.get(key)?.close();
+    if (muted.includes(key)) return false;
+    // The latest 500 mutes are kept: an incident's id names the events it started at, so old ones never come back.
+    await this.memento.update(MUTED_KEY, [...muted, key].slice(-500));
+    this.service.refresh();
+    return true;
+  }
+
+  async unmute(guardian: FolderGuardian, incidentId: string): Promise<boolean> {
+    const key = muteKey(guardian.folder, incidentId);
+    const muted = this.memento.get<string[]>(MUTED_KEY, []);
+    if (!muted.includes(key)) return false;
+    await this.memento.update(MUTED_KEY, muted.filter((k) => k !== key));
+    this.service.refresh();
+    return true;
+  }
+
+  /** The notifications on screen now. */
+  visible(): Shown[] {
+    return [...this.notices.values()].map((n) => n.shown);
   }
 
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.subscription.dispose();
+    for (const s of this.subscriptions) s.dispose();
+    for (const n of [...this.notices.values()]) n.close();
   }
 
-  private raise(guardian: FolderGuardian, findings: readonly Finding[]): void {
+  private wants(incident: TrackedIncident): boolean {
     const level = this.settings.value.notifications;
-    for (const finding of findings) {
-      const id = `${guardian.folder.uri.toString()}|${finding.episode}|${finding.action}`;
-      if (level === 'none' || (level === 'halts' && finding.action !== 'halt') || finding.action === 'continue') continue;
-      if (this.notified.has(id) || this.isMuted(muteKey(guardian.folder, finding))) continue;
-      this.notified.add(id);
-      this.pending.push({ guardian, finding });
-    }
-    if (this.pending.length > 0 && !this.timer) {
-      const wait = Math.max(FOLD_MS, this.lastShown + MIN_INTERVAL_MS - Date.now());
-      this.timer = setTimeout(() => this.flush(), wait);
+    if (level === 'none' || incident.action === 'continue') return false;
+    return level === 'all' || incident.action === 'halt';
+  }
+
+  private onIncidents(guardian: FolderGuardian, changes: IncidentChanges): void {
+    for (const incident of changes.closed) this.notices.get(muteKey(guardian.folder, incident.id))?.close();
+    for (const incident of [...changes.opened, ...changes.changed]) {
+      const key = muteKey(guardian.folder, incident.id);
+      const notice = this.notices.get(key);
+      if (notice) {
+        notice.incident = incident;
+        this.render(notice);
+        continue;
+      }
+      if (!this.wants(incident) || this.isMuted(key) || guardian.state.stop.state.status === 'STOP') continue;
+      // Once per incident, and again only when it has become more severe than when it was notified.
+      if ((this.notified.get(key) ?? -1) >= severity(incident.action)) continue;
+      if (this.notices.size >= MAX_VISIBLE) {
+        this.log.info(`not notified (already ${MAX_VISIBLE} on screen): ${incident.lead.message}`);
+        continue;
+      }
+      this.notified.set(key, severity(incident.action));
+      this.open(key, guardian, incident);
     }
   }
 
-  private flush(): void {
-    this.timer = undefined;
-    const batch = this.pending.sort((a, b) => severity(b.finding.action) - severity(a.finding.action));
-    this.pending = [];
-    const top = batch[0];
-    if (!top) return;
-    this.lastShown = Date.now();
-    const halts = batch.filter((b) => b.finding.action === 'halt').length;
-    const where = (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? ` in ${top.guardian.folder.name}` : '';
-    const text =
-      batch.length === 1
-        ? `Loop Guardian${where}: ${top.finding.message}`
-        : `Loop Guardian${where}: ${batch.length} new findings (${halts} halt${halts === 1 ? '' : 's'}). Most severe: ${top.finding.message}`;
-    const trusted = vscode.workspace.isTrusted;
-    const actions = [...(trusted ? ['Circuit Break', 'Pause'] : []), 'Show Details', 'Mute this Finding'];
-    this.shown.push({ text, actions });
-    this.log.info(`notified: ${text}`);
-    const show = top.finding.action === 'halt' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
-    void show(text, ...actions).then((choice) => {
-      switch (choice) {
-        case 'Circuit Break':
-          return vscode.commands.executeCommand('loopGuardian.circuitBreak', top.guardian.folder.uri);
-        case 'Pause':
-          return vscode.commands.executeCommand('loopGuardian.pause', top.guardian.folder.uri);
-        case 'Show Details':
-          return vscode.commands.executeCommand('loopGuardian.focus');
-        case 'Mute this Finding':
-          return this.mute(muteKey(top.guardian.folder, top.finding));
-        default:
-          return undefined;
-      }
+  /** STOP_ALL changed somewhere: the offers change with it. */
+  private onState(): void {
+    for (const notice of [...this.notices.values()]) {
+      if (notice.guardian.state.stop.state.status === 'STOP') notice.close();
+      else this.render(notice);
+    }
+  }
+
+  private open(key: string, guardian: FolderGuardian, incident: TrackedIncident): void {
+    const shown: Shown = { incident: incident.id, text: '', actions: [], updates: -1, visible: true };
+    let finish: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    const notice: Notice = {
+      shown,
+      guardian,
+      incident,
+      close: () => {
+        if (!shown.visible) return;
+        shown.visible = false;
+        this.notices.delete(key);
+        finish();
+      },
+    };
+    this.notices.set(key, notice);
+    this.shown.push(shown);
+    this.render(notice);
+    this.log.info(`notified: ${shown.text}`);
+    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Loop Guardian', cancellable: false }, (progress) => {
+      notice.report = (message) => progress.report({ message });
+      notice.report(shown.text);
+      return done;
     });
+  }
+
+  /** Writes the notice's text and offers for the incident and the folder's STOP_ALL as they are now. */
+  private render(notice: Notice): void {
+    const { guardian, incident, shown } = notice;
+    const ref: IncidentRef = { folder: guardian.folder.uri.toString(), incident: incident.id };
+    const status = guardian.state.stop.state.status;
+    const offers: [string, string, unknown][] = [];
+    if (vscode.workspace.isTrusted && status === 'CLEAR') offers.push(['Circuit Break', 'loopGuardian.circuitBreak', { folder: ref.folder }], ['Pause', 'loopGuardian.pause', { folder: ref.folder }]);
+    if (vscode.workspace.isTrusted && status === 'PAUSE') offers.push(['Circuit Break', 'loopGuardian.circuitBreak', { folder: ref.folder }]);
+    offers.push(['Show Details', 'loopGuardian.showIncident', ref], ['Mute', 'loopGuardian.muteIncident', ref], ['Dismiss', 'loopGuardian.dismissIncident', ref]);
+    const where = (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? ` in ${guardian.folder.name}` : '';
+    const what = incident.action === 'halt' ? 'Loop' : 'Possible loop';
+    const paused = status === 'PAUSE' ? ' (paused: agents start nothing new)' : '';
+    const text = `${what}${where}${paused}: ${incident.lead.message} — ${offers.map(([label, command, arg]) => link(label, command, arg)).join(' · ')}`;
+    if (text === shown.text) return;
+    shown.text = text;
+    shown.actions = offers.map(([label]) => label);
+    shown.updates++;
+    notice.report?.(text);
   }
 }

@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { severity, type Finding } from '../core/finding';
 import type { GuardianService } from './guardianService';
 import type { UiSettingsValue } from './uiSettings';
 
@@ -24,21 +23,21 @@ export class LoopStatusBar implements vscode.Disposable {
 
   render(): void {
     const guardians = this.service.all;
-    const findings = guardians.flatMap((g) => g.state.findings.map((f) => ({ folder: g.folder.name, f })));
-    const halts = findings.filter((x) => x.f.action === 'halt').length;
-    const warnings = findings.filter((x) => x.f.action === 'warn' || x.f.action === 'escalate').length;
+    const incidents = guardians.flatMap((g) => g.state.incidents.map((i) => ({ guardian: g, i })));
+    const loops = incidents.filter((x) => x.i.action === 'halt').length;
+    const warnings = incidents.length - loops;
     const stops = guardians.filter((g) => g.state.stop.state.status === 'STOP');
     const pauses = guardians.filter((g) => g.state.stop.state.status === 'PAUSE');
 
     const parts: string[] = [];
     if (stops.length > 0) parts.push('$(debug-stop) STOP');
     else if (pauses.length > 0) parts.push('$(debug-pause) PAUSE');
-    if (halts > 0) parts.push(`$(error) ${plural(halts, 'halt')}`);
-    if (warnings > 0) parts.push(`$(warning) ${plural(warnings, 'warning')}`);
+    if (loops > 0) parts.push(`$(error) ${plural(loops, 'loop')}`);
+    if (warnings > 0) parts.push(`$(warning) ${plural(warnings, 'possible loop')}`);
     if (parts.length === 0) parts.push('$(pass) No loops');
     this.item.text = parts.join('  ');
     this.item.backgroundColor =
-      stops.length > 0 || halts > 0
+      stops.length > 0 || loops > 0
         ? new vscode.ThemeColor('statusBarItem.errorBackground')
         : pauses.length > 0 || warnings > 0
           ? new vscode.ThemeColor('statusBarItem.warningBackground')
@@ -51,10 +50,12 @@ export class LoopStatusBar implements vscode.Disposable {
       const s = g.state.stop.state;
       if (s.status !== 'CLEAR') md.appendMarkdown(`$(debug-${s.status === 'STOP' ? 'stop' : 'pause'}) STOP_ALL is **${s.status}**${guardians.length > 1 ? ` in ${g.folder.name}` : ''}${s.timestamp ? ` since ${s.timestamp}` : ''}${s.reason ? `: ${escape(s.reason)}` : ''}\n\n`);
     }
-    if (findings.length === 0) md.appendMarkdown(`Watching ${plural(guardians.reduce((n, g) => n + g.state.files.length, 0), 'log')}: no loops.\n\n`);
-    const sorted = [...findings].sort((a, b) => severity(b.f.action) - severity(a.f.action));
-    for (const { folder, f } of sorted.slice(0, 10)) md.appendMarkdown(`- ${line(f)}${guardians.length > 1 ? ` _(${folder})_` : ''}\n`);
-    if (sorted.length > 10) md.appendMarkdown(`- … and ${sorted.length - 10} more\n`);
+    if (incidents.length === 0) md.appendMarkdown(`Watching ${plural(guardians.reduce((n, g) => n + g.state.files.length, 0), 'log')}: no loops.\n\n`);
+    for (const { guardian, i } of incidents.slice(0, 10)) {
+      const last = i.evidence[i.evidence.length - 1] ?? i.lead.at;
+      md.appendMarkdown(`- **${i.action === 'halt' ? 'Loop' : 'Possible loop'}** ${escape(i.lead.message)} — ${escape(last.file)}:${last.line}${guardians.length > 1 ? ` _(${guardian.folder.name})_` : ''}\n`);
+    }
+    if (incidents.length > 10) md.appendMarkdown(`- … and ${incidents.length - 10} more\n`);
     md.appendMarkdown('\nClick to open the Loop Guardian view.');
     this.item.tooltip = md;
 
@@ -70,8 +71,4 @@ export class LoopStatusBar implements vscode.Disposable {
 
 function escape(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
-}
-
-function line(f: Finding): string {
-  return `**${f.action.toUpperCase()}** \`${f.signal}\` ${escape(f.message)} — ${escape(f.at.file)}:${f.at.line}`;
 }

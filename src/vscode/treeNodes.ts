@@ -3,6 +3,8 @@ import * as vscode from 'vscode';
 import type { BlockedTask } from '../core/blockedSummary';
 import type { EventRef } from '../core/events';
 import type { Finding } from '../core/finding';
+import type { TrackedIncident } from '../core/incidentBook';
+import { times } from '../core/plainWords';
 import type { AgentSource } from '../watch/workspaceMonitor';
 import type { FolderGuardian } from './folderGuardian';
 import type { GuardianService } from './guardianService';
@@ -16,8 +18,10 @@ export interface BlockedTaskView {
 
 export type Node =
   | { readonly kind: 'folder'; readonly guardian: FolderGuardian; readonly view: 'findings' | 'blocked' }
-  | { readonly kind: 'session'; readonly guardian: FolderGuardian; readonly session: string; readonly findings: readonly Finding[] }
-  | { readonly kind: 'agent'; readonly guardian: FolderGuardian; readonly source: AgentSource; readonly findings: readonly Finding[] }
+  | { readonly kind: 'session'; readonly guardian: FolderGuardian; readonly session: string; readonly incidents: readonly TrackedIncident[] }
+  | { readonly kind: 'agent'; readonly guardian: FolderGuardian; readonly source: AgentSource; readonly incidents: readonly TrackedIncident[] }
+  | { readonly kind: 'incident'; readonly guardian: FolderGuardian; readonly incident: TrackedIncident; readonly muted: boolean }
+  | { readonly kind: 'closed'; readonly guardian: FolderGuardian; readonly incidents: readonly TrackedIncident[] }
   | { readonly kind: 'finding'; readonly guardian: FolderGuardian; readonly finding: Finding }
   | { readonly kind: 'task'; readonly guardian: FolderGuardian; readonly blocked: BlockedTaskView }
   | { readonly kind: 'evidence'; readonly guardian: FolderGuardian; readonly ref: EventRef; readonly signal?: string }
@@ -52,8 +56,9 @@ export function toTreeItem(node: Node): vscode.TreeItem {
       return item;
     }
     case 'session': {
-      const item = new vscode.TreeItem(node.session, vscode.TreeItemCollapsibleState.Expanded);
-      item.description = `${node.findings.length} finding${node.findings.length === 1 ? '' : 's'}`;
+      const item = new vscode.TreeItem(node.guardian.sessionLabel(node.session), vscode.TreeItemCollapsibleState.Expanded);
+      item.description = loops(node.incidents.length);
+      item.tooltip = `session ${node.session}`;
       item.iconPath = new vscode.ThemeIcon('pulse');
       item.id = `session:${node.guardian.folder.uri.toString()}:${node.session}`;
       item.contextValue = 'session';
@@ -61,10 +66,10 @@ export function toTreeItem(node: Node): vscode.TreeItem {
     }
     case 'agent': {
       const a = node.source;
-      const halts = node.findings.filter((f) => f.action === 'halt').length;
-      const label = `${a.label} · ${a.sessions.length === 1 ? shortId(a.sessions[0] as string) : path.basename(a.file)}`;
-      const item = new vscode.TreeItem(label, node.findings.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
-      item.description = [`${a.events} event${a.events === 1 ? '' : 's'}`, node.findings.length > 0 ? `${node.findings.length} finding${node.findings.length === 1 ? '' : 's'}` : 'no loops', a.lastTs ? `last ${a.lastTs.slice(11, 19)}` : ''].filter(Boolean).join(' · ');
+      const halts = node.incidents.filter((i) => i.action === 'halt').length;
+      const label = a.sessions.length === 1 ? node.guardian.sessionLabel(a.sessions[0] as string) : `${a.label} · ${path.basename(a.file)}`;
+      const item = new vscode.TreeItem(label, node.incidents.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+      item.description = [`${a.events} event${a.events === 1 ? '' : 's'}`, node.incidents.length > 0 ? loops(node.incidents.length) : 'no loops', a.lastTs ? `last ${a.lastTs.slice(11, 19)}` : ''].filter(Boolean).join(' · ');
       item.iconPath = new vscode.ThemeIcon(halts > 0 ? 'error' : 'hubot', halts > 0 ? new vscode.ThemeColor('errorForeground') : undefined);
       item.tooltip = `${a.label} transcript\n${a.file}\nsession ${a.sessions.join(', ') || '(none yet)'}`;
       item.resourceUri = vscode.Uri.file(a.file);
@@ -73,10 +78,36 @@ export function toTreeItem(node: Node): vscode.TreeItem {
       item.command = { title: 'Open Transcript', command: 'vscode.open', arguments: [vscode.Uri.file(a.file), { preview: true }] };
       return item;
     }
+    case 'incident': {
+      const i = node.incident;
+      const item = new vscode.TreeItem(i.lead.subject, vscode.TreeItemCollapsibleState.Collapsed);
+      const over = i.state === 'closed' ? (i.end === 'dismissed' ? 'dismissed' : i.end === 'idle' ? 'over: idle' : 'over: the agent moved on') : undefined;
+      item.description = [ACTION_WORD[i.action], times(i.count), i.findings.length > 1 ? `${i.findings.length} signals` : undefined, over, node.muted ? 'muted' : undefined].filter(Boolean).join(' · ');
+      const [icon, color] = i.state === 'closed' ? ['pass', 'disabledForeground'] : ACTION_ICON[i.action];
+      item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
+      const md = new vscode.MarkdownString();
+      md.appendMarkdown(`**${ACTION_WORD[i.action]}**${over ? ` (${over})` : ''}\n\n`);
+      md.appendText(`${i.lead.message}\n\n→ ${i.lead.recommendation}`);
+      item.tooltip = md;
+      item.id = incidentItemId(node.guardian, i.id);
+      item.contextValue = `incident.${i.state}${node.muted ? '.muted' : ''}`;
+      const last = i.evidence[i.evidence.length - 1];
+      if (last) item.command = openAt(node.guardian, last);
+      return item;
+    }
+    case 'closed': {
+      const item = new vscode.TreeItem('Over', vscode.TreeItemCollapsibleState.Collapsed);
+      item.description = `${loops(node.incidents.length)} this session`;
+      item.tooltip = 'Loops that ended (the agent moved on, or nothing happened for a while) or that you dismissed. Nothing is lost: they stay here until VS Code closes.';
+      item.iconPath = new vscode.ThemeIcon('history');
+      item.id = `closed:${node.guardian.folder.uri.toString()}`;
+      item.contextValue = 'closedIncidents';
+      return item;
+    }
     case 'finding': {
       const f = node.finding;
-      const item = new vscode.TreeItem(`${f.signal} (${f.count}/${f.threshold})`, vscode.TreeItemCollapsibleState.Collapsed);
-      item.description = f.subject;
+      const item = new vscode.TreeItem(f.signal, vscode.TreeItemCollapsibleState.Collapsed);
+      item.description = f.message;
       const [icon, color] = ACTION_ICON[f.action];
       item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
       const md = new vscode.MarkdownString();
@@ -119,8 +150,15 @@ export function toTreeItem(node: Node): vscode.TreeItem {
   }
 }
 
-function shortId(id: string): string {
-  return id.length > 13 ? `${id.slice(0, 8)}…${id.slice(-4)}` : id;
+const ACTION_WORD: Record<Finding['action'], string> = { halt: 'Loop', escalate: 'Escalate', warn: 'Possible loop', continue: 'Note' };
+
+function loops(n: number): string {
+  return `${n} loop${n === 1 ? '' : 's'}`;
+}
+
+/** The tree item id of an incident: one per folder and incident, open or closed. */
+export function incidentItemId(guardian: FolderGuardian, incident: string): string {
+  return `incident:${guardian.folder.uri.toString()}:${incident}`;
 }
 
 /** The evidence of a finding as nodes, newest last. */
@@ -154,7 +192,7 @@ export abstract class GuardianTree implements vscode.TreeDataProvider<Node>, vsc
     return toTreeItem(node);
   }
 
-  getParent(): undefined {
+  getParent(_node: Node): Node | undefined {
     return undefined;
   }
 

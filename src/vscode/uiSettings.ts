@@ -7,6 +7,10 @@ export interface UiSettings {
   readonly notifications: NotificationLevel;
   readonly statusBarVisible: boolean;
   readonly debounceMs: number;
+  /** One Problems entry per open incident, or none. */
+  readonly problems: boolean;
+  /** An incident with nothing new for this long is over (0: never by idleness). */
+  readonly idleMinutes: number;
 }
 
 export function readUiSettings(): UiSettings {
@@ -16,6 +20,8 @@ export function readUiSettings(): UiSettings {
     notifications: level === 'all' || level === 'none' ? level : 'halts',
     statusBarVisible: c.get<boolean>('statusBar.visible', true),
     debounceMs: Math.max(0, Math.min(5000, c.get<number>('debounceMs', 75))),
+    problems: c.get<boolean>('problems.enabled', true),
+    idleMinutes: Math.max(0, Math.min(24 * 60, c.get<number>('incidents.idleMinutes', 15))),
   };
 }
 

@@ -6,7 +6,7 @@ import { escapeRegExp } from '../core/guards';
 import type { Finding } from '../core/finding';
 import { AgentDiscovery, type Transcript } from './agentDiscovery';
 import { AgentLogReader } from './agentLog';
-import type { EventRef, SkippedLine } from '../core/events';
+import type { EventRef, LocatedEvent, SkippedLine } from '../core/events';
 import { EventLogReader, type EventSink } from './eventLog';
 import { historyEvents, readInvocationHistory } from '../state/invocationHistory';
 import { checkRegularFile, unreadableReason } from '../state/regularFile';
@@ -43,6 +43,15 @@ interface SourceInfo {
   lastTs?: string;
 }
 
+/** What the events of one session tell about it. */
+export interface SessionInfo {
+  agent?: string;
+  firstTs?: string;
+  lastTs?: string;
+}
+
+const MAX_SESSIONS = 1000;
+
 /** A hook log's name says whose session it records: `hook-<agent>-<session>.jsonl`. */
 // Longer ids first: `hook-a-b-…` is agent `a-b`'s log, not agent `a`'s session "b-…".
 const HOOK_IDS = HOOK_AGENTS.map((a) => a.id).sort((a, b) => b.length - a.length);
@@ -54,6 +63,7 @@ const HOOK_LOG = new RegExp(`(?:^|/)hook-(${HOOK_IDS.map(escapeRegExp).join('|')
  */
 export class WorkspaceMonitor {
   private engine: Engine;
+  private readonly sessions = new Map<string, SessionInfo>();
   private readers = new Map<string, Reader>();
   private readonly sources = new Map<string, SourceInfo>();
   private readonly discovery: AgentDiscovery;
@@ -116,6 +126,26 @@ export class WorkspaceMonitor {
   /** Findings whose pattern is still going on. */
   active(): Finding[] {
     return [...this.historyFindings, ...this.engine.active()];
+  }
+
+  /** Who a session is and when it started, as far as its events tell (the latest 1000 sessions). */
+  session(id: string): SessionInfo | undefined {
+    return this.sessions.get(id);
+  }
+
+  private noteSession(e: LocatedEvent): void {
+    const id = e.event.session ?? e.ref.file;
+    let info = this.sessions.get(id);
+    if (!info) {
+      info = {};
+      this.sessions.set(id, info);
+      if (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
+    }
+    if (info.agent === undefined && e.event.agent !== undefined) info.agent = e.event.agent;
+    if (e.event.ts !== undefined) {
+      info.firstTs ??= e.event.ts;
+      info.lastTs = e.event.ts;
+    }
   }
 
   /** Where a session last made progress (its latest call that succeeded in a new way), if it did. */
@@ -208,6 +238,7 @@ export class WorkspaceMonitor {
     const skipped: SkippedLine[] = [];
     const sink: EventSink = {
       event: (e) => {
+        this.noteSession(e);
         for (const f of this.engine.push(e)) raised.push(f);
       },
       skipped: (s: SkippedLine) => skipped.push(s),

@@ -12,6 +12,7 @@ const { launch } = require('./browser');
 const ROOT = path.resolve(__dirname, '..', '..');
 const TESTS = path.join(ROOT, 'out', 'test', 'integration', 'index.js');
 const TIMEOUT_MS = 180_000;
+const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 
 function makeFolder(parent, name, withLog = true) {
   const dir = path.join(parent, name);
@@ -38,8 +39,14 @@ async function runScenario(name) {
   const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `lg-it-${name}-`)));
   const target = SCENARIOS[name](tmp);
   const started = Date.now();
+  // The tests' own output is printed; the editor's and the browser's console go to a log file.
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const report = path.join(tmp, 'report.txt');
+  const consoleLog = path.join(ARTIFACTS, `integration-${name}.log`);
+  fs.writeFileSync(report, '');
+  fs.writeFileSync(consoleLog, '');
   const server = await startCodeServer({
-    env: { LOOP_GUARDIAN_SUITE: name, LOOP_GUARDIAN_CLI: path.join(ROOT, 'dist', 'cli.js') },
+    env: { LOOP_GUARDIAN_SUITE: name, LOOP_GUARDIAN_CLI: path.join(ROOT, 'dist', 'cli.js'), LOOP_GUARDIAN_REPORT: report },
     trust: !target.untrusted,
   });
   const browser = await launch();
@@ -47,9 +54,7 @@ async function runScenario(name) {
     const page = await browser.newPage();
     const exit = new Promise((resolve) => {
       page.exposeFunction('codeAutomationLog', (type, args) => {
-        const text = util.format(...(Array.isArray(args) ? args : [args]));
-        if (type === 'error') process.stderr.write(`${text}\n`);
-        else process.stdout.write(`${text}\n`);
+        fs.appendFileSync(consoleLog, `[${type}] ${util.format(...(Array.isArray(args) ? args : [args]))}\n`);
       });
       page.exposeFunction('codeAutomationExit', (code) => resolve(code));
     });
@@ -64,6 +69,8 @@ async function runScenario(name) {
     const timeout = new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), TIMEOUT_MS)));
     const code = await Promise.race([exit, timeout]);
     clearTimeout(timer);
+    process.stdout.write(`[${name}]\n${fs.readFileSync(report, 'utf8')}`);
+    if (code !== 0) process.stderr.write(`[${name}] the editor's console is in ${path.relative(ROOT, consoleLog)}\n`);
     if (code === 'timeout') {
       process.stderr.write(`[${name}] timed out after ${TIMEOUT_MS / 1000}s\n${server.output().slice(-4000)}\n`);
       return 1;

@@ -33,22 +33,29 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     assert.equal(bar.command, 'loopGuardian.focus');
   });
 
-  it('shows a loop appended to the log in the status bar, the trees and the Problems panel', async () => {
+  it('shows a loop appended to the log as one incident: in the status bar, the tree (its reasons beneath) and one Problems entry', async () => {
     await append(log, [edit, edit, edit]);
-    const bar = await waitFor('a halt in the status bar', () => {
+    const bar = await waitFor('a loop in the status bar', () => {
       const b = api.statusBar();
-      return /halt/.test(b.text) && b;
+      return /1 loop/.test(b.text) && b;
     });
     assert.equal(bar.background, 'statusBarItem.errorBackground');
-    assert.match(bar.tooltip, /identical-calls/);
+    // The tooltip is Markdown: its punctuation comes escaped.
+    assert.match(bar.tooltip.replace(/\\(.)/g, '$1'), /apply_code_edit a\.py: search "x = 1"/);
+    assert.ok(!/\{"/.test(bar.tooltip), 'no argument JSON in the tooltip');
 
     const nodes = await walk(api.findingsTree);
     const session = nodes.find((n) => n.node.kind === 'session');
-    assert.equal(session && label(session.item), 's1');
-    const finding = nodes.find((n) => n.node.kind === 'finding' && n.node.finding.signal === 'identical-calls');
-    assert.ok(finding, 'the identical-calls finding is in the tree');
-    assert.equal(label(finding.item), 'identical-calls (3/3)');
-    const evidence = (await walk(api.findingsTree, finding.node)).filter((n) => n.node.kind === 'evidence');
+    assert.match(session ? label(session.item) : '', /^coder · s1$/);
+    const incidents = nodes.filter((n) => n.node.kind === 'incident');
+    assert.equal(incidents.length, 1, 'one row for the loop');
+    const [incident] = incidents;
+    assert.equal(label(incident!.item), 'apply_code_edit a.py: search "x = 1"');
+    assert.match(String(incident!.item.description), /^Loop · 3 times · \d signals$/);
+    const reasons = (await walk(api.findingsTree, incident!.node)).filter((n) => n.node.kind === 'finding');
+    assert.ok(reasons.some((r) => label(r.item) === 'identical-calls'), 'each signal that fired is a reason beneath');
+    const finding = reasons.find((r) => label(r.item) === 'identical-calls');
+    const evidence = (await walk(api.findingsTree, finding!.node)).filter((n) => n.node.kind === 'evidence');
     assert.deepEqual(evidence.map((e) => label(e.item)), ['.tmp/current/logs/agent.jsonl:1', '.tmp/current/logs/agent.jsonl:2', '.tmp/current/logs/agent.jsonl:3']);
     const open = evidence[1]?.item.command;
     assert.equal(open?.command, 'vscode.open');
@@ -58,20 +65,22 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
       const d = vscode.languages.getDiagnostics(vscode.Uri.file(log));
       return d.length > 0 && d;
     });
-    const identical = diagnostics.filter((d) => d.code === 'identical-calls');
-    assert.deepEqual(identical.map((d) => d.range.start.line), [0, 1, 2]);
-    assert.ok(identical.every((d) => d.severity === vscode.DiagnosticSeverity.Error && d.source === 'Loop Guardian'));
+    assert.equal(diagnostics.length, 1, 'one Problems entry for one loop');
+    assert.equal(diagnostics[0]?.range.start.line, 2, 'at its latest evidence');
+    assert.deepEqual(diagnostics[0]?.relatedInformation?.map((r) => r.location.range.start.line), [0, 1]);
+    assert.ok(diagnostics[0]?.severity === vscode.DiagnosticSeverity.Error && diagnostics[0]?.source === 'Loop Guardian');
   });
 
-  it('notifies a new halt once, however long the loop goes on', async () => {
+  it('notifies a loop once, and updates that notification in place while it grows', async () => {
     const first = await waitFor('a notification', () => api.notifications().length > 0 && api.notifications());
     assert.equal(first.length, 1, JSON.stringify(first));
-    assert.match(first[0]?.text ?? '', /findings|repeated/);
-    assert.deepEqual(first[0]?.actions, ['Circuit Break', 'Pause', 'Show Details', 'Mute this Finding']);
+    assert.match(first[0]?.text ?? '', /^Loop: .*3 times/);
+    assert.deepEqual(first[0]?.actions, ['Circuit Break', 'Pause', 'Show Details', 'Mute', 'Dismiss']);
     await append(log, [edit]);
-    await waitFor('the count to grow', () => api.folders()[0]?.findings.find((f) => f.signal === 'identical-calls' && f.count === 4));
-    await new Promise((r) => setTimeout(r, 600));
-    assert.equal(api.notifications().length, 1);
+    await waitFor('the count to grow', () => api.folders()[0]?.incidents[0]?.count === 4);
+    await waitFor('the notification to say so', () => /4 times/.test(api.notifications()[0]?.text ?? ''));
+    assert.equal(api.notifications().length, 1, 'still one notification');
+    assert.ok((api.notifications()[0]?.updates ?? 0) >= 1);
   });
 
   it('skips a corrupt line, reports it, and goes on watching', async () => {
@@ -79,6 +88,8 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     await waitFor('the loop to end at the user message', () => api.folders()[0]?.findings.length === 0);
     assert.equal(api.folders()[0]?.skipped, 1);
     assert.match(api.statusBar().text, /No loops/);
+    assert.equal(api.folders()[0]?.closedIncidents[0]?.end, 'progress', 'over, and kept');
+    assert.equal(api.notifications()[0]?.visible, false, 'its notification closed with it');
     await waitFor('diagnostics cleared', () => vscode.languages.getDiagnostics(vscode.Uri.file(log)).length === 0);
     const out = [1, 2, 3].map(() => ({ type: 'output', session: 's2', text: 'I will now fix the bug.' }));
     await append(log, out.slice(0, 2));
@@ -102,6 +113,51 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     await waitFor('PAUSE in the status bar', () => /PAUSE/.test(api.statusBar().text));
     await fs.writeFile(path.join(root, '.github', 'guardian', 'STOP_ALL'), 'CLEAR\n');
     await waitFor('PAUSE gone', () => !/PAUSE/.test(api.statusBar().text));
+  });
+
+  it('one agent retrying one failing edit for 8 seconds: one notification, one Problems entry, one loop in the status bar, and no offer of Circuit Break after STOP', async () => {
+    assert.ok((await vscode.commands.executeCommand<number>('loopGuardian.dismissAll')) >= 0);
+    await waitFor('calm', () => !/loop/.test(api.statusBar().text.replace('No loops', '')));
+    const retryLog = path.join(root, '.tmp', 'current', 'logs', 'retry.jsonl');
+    const before = api.notifications().length;
+    const retry = (i: number) => ({ type: 'tool', session: 'r8', agent: 'coder', ts: new Date().toISOString(), tool: 'apply_code_edit', id: `e${i}`, args: { file_path: 'src/a.ts', search: 'foo()', replace: 'bar()' }, ok: false, error: 'search text "foo()" not found in src/a.ts' });
+    for (let i = 0; i < 8; i++) {
+      await append(retryLog, [retry(i)]);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    await waitFor('all 8 retries read', () => api.folders()[0]?.incidents.find((x) => x.session === 'r8')?.count === 8);
+    const notifications = api.notifications().slice(before);
+    const problems = vscode.languages.getDiagnostics(vscode.Uri.file(retryLog));
+    const bar = api.statusBar().text;
+    console.log(`      8 s of retries: ${notifications.length} notification(s) (${notifications[0]?.updates ?? 0} in-place updates), ${problems.length} Problems entr${problems.length === 1 ? 'y' : 'ies'}, status bar "${bar.replace(/\$\([\w-]+\)\s*/g, '')}"`);
+    assert.equal(notifications.length, 1);
+    assert.equal(problems.length, 1);
+    assert.match(bar, /^\$\(error\) 1 loop$/);
+    assert.match(notifications[0]?.text ?? '', /apply_code_edit src\/a\.ts: search "foo\(\)"/);
+    assert.ok(!/\{"/.test(notifications[0]?.text ?? ''), 'no argument JSON');
+
+    await vscode.commands.executeCommand('loopGuardian.circuitBreak');
+    await waitFor('STOP', () => /STOP/.test(api.statusBar().text));
+    await waitFor('the notification closed or changed', () => notifications[0] && (!notifications[0].visible || !notifications[0].actions.includes('Circuit Break')));
+    const offering = api.notifications().filter((n) => n.visible && n.actions.includes('Circuit Break'));
+    console.log(`      after STOP: ${offering.length} notification(s) offer Circuit Break`);
+    assert.equal(offering.length, 0);
+    await vscode.commands.executeCommand('loopGuardian.resume');
+    await waitFor('CLEAR', () => !/STOP/.test(api.statusBar().text));
+
+    // Show Details selects it; Mute says so and can be undone; Dismiss ends it, and it stays under Over.
+    const id = api.folders()[0]?.incidents.find((x) => x.session === 'r8')?.id;
+    assert.equal(await vscode.commands.executeCommand('loopGuardian.showIncident', { folder: vscode.workspace.workspaceFolders?.[0]?.uri.toString(), incident: id }), id);
+    assert.equal(await vscode.commands.executeCommand('loopGuardian.muteIncident', { folder: vscode.workspace.workspaceFolders?.[0]?.uri.toString(), incident: id }), true);
+    const muted = (await walk(api.findingsTree)).find((n) => n.node.kind === 'incident' && n.node.incident.id === id);
+    assert.match(String(muted?.item.description), /muted/);
+    assert.equal(await vscode.commands.executeCommand('loopGuardian.unmuteIncident', { folder: vscode.workspace.workspaceFolders?.[0]?.uri.toString(), incident: id }), true);
+    assert.equal(await vscode.commands.executeCommand('loopGuardian.dismissIncident', { folder: vscode.workspace.workspaceFolders?.[0]?.uri.toString(), incident: id }), true);
+    await waitFor('calm again', () => /No loops/.test(api.statusBar().text));
+    const over = (await walk(api.findingsTree)).find((n) => n.node.kind === 'closed');
+    assert.ok(over, 'an Over group');
+    assert.ok((await walk(api.findingsTree, over.node)).some((n) => n.node.kind === 'incident' && n.node.incident.id === id && /dismissed/.test(String(n.item.description))));
+    assert.equal(vscode.languages.getDiagnostics(vscode.Uri.file(retryLog)).length, 0, 'no Problems entry once over');
   });
 
   it('lists blocked tasks with their diagnostics, and unblocks and escalates them', async () => {
@@ -154,8 +210,9 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     const refused = JSON.parse(await sh(pre('e3'))) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
     assert.equal(refused.hookSpecificOutput.permissionDecision, 'deny');
     assert.match(refused.hookSpecificOutput.permissionDecisionReason, /Edit/);
-    const session = await waitFor('the hook session in the Findings tree', async () => (await walk(api.findingsTree)).find((n) => n.node.kind === 'session' && label(n.item) === 'hook-sess'));
-    const findings = (await walk(api.findingsTree, session.node)).filter((n) => n.node.kind === 'finding');
+    const session = await waitFor('the hook session in the Findings tree', async () => (await walk(api.findingsTree)).find((n) => n.node.kind === 'session' && /hook-sess$/.test(label(n.item))));
+    assert.match(label(session.item), /^Claude Code · started .+ · hook-sess$/, 'a session is named by its agent and start time');
+    const findings = (await walk(api.findingsTree, session.node)).filter((n) => n.node.kind === 'incident');
     assert.ok(findings.length > 0);
   });
 
@@ -177,12 +234,12 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     current.agents = { ...current.agents, claude: { enabled: true, home } };
     await fs.writeFile(config, JSON.stringify(current, null, 2));
     const agent = await waitFor('the Claude Code session in the sidebar', async () => (await walk(api.findingsTree)).find((n) => n.node.kind === 'agent'));
-    assert.equal(label(agent.item), 'Claude Code · c0ffee00…0001');
+    assert.match(label(agent.item), /^Claude Code · started .+ · c0ffee00…$/);
     assert.match(String(agent.item.description), /2 events · no loops/);
     await fs.appendFile(transcript, step(2) + step(3));
     const looping = await waitFor('the loop under the session', async () => {
       const node = (await walk(api.findingsTree)).find((n) => n.node.kind === 'agent');
-      return node && node.node.kind === 'agent' && node.node.findings.some((f) => f.action === 'halt') && node;
+      return node && node.node.kind === 'agent' && node.node.incidents.some((i) => i.action === 'halt') && node;
     });
     const children = await walk(api.findingsTree, looping.node);
     assert.ok(children.some((n) => n.node.kind === 'evidence' && label(n.item).startsWith(transcript)));
@@ -210,6 +267,6 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     await fs.writeFile(config, JSON.stringify(current, null, 2));
     await waitFor('the Copilot session in the sidebar', async () => (await walk(api.findingsTree)).find((n) => n.node.kind === 'agent' && label(n.item).startsWith('GitHub Copilot (VS Code)')));
     await fs.appendFile(transcript, step(2) + step(3));
-    await waitFor('its loop in the status bar', async () => /halt/.test(api.statusBar().text) && api.folders()[0]?.findings.some((f) => f.agent === 'copilot-vscode' && f.action === 'halt'));
+    await waitFor('its loop in the status bar', async () => /loop/.test(api.statusBar().text) && api.folders()[0]?.findings.some((f) => f.agent === 'copilot-vscode' && f.action === 'halt'));
   });
 });

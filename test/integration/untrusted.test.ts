@@ -19,7 +19,7 @@ describe('Loop Guardian in a real VS Code: an untrusted folder', () => {
   it('watches and shows', async () => {
     const call = { type: 'tool', session: 'u', tool: 'ls', args: {} };
     await append(path.join(folderPath(), '.tmp', 'current', 'logs', 'agent.jsonl'), [call, call, call]);
-    await waitFor('a halt', () => /halt/.test(api.statusBar().text));
+    await waitFor('a loop', () => /1 loop/.test(api.statusBar().text));
   });
 
   it('writes nothing: no STOP_ALL, no config, no task state', async () => {

@@ -38,6 +38,7 @@ describe('incident book: one loop, one incident over time', () => {
     assert.equal(rest.length, 0);
     assert.equal(only?.action, 'halt');
     assert.equal(only?.count, 8, 'its count is the number of retries');
+    assert.match(only?.lead.message ?? '', /8 times/, 'its words say the same number as its count');
     assert.ok((only?.findings.length ?? 0) >= 2, 'several signals, each still there as a reason');
   });
 

@@ -1,0 +1,65 @@
+import * as assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { ROOT } from './helpers';
+
+interface Contributed {
+  readonly command: string;
+  readonly title: string;
+  readonly category?: string;
+}
+
+const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  contributes: { commands: Contributed[]; menus: Record<string, { command: string }[]>; views: Record<string, { id: string }[]>; configuration: { properties: Record<string, unknown> } };
+  activationEvents?: string[];
+  categories: string[];
+  keywords?: string[];
+  repository?: unknown;
+};
+const commands = new Map(manifest.contributes.commands.map((c) => [c.command, c]));
+const views = new Set(Object.values(manifest.contributes.views).flatMap((v) => v.map((x) => x.id)));
+const settings = new Set(Object.keys(manifest.contributes.configuration.properties));
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    return statSync(full).isDirectory() ? sources(full) : full.endsWith('.ts') ? [full] : [];
+  });
+}
+
+const texts = [...sources(path.join(ROOT, 'src')).map((f) => ({ file: path.relative(ROOT, f), text: readFileSync(f, 'utf8') })), { file: 'README.md', text: readFileSync(path.join(ROOT, 'README.md'), 'utf8') }];
+
+describe('manifest: every command a message names exists', () => {
+  it('every loopGuardian.* id in the code and README is a contributed command, view, setting or state key', () => {
+    const unknown: string[] = [];
+    for (const { file, text } of texts) {
+      for (const [id] of text.matchAll(/loopGuardian\.[A-Za-z][\w.]*/g)) {
+        const bare = id.replace(/\.$/, '');
+        if (commands.has(bare) || views.has(bare) || settings.has(bare) || bare === 'loopGuardian.status' || bare === 'loopGuardian.mutedIncidents') continue;
+        unknown.push(`${file}: ${bare}`);
+      }
+    }
+    assert.deepEqual(unknown, []);
+  });
+
+  it('every "Loop Guardian: <title>" a message tells a person to run is the title of a contributed command', () => {
+    const titles = new Set(manifest.contributes.commands.map((c) => `${c.category ?? 'Loop Guardian'}: ${c.title}`));
+    const unknown: string[] = [];
+    for (const { file, text } of texts) {
+      // Quoted or emphasised, as messages and the README name a palette command.
+      for (const m of text.matchAll(/["*]Loop Guardian: ([^"*\n]+)["*]/g)) {
+        const named = `Loop Guardian: ${m[1]}`;
+        if (!titles.has(named)) unknown.push(`${file}: ${named}`);
+      }
+    }
+    assert.deepEqual(unknown, []);
+  });
+
+  it('every command a menu shows is contributed', () => {
+    const missing = Object.values(manifest.contributes.menus)
+      .flat()
+      .map((m) => m.command)
+      .filter((c) => !commands.has(c));
+    assert.deepEqual(missing, []);
+  });
+});
