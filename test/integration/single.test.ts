@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import * as vscode from 'vscode';
 import type { LoopGuardianApi } from '../../src/vscode/api';
-import { append, exists, folderPath, guardian, label, waitFor, walk } from './util';
+import { append, exists, folderPath, guardian, label, waitFor, walk, note } from './util';
 
 const run = promisify(execFile);
 
@@ -24,7 +24,7 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
 
   it('activates on the workspace log, quickly, and is calm', async () => {
     assert.ok(vscode.extensions.getExtension('loop-guardian.agent-loop-guardian')?.isActive);
-    console.log(`      activation took ${api.activationMs.toFixed(1)} ms`);
+    note(`      activation took ${api.activationMs.toFixed(1)} ms`);
     assert.ok(api.activationMs < 1000, `activation took ${api.activationMs} ms`);
     await api.idle();
     const bar = api.statusBar();
@@ -129,7 +129,7 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     const notifications = api.notifications().slice(before);
     const problems = vscode.languages.getDiagnostics(vscode.Uri.file(retryLog));
     const bar = api.statusBar().text;
-    console.log(`      8 s of retries: ${notifications.length} notification(s) (${notifications[0]?.updates ?? 0} in-place updates), ${problems.length} Problems entr${problems.length === 1 ? 'y' : 'ies'}, status bar "${bar.replace(/\$\([\w-]+\)\s*/g, '')}"`);
+    note(`      8 s of retries: ${notifications.length} notification(s) (${notifications[0]?.updates ?? 0} in-place updates), ${problems.length} Problems entr${problems.length === 1 ? 'y' : 'ies'}, status bar "${bar.replace(/\$\([\w-]+\)\s*/g, '')}"`);
     assert.equal(notifications.length, 1);
     assert.equal(problems.length, 1);
     assert.match(bar, /^\$\(error\) 1 loop$/);
@@ -140,7 +140,7 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     await waitFor('STOP', () => /STOP/.test(api.statusBar().text));
     await waitFor('the notification closed or changed', () => notifications[0] && (!notifications[0].visible || !notifications[0].actions.includes('Circuit Break')));
     const offering = api.notifications().filter((n) => n.visible && n.actions.includes('Circuit Break'));
-    console.log(`      after STOP: ${offering.length} notification(s) offer Circuit Break`);
+    note(`      after STOP: ${offering.length} notification(s) offer Circuit Break`);
     assert.equal(offering.length, 0);
     await vscode.commands.executeCommand('loopGuardian.resume');
     await waitFor('CLEAR', () => !/STOP/.test(api.statusBar().text));

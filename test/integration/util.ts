@@ -1,8 +1,15 @@
-import { promises as fs } from 'node:fs';
+import { appendFileSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LoopGuardianApi } from '../../src/vscode/api';
 import type { Node } from '../../src/vscode/treeNodes';
+
+/** A line of the tests' own output (a measured figure): printed by the runner with the results. */
+export function note(text: string): void {
+  const report = process.env.LOOP_GUARDIAN_REPORT;
+  if (report) appendFileSync(report, `${text}\n`);
+  else console.log(text);
+}
 
 export const EXTENSION_ID = 'loop-guardian.agent-loop-guardian';
 
