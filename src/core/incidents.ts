@@ -1,3 +1,4 @@
+import { hashText } from './canonical';
 import type { EventRef } from './events';
 import { severity, type Action, type Finding } from './finding';
 
@@ -8,7 +9,7 @@ import { severity, type Action, type Finding } from './finding';
  * is a layer above them. Pure: no I/O.
  */
 export interface Incident {
-  /** Stable while the incident grows: the episode of its earliest finding. */
+  /** Stable while the incident grows, and short: a hash of the episode of its earliest finding. */
   readonly id: string;
   readonly session: string;
   readonly agent?: string;
@@ -85,7 +86,7 @@ function incidentOf(findings: readonly Finding[]): Incident {
   }
   evidence.sort((a, b) => (a.file === b.file ? a.event - b.event : a.file < b.file ? -1 : 1));
   return {
-    id: first.episode,
+    id: hashText(first.episode),
     session: first.session,
     ...(first.agent !== undefined ? { agent: first.agent } : {}),
     ...(first.task !== undefined ? { task: first.task } : {}),

@@ -41,9 +41,10 @@ export const Command = {
 
 /**
  * A command's argument: a tree node, a folder's URI, or (from notifications' links, scripts and
- * tests) a folder (URI or its text) with a task, an agent or an incident.
+ * tests) a folder (its URI, the URI's text, or its index in the window) with a task, an agent or
+ * an incident.
  */
-type Target = Node | vscode.Uri | { folder?: vscode.Uri | string; task?: string; agent?: string; incident?: string } | undefined;
+type Target = Node | vscode.Uri | { folder?: vscode.Uri | string | number; task?: string; agent?: string; incident?: string } | undefined;
 
 interface Deps {
   readonly service: GuardianService;
@@ -69,6 +70,10 @@ async function guardiansOf(deps: Deps, target: Target, allowAll: boolean): Promi
   if (target instanceof vscode.Uri) return [deps.service.get(target)].filter((g): g is FolderGuardian => g !== undefined);
   if (isNode(target) && 'guardian' in target) return [target.guardian];
   if (target && !isNode(target) && typeof target.folder === 'string') return guardiansOf(deps, vscode.Uri.parse(target.folder), allowAll);
+  if (target && !isNode(target) && typeof target.folder === 'number') {
+    const folder = vscode.workspace.workspaceFolders?.[target.folder];
+    return folder ? guardiansOf(deps, folder.uri, allowAll) : [];
+  }
   if (target && !isNode(target) && target.folder instanceof vscode.Uri) return guardiansOf(deps, target.folder, allowAll);
   const all = deps.service.all;
   if (all.length <= 1) return all;

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { clip } from '../core/canonical';
 import { severity } from '../core/finding';
 import type { IncidentChanges, TrackedIncident } from '../core/incidentBook';
 import type { FolderGuardian } from './folderGuardian';
@@ -11,7 +12,8 @@ const MAX_VISIBLE = 3;
 
 /** What a command link in a notification carries: plain JSON, so a URI can hold it. */
 export interface IncidentRef {
-  readonly folder: string;
+  /** The folder's index in the window: a notification's text is at most 1000 characters, links included. */
+  readonly folder: number;
   readonly incident: string;
 }
 
@@ -40,8 +42,14 @@ export function muteKey(folder: vscode.WorkspaceFolder, incidentId: string): str
   return `${folder.uri.toString()}|${incidentId}`;
 }
 
+/**
+ * A command link in a notification's text. VS Code ends a link's target at a `)` or a space
+ * (microsoft/vscode src/vs/workbench/services/notification/common/notificationsModel.ts's link
+ * parser), so every character that may not stand in it is escaped, parentheses included.
+ */
 function link(label: string, command: string, arg: unknown): string {
-  return `[${label}](command:${command}?${encodeURIComponent(JSON.stringify([arg]))})`;
+  const target = encodeURIComponent(JSON.stringify([arg])).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `[${label}](command:${command}?${target})`;
 }
 
 /**
@@ -163,16 +171,16 @@ export class FindingNotifier implements vscode.Disposable {
   /** Writes the notice's text and offers for the incident and the folder's STOP_ALL as they are now. */
   private render(notice: Notice): void {
     const { guardian, incident, shown } = notice;
-    const ref: IncidentRef = { folder: guardian.folder.uri.toString(), incident: incident.id };
+    const ref: IncidentRef = { folder: guardian.folder.index, incident: incident.id };
     const status = guardian.state.stop.state.status;
     const offers: [string, string, unknown][] = [];
     if (vscode.workspace.isTrusted && status === 'CLEAR') offers.push(['Circuit Break', 'loopGuardian.circuitBreak', { folder: ref.folder }], ['Pause', 'loopGuardian.pause', { folder: ref.folder }]);
     if (vscode.workspace.isTrusted && status === 'PAUSE') offers.push(['Circuit Break', 'loopGuardian.circuitBreak', { folder: ref.folder }]);
     offers.push(['Show Details', 'loopGuardian.showIncident', ref], ['Mute', 'loopGuardian.muteIncident', ref], ['Dismiss', 'loopGuardian.dismissIncident', ref]);
-    const where = (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? ` in ${guardian.folder.name}` : '';
-    const what = incident.action === 'halt' ? 'Loop' : 'Possible loop';
-    const paused = status === 'PAUSE' ? ' (paused: agents start nothing new)' : '';
-    const text = `${what}${where}${paused}: ${incident.lead.message} — ${offers.map(([label, command, arg]) => link(label, command, arg)).join(' · ')}`;
+    const where = (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? `${guardian.folder.name}: ` : '';
+    const what = incident.action === 'halt' ? '' : 'Possible loop: ';
+    const paused = status === 'PAUSE' ? '(paused: agents start nothing new) ' : '';
+    const text = `${where}${paused}${what}${clip(incident.lead.message, 480)} — ${offers.map(([label, command, arg]) => link(label, command, arg)).join(' · ')}`;
     if (text === shown.text) return;
     shown.text = text;
     shown.actions = offers.map(([label]) => label);

@@ -60,16 +60,16 @@ async function main() {
       await page.waitForTimeout(300);
       const t0 = Date.now();
       fs.appendFileSync(log, line(call(session)));
-      await page.waitForFunction((id) => /halt/.test(document.getElementById(id)?.textContent ?? ''), STATUS_ID, { timeout: 10_000, polling: 5 });
+      await page.waitForFunction((id) => /1 loop/.test(document.getElementById(id)?.textContent ?? ''), STATUS_ID, { timeout: 10_000, polling: 5 });
       latencies.push(Date.now() - t0);
     }
     latencies.sort((a, b) => a - b);
     const text = (await status.textContent()) ?? '';
-    assert.match(text, /halt/);
+    assert.match(text, /1 loop/);
     await shot(page, '2-loop-detected');
 
     await page.locator('.activitybar [aria-label^="Loop Guardian"]').first().click();
-    await page.locator('.monaco-list-row', { hasText: 'identical-calls' }).first().waitFor({ timeout: 15_000 });
+    await page.locator('.monaco-list-row', { hasText: 'read_file src/range.ts' }).first().waitFor({ timeout: 15_000 });
     await shot(page, '3-sidebar');
 
     await page.keyboard.press('F1');

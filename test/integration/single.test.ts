@@ -74,7 +74,7 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
   it('notifies a loop once, and updates that notification in place while it grows', async () => {
     const first = await waitFor('a notification', () => api.notifications().length > 0 && api.notifications());
     assert.equal(first.length, 1, JSON.stringify(first));
-    assert.match(first[0]?.text ?? '', /^Loop: .*3 times/);
+    assert.match(first[0]?.text ?? '', /^(Same action|Retry loop|apply_code_edit).*3 times/);
     assert.deepEqual(first[0]?.actions, ['Circuit Break', 'Pause', 'Show Details', 'Mute', 'Dismiss']);
     await append(log, [edit]);
     await waitFor('the count to grow', () => api.folders()[0]?.incidents[0]?.count === 4);

@@ -3,6 +3,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { ROOT } from './helpers';
 
+/** Where the README's user guide ends: the extension's page is what comes before. */
+const USER_GUIDE_END = '<!-- end of the user guide';
+
 interface Contributed {
   readonly command: string;
   readonly title: string;
@@ -27,7 +30,8 @@ function sources(dir: string): string[] {
   });
 }
 
-const texts = [...sources(path.join(ROOT, 'src')).map((f) => ({ file: path.relative(ROOT, f), text: readFileSync(f, 'utf8') })), { file: 'README.md', text: readFileSync(path.join(ROOT, 'README.md'), 'utf8') }];
+const docs = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).map((f) => path.join('docs', f))];
+const texts = [...sources(path.join(ROOT, 'src')).map((f) => ({ file: path.relative(ROOT, f), text: readFileSync(f, 'utf8') })), ...docs.map((file) => ({ file, text: readFileSync(path.join(ROOT, file), 'utf8') }))];
 
 describe('manifest: every command a message names exists', () => {
   it('every loopGuardian.* id in the code and README is a contributed command, view, setting or state key', () => {
@@ -53,6 +57,17 @@ describe('manifest: every command a message names exists', () => {
       }
     }
     assert.deepEqual(unknown, []);
+  });
+
+  it('the user part of the README names no seed document, and the manifest ships no placeholder', () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const user = readme.slice(0, readme.indexOf(USER_GUIDE_END));
+    assert.ok(readme.includes(USER_GUIDE_END));
+    assert.ok(!/seed/i.test(user), 'no "seed" in the user guide');
+    assert.ok(!JSON.stringify(manifest).includes('example.invalid'));
+    assert.ok(manifest.categories.includes('AI'));
+    assert.ok((manifest.keywords ?? []).length >= 5);
+    for (const c of manifest.contributes.commands) assert.ok(!/seed/i.test(c.title), c.title);
   });
 
   it('every command a menu shows is contributed', () => {
