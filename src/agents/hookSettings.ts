@@ -26,7 +26,8 @@ export function hookCommand(agentId: string, hook: Pick<HookProtocol, 'allow'>):
   const idle = hook.allow().stdout.trim();
   // The script is single-quoted for the outer shell; the idle answer is double-quoted inside it.
   if (idle.includes("'") || !/^[a-z][a-z0-9-]*$/.test(agentId)) throw new Error(`cannot build a hook command for ${JSON.stringify(agentId)}`);
-  const missing = idle === '' ? 'exit 0' : `{ printf "%s\\n" "${idle.replace(/[\\"$`]/g, '\\$&')}"; exit 0; }`;
+  // stdin is read to its end first: an agent writing the call to a hook that already exited would get EPIPE.
+  const missing = `{ cat >/dev/null; ${idle === '' ? '' : `printf "%s\\n" "${idle.replace(/[\\"$`]/g, '\\$&')}"; `}exit 0; }`;
   return `sh -c 'l="${LAUNCHER_IN_SHELL}"; [ -f "$l" ] || ${missing}; exec sh "$l" hook ${agentId}'`;
 }
 

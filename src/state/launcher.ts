@@ -66,6 +66,8 @@ export function launcherScript(target: LauncherTarget): string {
     '# The install is gone, or no runtime was found: a hook lets the call run (fail-open), in the',
     "# words of agents that expect an answer; exit 0, which no agent reads as a refusal.",
     'if [ "$1" = hook ]; then',
+    // Read the call to its end: the agent writing it must not meet a closed pipe.
+    '  cat >/dev/null',
     ...(idle.length > 0 ? ['  case "$2" in', ...idle, '  esac'] : []),
     '  exit 0',
     'fi',

@@ -16,7 +16,7 @@ import { CLI, cli, tmpdir, write } from '../helpers';
 /** Runs a shell command line the way an agent runs a hook: stdin in, stdout, stderr and the exit code out. */
 function sh(command: string, input: string, env: NodeJS.ProcessEnv, cwd: string) {
   const r = spawnSync('/bin/sh', ['-c', command], { input, env: { ...process.env, ...env }, cwd, encoding: 'utf8', timeout: 20_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, error: r.error };
 }
 
 describe('the per-user launcher', () => {
@@ -66,6 +66,10 @@ describe('the per-user launcher', () => {
       const r = sh(hookCommand(agent.id, agent.hook), JSON.stringify({ hook_event_name: agent.hook.events.pre, tool_name: 'Bash', tool_input: { command: 'ls' }, session_id: 's' }), { LOOP_GUARDIAN_HOME: empty, CLAUDE_PROJECT_DIR: ws }, ws);
       assert.deepEqual([r.code, r.stdout], [0, agent.hook.allow().stdout], agent.id);
     }
+    // The call is read to its end before the exit: an agent writing a large one never meets a closed pipe (EPIPE).
+    const large = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { content: 'x'.repeat(2 * 1024 * 1024) } });
+    const big = sh(hookCommand('claude', HOOK_AGENTS[0]!.hook), large, { LOOP_GUARDIAN_HOME: empty }, ws);
+    assert.deepEqual([big.code, big.error], [0, undefined]);
     // Without the variable, the default place under $HOME: missing there too.
     const r = sh(hookCommand('claude', HOOK_AGENTS[0]!.hook), '{}', { LOOP_GUARDIAN_HOME: '', HOME: empty }, ws);
     assert.deepEqual([r.code, r.stdout], [0, '']);
@@ -77,8 +81,8 @@ describe('the per-user launcher', () => {
     await installLauncher({ cli: '/nowhere/dist/cli.js', node: process.execPath }, env);
     const ws = await tmpdir();
     for (const agent of HOOK_AGENTS) {
-      const r = sh(hookCommand(agent.id, agent.hook), '{"tool_name":"Bash"}', env, ws);
-      assert.deepEqual([r.code, r.stdout], [0, agent.hook.allow().stdout], agent.id);
+      const r = sh(hookCommand(agent.id, agent.hook), JSON.stringify({ tool_name: 'Bash', tool_input: { content: 'x'.repeat(1024 * 1024) } }), env, ws);
+      assert.deepEqual([r.code, r.stdout, r.error], [0, agent.hook.allow().stdout, undefined], agent.id);
     }
     const direct = spawnSync(launcherPath(env), ['scan'], { encoding: 'utf8' });
     assert.equal(direct.status, 1);
