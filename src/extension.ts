@@ -5,6 +5,7 @@ import { registerCommands } from './vscode/commands';
 import { FindingDiagnostics } from './vscode/diagnostics';
 import { FindingsTree } from './vscode/findingsTree';
 import { GuardianService } from './vscode/guardianService';
+import { keepLauncherCurrent } from './vscode/launcher';
 import { FindingNotifier } from './vscode/notifier';
 import { LoopStatusBar } from './vscode/statusBar';
 import { UiSettingsValue } from './vscode/uiSettings';
@@ -33,6 +34,7 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
     vscode.window.createTreeView('loopGuardian.blockedTasks', { treeDataProvider: blockedTasksTree }),
     ...registerCommands({ service, notifier, log, extensionPath: context.extensionPath, reveal: (g, i) => findingsTree.reveal(findingsView, g, i) }),
   );
+  keepLauncherCurrent(context.extensionPath, log);
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms, watching ${service.all.length} folder(s)${vscode.workspace.isTrusted ? '' : ' (untrusted: read-only)'}`);
   return createApi(activationMs, service, status, findingsTree, blockedTasksTree, notifier);

@@ -21,6 +21,12 @@ export interface HookCall {
   /** After the call: what it returned, or why it failed. */
   readonly response?: unknown;
   readonly error?: string;
+  /**
+   * The registry id of the agent that sent the call, when one hook serves several (a hook file
+   * that more than one agent reads) and the payload tells them apart: the call is recorded as that
+   * agent's, in its own log. Undefined: the agent the hook was named for.
+   */
+  readonly caller?: string;
 }
 
 /** What the hook process prints and how it exits. */
@@ -34,7 +40,10 @@ export type DenyStyle = 'json' | 'exit2';
 
 /** How the guardian's hook is registered in an agent's settings file. */
 export interface HookRegistration {
-  /** The project's settings file the agent reads its hooks from, relative to the workspace. */
+  /**
+   * The project's settings file `init` writes the hook to, relative to the workspace: the agent's
+   * per-user (git-ignored) file for the project where it has one, else its project file.
+   */
   readonly settingsFile: string;
   /** The events the hook is registered on. */
   readonly events: readonly string[];
@@ -45,12 +54,33 @@ export interface HookRegistration {
   /**
    * How an event's hooks are listed: `grouped` (Claude Code, Codex, Gemini CLI: groups, each
    * with an optional matcher and its `hooks` array of `{type, command, timeout}`), or `flat`
-   * (Copilot: the entries themselves, `{type: "command", bash, timeoutSec}`, under a
-   * `"version": 1` file). Default `grouped`.
+   * (the entries themselves, each an object with the command under `entry.commandKey` and the
+   * other fields of `entry.fields`). Default `grouped`.
    */
   readonly layout?: 'grouped' | 'flat';
+  /** For the `flat` layout: the key that holds the command, and the other fields of a new entry. */
+  readonly entry?: { readonly commandKey: string; readonly fields: Readonly<Record<string, unknown>> };
+  /** The file's format version, written when the file has none (`"version": 1`). */
+  readonly version?: number;
   /** Another hook's failure or refusal can stop such an agent (Copilot refuses a call whose pre-call hook exits non-zero): the hook then never exits non-zero except to refuse. */
   readonly failClosed?: boolean;
+  /**
+   * Other agents whose hook is registered in the same file on the same events, one entry serving
+   * them all (the hook tells the callers apart by their payloads): an entry naming any of them is
+   * the guardian's, so registering one never adds a second.
+   */
+  readonly sharedWith?: readonly string[];
+  /**
+   * Settings files an earlier `init` wrote the hook to (the project's shared file, before the
+   * per-user one): the guardian's entries there are moved to `settingsFile` (others' are kept),
+   * unless they already run the very command `init` would write.
+   */
+  readonly migrateFrom?: readonly string[];
+  /**
+   * The agent keeps `settingsFile` out of git only when it creates the file itself: when `init`
+   * creates it, it adds it to the clone's own ignore list (`.git/info/exclude`, never committed).
+   */
+  readonly gitIgnored?: boolean;
 }
 
 /** One agent's hook contract: stdin to a call, and its allow and deny replies. */

@@ -1,5 +1,5 @@
 import { escapeRegExp, isObject } from '../core/guards';
-import type { HookRegistration } from './hook';
+import type { HookProtocol, HookRegistration } from './hook';
 
 export class SettingsShapeError extends Error {
   constructor(readonly file: string, readonly field: string, detail: string) {
@@ -8,10 +8,34 @@ export class SettingsShapeError extends Error {
   }
 }
 
-/** Whether a hook command is the guardian's hook for this agent (any install path). */
-export function isGuardianHook(command: unknown, agent: string): boolean {
+/**
+ * Where the per-user launcher is, as the shell running a hook finds it: under
+ * `$LOOP_GUARDIAN_HOME` when set (tests, or a person who wants it elsewhere), else under the
+ * user's home. The state layer writes it there (`src/state/launcher.ts`); the two must agree.
+ */
+export const LAUNCHER_IN_SHELL = '${LOOP_GUARDIAN_HOME:-$HOME/.loop-guardian}/bin/loop-guardian';
+
+/**
+ * The command `init` registers for an agent: the per-user launcher, not this install's path, so
+ * that the same line works on every machine and after every update. Run by a POSIX shell; where
+ * the launcher is missing (a teammate who never installed the guardian), it exits 0 with the
+ * agent's own "no decision" answer, so the call runs as if there were no hook: fail-open for
+ * every agent, including those that refuse a call whose hook fails (Copilot's pre-call hooks).
+ */
+export function hookCommand(agentId: string, hook: Pick<HookProtocol, 'allow'>): string {
+  const idle = hook.allow().stdout.trim();
+  // The script is single-quoted for the outer shell; the idle answer is double-quoted inside it.
+  if (idle.includes("'") || !/^[a-z][a-z0-9-]*$/.test(agentId)) throw new Error(`cannot build a hook command for ${JSON.stringify(agentId)}`);
+  // stdin is read to its end first: an agent writing the call to a hook that already exited would get EPIPE.
+  const missing = `{ cat >/dev/null; ${idle === '' ? '' : `printf "%s\\n" "${idle.replace(/[\\"$`]/g, '\\$&')}"; `}exit 0; }`;
+  return `sh -c 'l="${LAUNCHER_IN_SHELL}"; [ -f "$l" ] || ${missing}; exec sh "$l" hook ${agentId}'`;
+}
+
+/** Whether a hook command is the guardian's hook for one of these agents (any install path, the launcher included). */
+export function isGuardianHook(command: unknown, agents: string | readonly string[]): boolean {
+  if (typeof command !== 'string' || !/loop-guardian|cli\.js/.test(command)) return false;
   // The id ends where no other id could go on ("copilot" is not "copilot-cli").
-  return typeof command === 'string' && /loop-guardian|cli\.js/.test(command) && new RegExp(`\\bhook\\s+${escapeRegExp(agent)}(?![\\w-])`).test(command);
+  return (typeof agents === 'string' ? [agents] : agents).some((agent) => new RegExp(`\\bhook\\s+${escapeRegExp(agent)}(?![\\w-])`).test(command));
 }
 
 export interface MergeResult {
@@ -22,51 +46,104 @@ export interface MergeResult {
 }
 
 /**
- * Adds the guardian's hook to an agent's settings, keeping everything else as it is: other keys,
- * other events, other hooks on the same events. A registration of the guardian already there is
- * updated in place (a new command path), never duplicated. Throws when the shape is not the
- * documented one, rather than guess and clobber.
+ * The commands that are this very registration: the command, and the same command naming an agent
+ * that shares the entry (`hook copilot-cli` serves Copilot in VS Code as well as `hook copilot`).
  */
-export function mergeHookSettings(existing: unknown, agent: string, reg: HookRegistration, command: string, file: string = reg.settingsFile): MergeResult {
-  if (existing !== undefined && !isObject(existing)) throw new SettingsShapeError(file, '(root)', 'is not a JSON object');
-  const settings: Record<string, unknown> = { ...(existing ?? {}) };
-  if (reg.layout === 'flat' && settings.version === undefined) settings.version = 1;
+export function sameCommands(command: string, agent: string, reg: HookRegistration): readonly string[] {
+  const own = new RegExp(`\\bhook(\\s+)${escapeRegExp(agent)}(?![\\w-])`);
+  return [command, ...(reg.sharedWith ?? []).map((other) => command.replace(own, (_m, space: string) => `hook${space}${other}`))];
+}
+
+/** The agents an entry of this registration may name: the agent, and those sharing its entries. */
+function idsOf(agent: string, reg: HookRegistration): readonly string[] {
+  return [agent, ...(reg.sharedWith ?? [])];
+}
+
+function commandOf(reg: HookRegistration, entry: Record<string, unknown>): unknown {
+  return entry[reg.entry?.commandKey ?? 'command'] ?? entry.command ?? entry.bash;
+}
+
+function hooksOf(settings: Record<string, unknown>, file: string): Record<string, unknown> {
   const hooks = settings.hooks === undefined ? {} : settings.hooks;
   if (!isObject(hooks)) throw new SettingsShapeError(file, 'hooks', 'is not an object');
-  const merged: Record<string, unknown> = { ...hooks };
+  return { ...hooks };
+}
+
+/**
+ * Adds the guardian's hook to an agent's settings, keeping everything else as it is: other keys,
+ * other events, other hooks on the same events. A registration of the guardian already there is
+ * updated in place (a new command), never duplicated; a second one of ours on the same event (an
+ * older install's, or a sharing agent's) is removed. Throws when the shape is not the documented
+ * one, rather than guess and clobber.
+ */
+export function mergeHookSettings(existing: unknown, agent: string, reg: HookRegistration, command: string, file: string = reg.settingsFile): MergeResult {
+  const current = sameCommands(command, agent, reg);
+  if (existing !== undefined && !isObject(existing)) throw new SettingsShapeError(file, '(root)', 'is not a JSON object');
+  const settings: Record<string, unknown> = { ...(existing ?? {}) };
+  if (reg.version !== undefined && settings.version === undefined) settings.version = reg.version;
+  const merged = hooksOf(settings, file);
+  const ids = idsOf(agent, reg);
   const added: string[] = [];
   const updated: string[] = [];
+  const update = (event: string) => {
+    if (!updated.includes(event)) updated.push(event);
+  };
   for (const event of reg.events) {
     const groups = merged[event] === undefined ? [] : merged[event];
     if (!Array.isArray(groups)) throw new SettingsShapeError(file, `hooks.${event}`, 'is not an array');
     let found = false;
     if (reg.layout === 'flat') {
-      // Each entry is a hook of its own: `{type: "command", bash, timeoutSec}`.
-      const next = groups.map((h: unknown) => {
-        if (!isObject(h) || !isGuardianHook(h.bash ?? h.command, agent)) return h;
+      const key = reg.entry?.commandKey ?? 'command';
+      const next: unknown[] = [];
+      for (const h of groups as unknown[]) {
+        if (!isObject(h) || !isGuardianHook(commandOf(reg, h), ids)) {
+          next.push(h);
+          continue;
+        }
+        if (found) {
+          update(event);
+          continue;
+        }
         found = true;
-        if (h.bash === command) return h;
-        if (!updated.includes(event)) updated.push(event);
-        return { ...h, bash: command };
-      });
+        if (current.includes(h[key] as string)) next.push(h);
+        else {
+          update(event);
+          // The command under this agent's key; an older entry's other spelling of it goes.
+          const { command: _c, bash: _b, ...rest } = h;
+          next.push({ ...rest, [key]: command });
+        }
+      }
       if (!found) {
-        next.push({ type: 'command', bash: command, timeoutSec: reg.timeout });
+        next.push({ ...(reg.entry?.fields ?? {}), [key]: command });
         added.push(event);
       }
       merged[event] = next;
       continue;
     }
-    const next = groups.map((group: unknown) => {
-      if (!isObject(group) || !Array.isArray(group.hooks)) return group;
-      const inner = group.hooks.map((h: unknown) => {
-        if (!isObject(h) || !isGuardianHook(h.command, agent)) return h;
+    const next: unknown[] = [];
+    for (const group of groups as unknown[]) {
+      if (!isObject(group) || !Array.isArray(group.hooks)) {
+        next.push(group);
+        continue;
+      }
+      const inner: unknown[] = [];
+      for (const h of group.hooks as unknown[]) {
+        if (!isObject(h) || !isGuardianHook(h.command, ids)) {
+          inner.push(h);
+          continue;
+        }
+        if (found) {
+          update(event);
+          continue;
+        }
         found = true;
-        if (h.command === command) return h;
-        if (!updated.includes(event)) updated.push(event);
-        return { ...h, command };
-      });
-      return { ...group, hooks: inner };
-    });
+        const same = current.includes(h.command as string);
+        if (!same) update(event);
+        inner.push(same ? h : { ...h, command });
+      }
+      // A group left empty by a removed duplicate goes with it.
+      if (inner.length > 0 || group.hooks.length === 0) next.push({ ...group, hooks: inner });
+    }
     if (!found) {
       next.push({ ...(reg.matcher !== undefined ? { matcher: reg.matcher } : {}), hooks: [{ type: 'command', command, timeout: reg.timeout }] });
       added.push(event);
@@ -75,4 +152,65 @@ export function mergeHookSettings(existing: unknown, agent: string, reg: HookReg
   }
   settings.hooks = merged;
   return { settings, added, updated };
+}
+
+export interface RemoveResult {
+  readonly settings: Record<string, unknown>;
+  /** The events the guardian's entries were removed from. */
+  readonly removed: string[];
+}
+
+/**
+ * Removes the guardian's entries for an agent (and those sharing them) from settings, and nothing
+ * else: a group or an event left empty by it goes too, `hooks` when nothing is left in it.
+ */
+export function removeHookSettings(existing: unknown, agent: string, reg: HookRegistration, file: string): RemoveResult {
+  if (!isObject(existing)) throw new SettingsShapeError(file, '(root)', 'is not a JSON object');
+  const settings: Record<string, unknown> = { ...existing };
+  if (settings.hooks === undefined) return { settings, removed: [] };
+  const hooks = hooksOf(settings, file);
+  const ids = idsOf(agent, reg);
+  const removed: string[] = [];
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) continue;
+    let hit = false;
+    const next = (groups as unknown[]).flatMap((g): unknown[] => {
+      if (!isObject(g)) return [g];
+      if (!Array.isArray(g.hooks)) {
+        if (!isGuardianHook(commandOf(reg, g), ids)) return [g];
+        hit = true;
+        return [];
+      }
+      const inner = (g.hooks as unknown[]).filter((h) => !(isObject(h) && isGuardianHook(h.command, ids)));
+      if (inner.length === g.hooks.length) return [g];
+      hit = true;
+      return inner.length > 0 ? [{ ...g, hooks: inner }] : [];
+    });
+    if (!hit) continue;
+    removed.push(event);
+    if (next.length > 0) hooks[event] = next;
+    else delete hooks[event];
+  }
+  if (Object.keys(hooks).length > 0) settings.hooks = hooks;
+  else delete settings.hooks;
+  return { settings, removed };
+}
+
+/** The command of the guardian's entry for an agent in settings, on the first of its events that has one. */
+export function registeredCommand(existing: unknown, agent: string, reg: HookRegistration): string | undefined {
+  if (!isObject(existing) || !isObject(existing.hooks)) return undefined;
+  const ids = idsOf(agent, reg);
+  for (const event of reg.events) {
+    const groups = existing.hooks[event];
+    if (!Array.isArray(groups)) continue;
+    for (const g of groups as unknown[]) {
+      if (!isObject(g)) continue;
+      const entries = Array.isArray(g.hooks) ? (g.hooks as unknown[]) : [g];
+      for (const h of entries) {
+        const command = isObject(h) ? commandOf(reg, h) : undefined;
+        if (typeof command === 'string' && isGuardianHook(command, ids)) return command;
+      }
+    }
+  }
+  return undefined;
 }

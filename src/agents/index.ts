@@ -4,9 +4,11 @@ import { cline } from './cline';
 import { codex } from './codex';
 import { copilot } from './copilot';
 import { copilotCli } from './copilot-cli';
+import { cursor } from './cursor';
 import { gemini } from './gemini';
 import { openHands } from './openhands';
 import { sweAgent } from './swe-agent';
+import { windsurf } from './windsurf';
 import type { HookProtocol } from './hook';
 import type { Adapter, DocumentAdapter, JsonlAdapter } from './transcript';
 
@@ -17,7 +19,7 @@ export type { Agent, DiscoveryFs, DiscoveryScope, FoundTranscript, TranscriptDis
  * `init`, discovery, the configuration and the extension's commands take theirs from. Adding an
  * agent is adding its folder and a line here.
  */
-export const AGENTS: readonly Agent[] = [claude, codex, gemini, copilot, copilotCli, sweAgent, openHands, cline];
+export const AGENTS: readonly Agent[] = [claude, codex, gemini, copilot, copilotCli, cursor, windsurf, sweAgent, openHands, cline];
 
 /**
  * The order in which `--format auto` asks the agents whether a file is theirs: the formats with

@@ -28,7 +28,8 @@ subagents and tasks), or when it would trip a halt signal. After a call it recor
   --deny-with       json (default): the agent's JSON decision; exit2: exit code 2, reason on stderr
 
 It never blocks by failing: on any error of its own it lets the call run and logs the error.
-Exit codes: 0 (allowed, or refused in JSON), 2 (refused, with --deny-with exit2), 1 usage error.
+Exit codes: 0 (allowed, or refused in JSON), 2 (refused, with --deny-with exit2 or for an agent
+that reads only exit codes), 1 usage error (0 for agents that refuse a call whose hook fails).
 `;
 
 export interface HookIo {
@@ -134,19 +135,21 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
   const style = (options['deny-with'] ?? 'json') as DenyStyle;
   let ws: Workspace | undefined;
   const notes: string[] = [];
+  // The agent the call is from: the one named, unless its payload says another that shares its hook file.
+  let who: AgentWithHook = agent;
   const log = (level: 'WARN' | 'ERROR', message: string) => {
     if (ws) onTheSide(new GuardianLog(ws).write(level, message));
   };
-  const allow = (): HookReply => agent.hook.allow(notes.length > 0 ? notes.map((n) => `loop-guardian hook ${agent.id}: ${n}`).join('\n') : undefined);
+  const allow = (): HookReply => agent.hook.allow(notes.length > 0 ? notes.map((n) => `loop-guardian hook ${who.id}: ${n}`).join('\n') : undefined);
   const failOpen = (what: string): HookReply => {
     const message = `${what}; the call is allowed (fail-open)`;
-    log('ERROR', `hook ${agent.id}: ${message}`);
+    log('ERROR', `hook ${who.id}: ${message}`);
     notes.push(message);
     return allow();
   };
   let parsed: HookCall | undefined;
   const refuse = (verdict: { reason: string }, what: string): HookReply => {
-    log('WARN', `hook ${agent.id}: refused ${what}: ${verdict.reason}`);
+    log('WARN', `hook ${who.id}: refused ${what}: ${verdict.reason}`);
     return denyReply(agent.hook, verdict.reason, style, parsed);
   };
 
@@ -175,13 +178,14 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     }
     const known = 'problem' in call ? undefined : call;
     parsed = known;
+    if (known?.caller !== undefined) who = hookAgent(known.caller) ?? agent;
     const root = given === null ? undefined : (given ?? markedProject(path.resolve(io.cwd, known?.cwd ?? '.')));
     // 1. STOP first.
     const stop = root === undefined ? undefined : earlyStop !== undefined ? await earlyStop : await readStopAllAt(path.join(root, PATHS.stopAll));
     if (root !== undefined) ws = new Workspace(root);
     if (stop && !stop.parse.ok) {
       notes.push(`${PATHS.stopAll}: ${stop.parse.error}; read as CLEAR`);
-      log('WARN', `hook ${agent.id}: ${PATHS.stopAll}: ${stop.parse.error}; read as CLEAR`);
+      log('WARN', `hook ${who.id}: ${PATHS.stopAll}: ${stop.parse.error}; read as CLEAR`);
     }
     const beforeCall = known === undefined || known.phase === 'pre';
     if (stop && beforeCall) {
@@ -208,7 +212,8 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     }
     if (config === undefined) return failOpen('the configuration could not be read in time');
     // 3. The session's history, under its lock.
-    const rel = hookLogPath(agent.id, known.session);
+    const caller = who;
+    const rel = hookLogPath(caller.id, known.session);
     const named = { ...known, tool };
     const state = stop?.state ?? { status: 'CLEAR' as const };
     return withSessionLock(
@@ -216,10 +221,10 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
       rel,
       async () => {
         if (known.phase !== 'pre') {
-          await after(agent, workspace, rel, named);
+          await after(caller, workspace, rel, named);
           return allow();
         }
-        const verdict = await before(agent, workspace, rel, named, state, config);
+        const verdict = await before(caller, workspace, rel, named, state, config);
         return verdict.allow ? allow() : refuse(verdict, `${tool} in session ${known.session}`);
       },
       LOCK_TIMEOUT_MS,

@@ -67,7 +67,7 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
   init: {
     usage: `init ${HOOK_IDS} [--command CMD]`,
-    summary: `Registers the hook in the project's agent settings (${HOOK_AGENTS.map((a) => a.hook.registration.settingsFile).join(', ')}), merged.`,
+    summary: `Registers the hook in the project's agent settings (${[...new Set(HOOK_AGENTS.map((a) => a.hook.registration.settingsFile))].join(', ')}), merged, through the per-user launcher ~/.loop-guardian/bin/loop-guardian ($LOOP_GUARDIAN_HOME), which it points at this install; --command registers CMD instead.`,
     options: { command: text },
     positionals: 1,
   },

@@ -1,43 +1,90 @@
+import { promises as fs } from 'node:fs';
 import type { AgentWithHook } from '../agents';
-import { mergeHookSettings, SettingsShapeError } from '../agents/hookSettings';
+import { mergeHookSettings, registeredCommand, removeHookSettings, sameCommands, SettingsShapeError } from '../agents/hookSettings';
 import { parseJson } from '../core/json';
 import { readTextIfExists, withFileLock } from './atomicFile';
 import type { Workspace } from './workspace';
 
 export interface InstallResult {
+  /** The settings file that runs the hook now, relative to the workspace. */
   readonly file: string;
   readonly added: readonly string[];
   readonly updated: readonly string[];
   readonly created: boolean;
+  /** Files an earlier registration was moved out of, with the events it was on (others' entries stay). */
+  readonly moved: readonly { readonly file: string; readonly events: readonly string[] }[];
+  /** The file was added to the clone's `.git/info/exclude`. */
+  readonly excluded: boolean;
 }
 
+/** A settings file's JSON, undefined when it is missing or empty; refused (named, with its line) when it is not JSON. */
+async function readSettings(file: string, rel: string): Promise<{ text: string | undefined; value: unknown }> {
+  const text = await readTextIfExists(file);
+  if (text === undefined || text.trim() === '') return { text, value: undefined };
+  // A settings file nested too deep is refused like one that is not JSON: it could not be written back.
+  const parsed = parseJson(text);
+  if (!parsed.ok) {
+    const where = parsed.at ? `line ${parsed.at.line}, column ${parsed.at.column}` : '(file)';
+    throw new SettingsShapeError(rel, where, parsed.tooDeep ? `is ${parsed.error}` : `is not valid JSON (${parsed.error})`);
+  }
+  return { text, value: parsed.value };
+}
+
+const serialise = (settings: unknown) => `${JSON.stringify(settings, null, 2)}\n`;
+
 /**
- * Registers the guardian's hook in the project's settings file of an agent, merged with what is
- * there (see `mergeHookSettings`), written atomically; a file that is not valid JSON is left alone.
+ * Takes the guardian's entries for an agent out of a file an earlier `init` wrote them to. Returns
+ * the events they were on, or `'current'` when the file already runs `command` itself (then it
+ * stays the registration: nothing is moved or added).
  */
-export async function installHook(ws: Workspace, agent: AgentWithHook, command: string): Promise<InstallResult> {
+async function migrate(ws: Workspace, agent: AgentWithHook, rel: string, command: string): Promise<readonly string[] | 'current'> {
   const reg = agent.hook.registration;
-  const rel = reg.settingsFile;
   const file = await ws.resolveForWrite(rel);
   return withFileLock(file, async () => {
-    const text = await readTextIfExists(file);
-    let existing: unknown;
-    if (text !== undefined && text.trim() !== '') {
-      // A settings file nested too deep is refused like one that is not JSON: it could not be written back.
-      const parsed = parseJson(text);
-      if (!parsed.ok) {
-        const where = parsed.at ? `line ${parsed.at.line}, column ${parsed.at.column}` : '(file)';
-        throw new SettingsShapeError(rel, where, parsed.tooDeep ? `is ${parsed.error}` : `is not valid JSON (${parsed.error})`);
-      }
-      existing = parsed.value;
-    }
-    const merged = mergeHookSettings(existing, agent.id, reg, command, rel);
-    if (merged.added.length > 0 || merged.updated.length > 0) await ws.writeAtomic(rel, `${JSON.stringify(merged.settings, null, 2)}\n`);
-    return { file: rel, added: merged.added, updated: merged.updated, created: text === undefined };
+    const { value } = await readSettings(file, rel);
+    const found = registeredCommand(value, agent.id, reg);
+    if (found === undefined) return [];
+    if (sameCommands(command, agent.id, reg).includes(found)) return 'current';
+    const { settings, removed } = removeHookSettings(value, agent.id, reg, rel);
+    if (removed.length > 0) await ws.writeAtomic(rel, serialise(settings));
+    return removed;
   });
 }
 
-/** The command an agent runs: `node "<this CLI>" hook <agent>`. */
-export function hookCommand(cliPath: string, agent: AgentWithHook): string {
-  return `node ${JSON.stringify(cliPath)} hook ${agent.id}`;
+/** Adds a file to the clone's own ignore list (`.git/info/exclude`), which is never committed; only in a plain clone (`.git` a folder). */
+async function excludeFromGit(ws: Workspace, rel: string): Promise<boolean> {
+  const st = await fs.stat(ws.path('.git')).catch(() => undefined);
+  if (!st?.isDirectory()) return false;
+  const line = `/${rel}`;
+  const exclude = '.git/info/exclude';
+  const text = (await readTextIfExists(ws.path(exclude))) ?? '';
+  if (text.split(/\r?\n/).includes(line)) return false;
+  await ws.append(exclude, `${text === '' || text.endsWith('\n') ? '' : '\n'}${line}\n`);
+  return true;
+}
+
+/**
+ * Registers the guardian's hook in the settings file of an agent, merged with what is there (see
+ * `mergeHookSettings`), written atomically; a file that is not valid JSON is left alone. An
+ * earlier registration in another of the agent's files (`migrateFrom`) is moved, unless it
+ * already runs this very command.
+ */
+export async function installHook(ws: Workspace, agent: AgentWithHook, command: string): Promise<InstallResult> {
+  const reg = agent.hook.registration;
+  const moved: { file: string; events: readonly string[] }[] = [];
+  for (const legacy of reg.migrateFrom ?? []) {
+    const events = await migrate(ws, agent, legacy, command);
+    if (events === 'current') return { file: legacy, added: [], updated: [], created: false, moved, excluded: false };
+    if (events.length > 0) moved.push({ file: legacy, events });
+  }
+  const rel = reg.settingsFile;
+  const file = await ws.resolveForWrite(rel);
+  const result = await withFileLock(file, async () => {
+    const { text, value } = await readSettings(file, rel);
+    const merged = mergeHookSettings(value, agent.id, reg, command, rel);
+    if (merged.added.length > 0 || merged.updated.length > 0) await ws.writeAtomic(rel, serialise(merged.settings));
+    return { file: rel, added: merged.added, updated: merged.updated, created: text === undefined };
+  });
+  const excluded = reg.gitIgnored === true && result.created ? await excludeFromGit(ws, rel) : false;
+  return { ...result, moved, excluded };
 }

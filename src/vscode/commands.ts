@@ -1,8 +1,9 @@
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { defaultConfig } from '../core/config';
 import { HOOK_AGENTS, hookAgent } from '../agents';
-import { hookCommand, installHook } from '../state/agentSettings';
+import { hookCommand } from '../agents/hookSettings';
+import { installHook } from '../state/agentSettings';
+import { installLauncher } from '../state/launcher';
 import type { StopStatus } from '../core/stopAll';
 import { createDefaultConfig } from '../state/configFile';
 import { GuardianLog } from '../state/guardianLog';
@@ -10,6 +11,7 @@ import { StopAllFile } from '../state/stopAllFile';
 import { TaskOperations } from '../tasks/taskOperations';
 import { PATHS } from '../state/workspace';
 import { blockedTasks } from './blockedTasksTree';
+import { extensionLauncherTarget } from './launcher';
 import type { FolderGuardian } from './folderGuardian';
 import type { GuardianService } from './guardianService';
 import type { FindingNotifier } from './notifier';
@@ -52,7 +54,7 @@ interface Deps {
   /** Shows an incident's row in the Findings view, selected. */
   readonly reveal: (guardian: FolderGuardian, incident: TrackedIncident) => Promise<void>;
   readonly log: vscode.LogOutputChannel;
-  /** Where the extension is installed: its bundled CLI runs the agents' hook. */
+  /** Where the extension is installed: its bundled CLI runs the agents' hook (through the launcher). */
   readonly extensionPath: string;
 }
 
@@ -249,8 +251,11 @@ function handlers(deps: Deps): Record<string, (target?: Target) => unknown> {
       if (id === undefined) return;
       const agent = hookAgent(id);
       if (agent === undefined) throw new Error(`unknown agent ${JSON.stringify(id)}: ${HOOK_AGENTS.map((a) => a.id).join(', ')}`);
-      const command = hookCommand(path.join(deps.extensionPath, 'dist', 'cli.js'), agent);
-      const result = await installHook(g.ws, agent, command);
+      // The per-user launcher starts this extension's CLI; the settings run the launcher, which works
+      // on a teammate's machine (a no-op without it) and after the extension updates.
+      const launcher = await installLauncher(extensionLauncherTarget(deps.extensionPath));
+      if (launcher.changed) deps.log.info(`launcher ${launcher.path} written`);
+      const result = await installHook(g.ws, agent, hookCommand(agent.id, agent.hook));
       const changed = [...result.added, ...result.updated];
       await new GuardianLog(g.ws).write('INFO', `hook for ${agent.id} registered from VS Code in ${result.file}: ${changed.join(', ') || 'already there'}`);
       deps.log.info(`${g.folder.name}: ${result.file}: hook for ${agent.id} ${changed.length > 0 ? `on ${changed.join(', ')}` : 'already registered'}`);

@@ -39,7 +39,8 @@ async function main() {
   const data = path.join(tmp, 'data');
   fs.mkdirSync(path.join(data, 'User'), { recursive: true });
   fs.writeFileSync(path.join(data, 'User', 'settings.json'), JSON.stringify({ 'workbench.startupEditor': 'none', 'workbench.tips.enabled': false }));
-  const server = await startCodeServer({ extensionsDir: exts, userDataDir: data });
+  // The launcher the extension may refresh stays in this run's folder, never the person's home.
+  const server = await startCodeServer({ extensionsDir: exts, userDataDir: data, env: { LOOP_GUARDIAN_HOME: path.join(tmp, 'guardian-home') } });
   const browser = await launch();
   const shot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
   try {

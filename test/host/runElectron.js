@@ -31,7 +31,7 @@ async function main() {
       extensionDevelopmentPath: ROOT,
       extensionTestsPath: path.join(ROOT, 'out', 'test', 'integration', 'index.js'),
       launchArgs: [target, '--disable-extensions', ...flags],
-      extensionTestsEnv: { LOOP_GUARDIAN_SUITE: suite, LOOP_GUARDIAN_CLI: path.join(ROOT, 'dist', 'cli.js') },
+      extensionTestsEnv: { LOOP_GUARDIAN_SUITE: suite, LOOP_GUARDIAN_CLI: path.join(ROOT, 'dist', 'cli.js'), LOOP_GUARDIAN_HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'lg-home-')) },
     });
   }
 }

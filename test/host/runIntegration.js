@@ -46,7 +46,8 @@ async function runScenario(name) {
   fs.writeFileSync(report, '');
   fs.writeFileSync(consoleLog, '');
   const server = await startCodeServer({
-    env: { LOOP_GUARDIAN_SUITE: name, LOOP_GUARDIAN_CLI: path.join(ROOT, 'dist', 'cli.js'), LOOP_GUARDIAN_REPORT: report },
+    // The launcher the extension writes goes to the scenario's own folder, never the person's home.
+    env: { LOOP_GUARDIAN_SUITE: name, LOOP_GUARDIAN_CLI: path.join(ROOT, 'dist', 'cli.js'), LOOP_GUARDIAN_REPORT: report, LOOP_GUARDIAN_HOME: path.join(tmp, 'guardian-home') },
     trust: !target.untrusted,
   });
   const browser = await launch();

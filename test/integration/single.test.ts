@@ -194,9 +194,14 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
   it('installs the agent hook from the command palette; the hook refuses a loop and its calls show live', async () => {
     const result = (await vscode.commands.executeCommand('loopGuardian.installHook', { agent: 'claude' })) as { file: string; added: string[] };
     assert.deepEqual(result.added, ['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
-    const settings = JSON.parse(await fs.readFile(path.join(root, '.claude', 'settings.json'), 'utf8'));
+    // The per-user file, and the launcher rather than this extension's path: it survives a commit and an update.
+    assert.equal(result.file, '.claude/settings.local.json');
+    const settings = JSON.parse(await fs.readFile(path.join(root, '.claude', 'settings.local.json'), 'utf8'));
     const command = settings.hooks.PreToolUse[0].hooks[0].command as string;
-    assert.match(command, /dist[\\/]cli\.js" hook claude$/);
+    assert.match(command, /bin\/loop-guardian"; .*hook claude'$/);
+    const home = process.env.LOOP_GUARDIAN_HOME;
+    assert.ok(home, 'the suite runs with its own LOOP_GUARDIAN_HOME');
+    assert.match(await fs.readFile(path.join(home, 'bin', 'loop-guardian'), 'utf8'), /dist\/cli\.js'/);
     const sh = (input: unknown) =>
       new Promise<string>((resolve, reject) => {
         const child = execFile('sh', ['-c', command], { cwd: root, env: { ...process.env, CLAUDE_PROJECT_DIR: root } }, (err, stdout) => (err ? reject(err) : resolve(stdout)));

@@ -171,7 +171,7 @@ describe('reliability: locks and atomic writes (issue 12, guarantees 2 and 5)', 
 
   describe('atomic writes', () => {
     it('keep the mode of the file they replace (init on a 0600 settings file, stop on a 0640 STOP_ALL)', async () => {
-      const settings = await write(ws, '.claude/settings.json', '{"env": {"API_KEY": "secret"}}\n');
+      const settings = await write(ws, '.claude/settings.local.json', '{"env": {"API_KEY": "secret"}}\n');
       await fs.chmod(settings, 0o600);
       const stopAll = await write(ws, PATHS.stopAll, 'CLEAR\n');
       await fs.chmod(stopAll, 0o640);

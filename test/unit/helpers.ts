@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -93,6 +93,13 @@ export interface CliRun {
   /** Killed (SIGKILL) because it ran past `timeoutMs`. */
   timedOut: boolean;
 }
+
+/**
+ * The per-user launcher folder the CLI under test writes to (`init`): a temporary one, so that
+ * tests never touch the person's own `~/.loop-guardian`.
+ */
+export const TEST_GUARDIAN_HOME = mkdtempSync(path.join(os.tmpdir(), 'lg-home-'));
+process.env.LOOP_GUARDIAN_HOME = TEST_GUARDIAN_HOME;
 
 /** Runs the built CLI as a real child process; past `timeoutMs` (default 60 s) it is killed and reported as timed out. */
 export function cli(args: readonly string[], opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliRun> {

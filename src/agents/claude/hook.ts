@@ -15,6 +15,16 @@ export const claudeHook: HookProtocol = {
   parse: (raw) => parseToolHookInput(events, raw),
   deny: (reason) => permissionDenyReply(events.pre, reason),
   allow: silentAllowReply,
-  // "*" matches every tool; the timeout is in seconds.
-  registration: { settingsFile: '.claude/settings.json', events: ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'], matcher: '*', timeout: 10 },
+  // "*" matches every tool; the timeout is in seconds. The per-user project file: "not checked in,
+  // useful for personal preferences … Claude Code will configure git to ignore
+  // `.claude/settings.local.json` when it is created" (code.claude.com/docs/en/settings,
+  // "Settings files"). Earlier versions wrote the shared `.claude/settings.json`.
+  registration: {
+    settingsFile: '.claude/settings.local.json',
+    events: ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'],
+    matcher: '*',
+    timeout: 10,
+    migrateFrom: ['.claude/settings.json'],
+    gitIgnored: true,
+  },
 };

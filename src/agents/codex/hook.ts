@@ -13,6 +13,7 @@ export const codexHook: HookProtocol = {
   parse: (raw) => parseToolHookInput(events, raw),
   deny: (reason) => permissionDenyReply(events.pre, reason),
   allow: silentAllowReply,
-  // No matcher matches every tool; the timeout is in seconds.
+  // No matcher matches every tool; the timeout is in seconds. Codex has no per-user file for one
+  // project (`~/.codex/hooks.json` applies to every project): the project's file it is.
   registration: { settingsFile: '.codex/hooks.json', events: ['PreToolUse', 'PostToolUse'], timeout: 10 },
 };

@@ -1,5 +1,6 @@
 import type { Agent } from '../agent';
 import { copilotDiscovery } from './discovery';
+import { copilotHook } from './hook';
 import { copilotChatTranscript, copilotHookTranscript, copilotPromptLog } from './transcript';
 
 export const copilot: Agent = {
@@ -10,4 +11,5 @@ export const copilot: Agent = {
   transcript: copilotHookTranscript,
   otherTranscripts: [copilotChatTranscript, copilotPromptLog],
   discovery: copilotDiscovery,
+  hook: copilotHook,
 };

@@ -14,6 +14,7 @@ export const geminiHook: HookProtocol = {
   parse: (raw) => parseToolHookInput(events, raw),
   deny: (reason): HookReply => ({ stdout: `${JSON.stringify({ decision: 'deny', reason })}\n`, stderr: '', exitCode: 0 }),
   allow: (note): HookReply => ({ stdout: '{}\n', stderr: note !== undefined ? `${note}\n` : '', exitCode: 0 }),
-  // No matcher matches every tool; the timeout is in milliseconds.
+  // No matcher matches every tool; the timeout is in milliseconds. Gemini CLI has no per-user file
+  // for one project (`~/.gemini/settings.json` applies to every project): the project's file it is.
   registration: { settingsFile: '.gemini/settings.json', events: ['BeforeTool', 'AfterTool'], timeout: 10_000 },
 };

@@ -1,11 +1,13 @@
 import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { HOOK_AGENTS, hookAgent } from '../../agents';
-import { hookCommand, installHook } from '../../state/agentSettings';
+import { hookCommand } from '../../agents/hookSettings';
+import { installHook } from '../../state/agentSettings';
+import { installLauncher, type LauncherResult } from '../../state/launcher';
 import type { CommandContext } from '../context';
 import { EXIT, json, UsageError } from '../io';
 
-/** The CLI as the agent should start it: this very file, wherever it is installed. */
+/** The CLI as the launcher should start it: this very file, wherever it is installed. */
 function thisCli(): string {
   const entry = process.argv[1] ?? path.join(__dirname, 'cli.js');
   try {
@@ -15,21 +17,35 @@ function thisCli(): string {
   }
 }
 
+/**
+ * Registers the hook: the per-user launcher is pointed at this install, and the agent's settings
+ * run the launcher (a command that works on every machine and after updates). `--command` registers
+ * a command of the person's choosing instead, and leaves the launcher alone.
+ */
 export async function initCommand(ctx: CommandContext, agent: string | undefined, opts: { command?: string }): Promise<number> {
   const target = agent === undefined ? undefined : hookAgent(agent);
   if (target === undefined) throw new UsageError(`init needs the agent: ${HOOK_AGENTS.map((a) => a.id).join(', ')}`);
-  const command = opts.command ?? hookCommand(thisCli(), target);
+  let launcher: LauncherResult | undefined;
+  if (opts.command === undefined) launcher = await installLauncher({ cli: thisCli(), node: process.execPath });
+  const command = opts.command ?? hookCommand(target.id, target.hook);
   const result = await installHook(ctx.ws, target, command);
-  await ctx.log.write('INFO', `init ${agent}: ${result.file}: added ${result.added.join(', ') || 'nothing'}; updated ${result.updated.join(', ') || 'nothing'}`);
+  const moved = result.moved.map((m) => `moved from ${m.file} (${m.events.join(', ')})`);
+  await ctx.log.write(
+    'INFO',
+    `init ${target.id}: ${result.file}: added ${result.added.join(', ') || 'nothing'}; updated ${result.updated.join(', ') || 'nothing'}${moved.length > 0 ? `; ${moved.join('; ')}` : ''}${launcher?.changed ? `; launcher ${launcher.path} written` : ''}`,
+  );
   if (ctx.json) {
-    ctx.io.out(json({ agent, file: result.file, command, created: result.created, added: result.added, updated: result.updated }));
+    ctx.io.out(json({ agent: target.id, file: result.file, command, created: result.created, added: result.added, updated: result.updated, moved: result.moved, excluded: result.excluded, launcher: launcher?.path ?? null, launcherChanged: launcher?.changed ?? false }));
     return EXIT.ok;
   }
   const changed = result.added.length + result.updated.length > 0;
-  ctx.io.out(
-    changed
-      ? `${result.created ? 'Created' : 'Updated'} ${result.file}: the hook runs on ${[...result.added, ...result.updated].join(', ')}.\n  ${command}\n`
-      : `${result.file} already runs the hook: nothing to change.\n`,
-  );
+  const lines = [
+    changed ? `${result.created ? 'Created' : 'Updated'} ${result.file}: the hook runs on ${[...result.added, ...result.updated].join(', ')}.` : `${result.file} already runs the hook: nothing to change.`,
+    ...(changed ? [`  ${command}`] : []),
+    ...result.moved.map((m) => `Moved the earlier registration out of ${m.file} (${m.events.join(', ')}); the rest of that file is unchanged.`),
+    ...(result.excluded ? [`Added ${result.file} to .git/info/exclude: it is yours, not the team's.`] : []),
+    ...(launcher !== undefined ? [`${launcher.changed ? (launcher.created ? 'Created' : 'Updated') : 'Checked'} the launcher ${launcher.path}: it starts ${thisCli()}.`] : []),
+  ];
+  ctx.io.out(`${lines.join('\n')}\n`);
   return EXIT.ok;
 }

@@ -111,13 +111,15 @@ describe('loop-guardian hook copilot-cli (a real process)', () => {
     assert.match(usage.stderr, /Usage/);
   });
 
-  it("reads the Claude-style payload VS Code's Local harness sends to a versioned hook file: recorded, and refused under STOP in that harness's answer", async () => {
+  it("reads the Claude-style payload VS Code's Local harness sends to the same hook file: recorded as that harness's call, and refused under STOP in its answer", async () => {
     const ws = await tmpdir();
     await fs.mkdir(path.join(ws, '.git'));
     const local = { timestamp: '2026-10-02T09:14:03.101Z', hook_event_name: 'PreToolUse', session_id: 'vs-1', cwd: ws, tool_name: 'run_in_terminal', tool_input: { command: 'npm test', isBackground: false }, tool_use_id: 'call_7Qm__vscode-12' };
     assert.equal((await hook(ws, local)).stdout, '');
-    const recorded = await fs.readFile(path.join(ws, '.tmp/current/logs/hook-copilot-cli-vs-1.jsonl'), 'utf8');
-    assert.match(recorded, /"tool":"run_in_terminal".*"id":"call_7Qm__vscode-12"/);
+    // The caller is Copilot in VS Code, whatever the hook was named: its log, its agent.
+    const recorded = await fs.readFile(path.join(ws, '.tmp/current/logs/hook-copilot-vs-1.jsonl'), 'utf8');
+    assert.match(recorded, /"agent":"copilot-vscode".*"tool":"run_in_terminal".*"id":"call_7Qm__vscode-12"/);
+    assert.equal(await fs.stat(path.join(ws, '.tmp/current/logs/hook-copilot-cli-vs-1.jsonl')).catch(() => undefined), undefined);
     await cli(['stop', '--workspace', ws]);
     const denied = JSON.parse((await hook(ws, { ...local, tool_use_id: 'call_8' })).stdout) as { hookSpecificOutput?: { hookEventName: string; permissionDecision: string } };
     assert.deepEqual([denied.hookSpecificOutput?.hookEventName, denied.hookSpecificOutput?.permissionDecision], ['PreToolUse', 'deny'], 'answered in the dialect it was asked in');

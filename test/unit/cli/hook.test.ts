@@ -169,7 +169,7 @@ describe('loop-guardian hook (a real process, real stdin and stdout)', () => {
 
   it('a usage error exits 1, which no agent reads as a refusal', async () => {
     const ws = await tmpdir();
-    const r = await hook(ws, 'cursor', {});
+    const r = await hook(ws, 'kiro', {});
     assert.equal(r.code, 1);
     assert.match(r.stderr, /must be one of claude, codex, gemini/);
   });

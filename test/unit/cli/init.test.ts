@@ -2,29 +2,99 @@ import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { claude } from '../../../src/agents/claude';
 import { gemini } from '../../../src/agents/gemini';
-import { isGuardianHook, mergeHookSettings } from '../../../src/agents/hookSettings';
-import { CLI, cli, tmpdir, write } from '../helpers';
+import { hookCommand, isGuardianHook, mergeHookSettings } from '../../../src/agents/hookSettings';
+import { cli, tmpdir, write } from '../helpers';
 
 const read = async (ws: string, rel: string) => JSON.parse(await fs.readFile(path.join(ws, rel), 'utf8')) as Record<string, any>;
 
 describe('loop-guardian init (hook registration)', () => {
-  it('Claude Code: merges into .claude/settings.json, keeping every other setting and hook; a second run changes nothing', async () => {
+  it("Claude Code: merges into the per-user .claude/settings.local.json through the launcher, keeping every other setting and hook; git ignores it in this clone; a second run changes nothing", async () => {
     const ws = await tmpdir();
+    await fs.mkdir(path.join(ws, '.git', 'info'), { recursive: true });
+    await write(ws, '.git/info/exclude', '# git ls-files --others --exclude-from=.git/info/exclude\n*.swp');
     const mine = { type: 'command', command: 'npx prettier --write', timeout: 30 };
-    await write(ws, '.claude/settings.json', JSON.stringify({ permissions: { allow: ['Bash(npm test)'] }, hooks: { PostToolUse: [{ matcher: 'Edit|Write', hooks: [mine] }], Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] } }, null, 2));
+    const shared = JSON.stringify({ permissions: { allow: ['Bash(npm test)'] }, hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] } }, null, 2);
+    await write(ws, '.claude/settings.json', shared);
+    await write(ws, '.claude/settings.local.json', JSON.stringify({ permissions: { allow: ['Bash(make)'] }, hooks: { PostToolUse: [{ matcher: 'Edit|Write', hooks: [mine] }] } }, null, 2));
     const r = await cli(['init', 'claude', '--workspace', ws]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /Updated \.claude\/settings\.json: the hook runs on PreToolUse, PostToolUse, PostToolUseFailure/);
-    const s = await read(ws, '.claude/settings.json');
-    assert.deepEqual(s.permissions, { allow: ['Bash(npm test)'] });
-    assert.deepEqual(s.hooks.Stop, [{ hooks: [{ type: 'command', command: 'say done' }] }]);
+    assert.match(r.stdout, /Updated \.claude\/settings\.local\.json: the hook runs on PreToolUse, PostToolUse, PostToolUseFailure/);
+    const s = await read(ws, '.claude/settings.local.json');
+    assert.deepEqual(s.permissions, { allow: ['Bash(make)'] });
     assert.deepEqual(s.hooks.PostToolUse[0], { matcher: 'Edit|Write', hooks: [mine] });
     assert.equal(s.hooks.PostToolUse.length, 2);
-    assert.deepEqual(s.hooks.PreToolUse, [{ matcher: '*', hooks: [{ type: 'command', command: `node ${JSON.stringify(await fs.realpath(CLI))} hook claude`, timeout: 10 }] }]);
+    const command = hookCommand('claude', claude.hook!);
+    assert.deepEqual(s.hooks.PreToolUse, [{ matcher: '*', hooks: [{ type: 'command', command, timeout: 10 }] }]);
+    // No path of this checkout in what the agent runs: the launcher's, the same on every machine.
+    assert.doesNotMatch(JSON.stringify(s), /dist\/cli\.js|\/tmp\//);
+    assert.equal(await fs.readFile(path.join(ws, '.claude/settings.json'), 'utf8'), shared, 'the shared file is not touched');
+    // The file existed: it was not created here, so git's ignore list is left as it is.
+    assert.doesNotMatch(await fs.readFile(path.join(ws, '.git/info/exclude'), 'utf8'), /settings\.local/);
     const again = await cli(['init', 'claude', '--workspace', ws]);
     assert.match(again.stdout, /already runs the hook/);
-    assert.deepEqual(await read(ws, '.claude/settings.json'), s);
+    assert.deepEqual(await read(ws, '.claude/settings.local.json'), s);
+  });
+
+  it('Claude Code: a settings.local.json it creates is added once to .git/info/exclude (never to the shared .gitignore)', async () => {
+    const ws = await tmpdir();
+    await write(ws, '.git/info/exclude', '*.swp');
+    const r = await cli(['init', 'claude', '--workspace', ws]);
+    assert.match(r.stdout, /Created \.claude\/settings\.local\.json/);
+    assert.match(r.stdout, /Added \.claude\/settings\.local\.json to \.git\/info\/exclude/);
+    assert.equal(await fs.readFile(path.join(ws, '.git/info/exclude'), 'utf8'), '*.swp\n/.claude/settings.local.json\n');
+    await fs.rm(path.join(ws, '.claude/settings.local.json'));
+    await cli(['init', 'claude', '--workspace', ws]);
+    assert.equal(await fs.readFile(path.join(ws, '.git/info/exclude'), 'utf8'), '*.swp\n/.claude/settings.local.json\n');
+    await assert.rejects(fs.stat(path.join(ws, '.gitignore')));
+    // Not a clone: nothing to tell git.
+    const plain = await tmpdir();
+    assert.doesNotMatch((await cli(['init', 'claude', '--workspace', plain])).stdout, /exclude/);
+    await assert.rejects(fs.stat(path.join(plain, '.git')));
+  });
+
+  it("Claude Code: an earlier init's absolute-path entry in the shared .claude/settings.json is moved to settings.local.json; the team's own hooks stay", async () => {
+    const ws = await tmpdir();
+    const old = 'node "/home/someone/agent-loop-guardian/dist/cli.js" hook claude';
+    const lint = { type: 'command', command: 'npm run lint', timeout: 30 };
+    await write(
+      ws,
+      '.claude/settings.json',
+      JSON.stringify({
+        permissions: { allow: ['Bash(npm test)'] },
+        hooks: {
+          PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: old, timeout: 10 }] }],
+          PostToolUse: [{ matcher: '*', hooks: [lint, { type: 'command', command: old, timeout: 10 }] }],
+          PostToolUseFailure: [{ matcher: '*', hooks: [{ type: 'command', command: old, timeout: 10 }] }],
+          // Another agent's hook in the same file is not ours to move.
+          Stop: [{ hooks: [{ type: 'command', command: 'node "/x/dist/cli.js" hook codex' }] }],
+        },
+      }),
+    );
+    const r = await cli(['init', 'claude', '--workspace', ws]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Moved the earlier registration out of \.claude\/settings\.json \(PreToolUse, PostToolUse, PostToolUseFailure\)/);
+    const shared = await read(ws, '.claude/settings.json');
+    assert.deepEqual(shared, {
+      permissions: { allow: ['Bash(npm test)'] },
+      hooks: { PostToolUse: [{ matcher: '*', hooks: [lint] }], Stop: [{ hooks: [{ type: 'command', command: 'node "/x/dist/cli.js" hook codex' }] }] },
+    });
+    const local = await read(ws, '.claude/settings.local.json');
+    for (const event of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure']) assert.equal(local.hooks[event][0].hooks[0].command, hookCommand('claude', claude.hook!));
+    assert.match((await cli(['init', 'claude', '--workspace', ws])).stdout, /already runs the hook/);
+    assert.deepEqual(await read(ws, '.claude/settings.json'), shared);
+  });
+
+  it('Claude Code: a shared settings.json that already runs the launcher (a team that committed it) stays the registration: nothing is added', async () => {
+    const ws = await tmpdir();
+    const command = hookCommand('claude', claude.hook!);
+    const team = { hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command, timeout: 10 }] }] } };
+    await write(ws, '.claude/settings.json', JSON.stringify(team));
+    const r = await cli(['init', 'claude', '--workspace', ws]);
+    assert.match(r.stdout, /\.claude\/settings\.json already runs the hook: nothing to change/);
+    await assert.rejects(fs.stat(path.join(ws, '.claude/settings.local.json')));
+    assert.deepEqual(await read(ws, '.claude/settings.json'), team);
   });
 
   it('updates a registration whose path changed instead of adding a second one', () => {
@@ -65,7 +135,7 @@ describe('loop-guardian init (hook registration)', () => {
     const ws = await tmpdir();
     await cli(['init', 'claude', '--workspace', ws]);
     await cli(['stop', '--workspace', ws]);
-    const command = (await read(ws, '.claude/settings.json')).hooks.PreToolUse[0].hooks[0].command as string;
+    const command = (await read(ws, '.claude/settings.local.json')).hooks.PreToolUse[0].hooks[0].command as string;
     const input = JSON.stringify({ session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'x' });
     const out = execFileSync('sh', ['-c', command], { input, cwd: ws, env: { ...process.env, CLAUDE_PROJECT_DIR: ws } }).toString();
     assert.match(out, /"permissionDecision":"deny"/);

@@ -1,0 +1,12 @@
+import { CLI_CALLER, copilotHookProtocol } from '../copilotHooks';
+import type { HookProtocol } from '../hook';
+
+/**
+ * Copilot's agent mode in VS Code (the Local harness): VS Code's PreToolUse / PostToolUse
+ * contract, read from the repository's `.github/hooks/*.json`. The guardian's entry there is the
+ * one Copilot CLI reads too, so `init copilot` and `init copilot-cli` write the same file and
+ * never a second entry; the hook answers each caller in its own dialect (`copilotHooks.ts`).
+ * No failure event: `PostToolUse` fires on success only, so a failing call shows as a call with
+ * no outcome, and repeating it still trips the identical-call signal.
+ */
+export const copilotHook: HookProtocol = copilotHookProtocol(CLI_CALLER, { pre: 'PreToolUse', post: ['PostToolUse'] });

@@ -1,0 +1,151 @@
+import { isObject, nonEmptyString as text } from '../core/guards';
+import { shellExitFailed } from './copilotEvents';
+import { parseToolHookInput, permissionDenyReply, silentAllowReply, type HookCall, type HookProtocol, type HookRegistration, type HookReply } from './hook';
+
+/*
+ * One hook file, two harnesses: `.github/hooks/*.json` is read by GitHub Copilot CLI (and the
+ * cloud agent, and VS Code's Agent-Host "Copilot" harness, which runs the CLI's runtime) and by
+ * Copilot's Local agent harness in VS Code. Each sends its own payload and reads its own answer,
+ * so the guardian registers one entry there that serves both (`hook copilot` and
+ * `hook copilot-cli` are the same hook) and tells the callers apart by their payloads.
+ *
+ * Copilot CLI (docs.github.com "GitHub Copilot hooks reference", github/docs
+ * `content/copilot/reference/hooks-reference.md`): files `.github/hooks/*.json`,
+ * `{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "…", "timeoutSec": 30}]}}`.
+ * - camelCase events (what the guardian registers): stdin `{sessionId, timestamp (epoch ms), cwd,
+ *   toolName, toolArgs}`, no event name and no call id; `postToolUse` adds `toolResult
+ *   {resultType, textResultForLlm}`, `postToolUseFailure` adds `error`. `toolArgs` is an object,
+ *   or a JSON string in some builds. Checked against the hook inputs in real session logs
+ *   (`hook.start` events, ../shared/fixtures/real/copilot-cli).
+ * - PascalCase events (a configuration someone else wrote): `{hook_event_name, session_id,
+ *   timestamp (ISO), cwd, tool_name, tool_input}`, and no `tool_use_id`.
+ * - Refusal: stdout `{"permissionDecision": "deny", "permissionDecisionReason": "…"}` at the top
+ *   level. Whether the PascalCase dialect also reads Claude Code's `hookSpecificOutput` form is not
+ *   documented: that caller gets both. A pre-call hook that crashes or exits non-zero refuses the
+ *   call (fail-closed); a timeout lets it run.
+ *
+ * VS Code's Local harness (microsoft/vscode `src/vs/workbench/contrib/chat/common/promptSyntax/
+ * hookSchema.ts`: a file with a numeric `version` is read in the CLI's format, lowerCamelCase
+ * events mapped to `PreToolUse` / `PostToolUse`; microsoft/vscode-copilot-chat
+ * `src/extension/chat/vscode-node/chatHookService.ts`): stdin `{timestamp (ISO), hook_event_name,
+ * session_id, transcript_path, cwd, tool_name, tool_input, tool_use_id}`, after the call
+ * `tool_response` (text); between 2026-02-10 and 02-25 the common keys were camelCase
+ * `hookEventName` / `sessionId`. `PostToolUse` fires on success only: failures are not reported.
+ * Refusal: `hookSpecificOutput.permissionDecision: "deny"` with a matching `hookEventName`
+ * (`hookResultProcessor.ts`). A failing or timed-out hook is a warning and the tool runs.
+ *
+ * Which caller (../shared/docs/vscode-agents.md, 0.4): `toolName` + `toolArgs` is the CLI's
+ * camelCase dialect; `tool_use_id`, a `transcript_path` or camelCase common keys beside
+ * `tool_name` is VS Code's Local harness; the remaining Claude-style payload, with no call id, is
+ * the CLI's PascalCase dialect.
+ */
+
+/** The registry ids of the two callers (their folders are `copilot` and `copilot-cli`). */
+export const LOCAL_CALLER = 'copilot';
+export const CLI_CALLER = 'copilot-cli';
+
+const localEvents = { pre: 'PreToolUse', post: ['PostToolUse', 'PostToolUseFailure'] };
+const CLI_EVENTS = ['preToolUse', 'postToolUse', 'postToolUseFailure'];
+
+type Dialect = 'local' | 'cli' | 'cli-pascal';
+
+function dialectOf(raw: Record<string, unknown>): Dialect {
+  if (raw.tool_name === undefined && raw.hook_event_name === undefined && raw.hookEventName === undefined) return 'cli';
+  const local = raw.tool_use_id !== undefined || typeof raw.transcript_path === 'string' || raw.hookEventName !== undefined || raw.sessionId !== undefined;
+  return local ? 'local' : 'cli-pascal';
+}
+
+function parseClaudeStyle(raw: Record<string, unknown>, caller: string): HookCall | { problem: string } {
+  const name = text(raw.hook_event_name) ?? text(raw.hookEventName);
+  // Event names in either case (`preToolUse` is the CLI's spelling of `PreToolUse`).
+  const named = name !== undefined ? [localEvents.pre, ...localEvents.post].find((e) => e.toLowerCase() === name.toLowerCase()) : undefined;
+  const call = parseToolHookInput(localEvents, {
+    ...raw,
+    ...(named !== undefined ? { hook_event_name: named } : name !== undefined ? { hook_event_name: name } : {}),
+    ...(raw.session_id === undefined && raw.sessionId !== undefined ? { session_id: raw.sessionId } : {}),
+  });
+  return 'problem' in call ? call : { ...call, caller };
+}
+
+function parseCamelCase(raw: Record<string, unknown>): HookCall | { problem: string } {
+  const event = raw.error !== undefined ? 'postToolUseFailure' : raw.toolResult !== undefined ? 'postToolUse' : 'preToolUse';
+  const tool = text(raw.toolName);
+  if (tool === undefined) return { problem: `stdin: ${event} without toolName` };
+  let input: Record<string, unknown> = {};
+  if (isObject(raw.toolArgs)) input = raw.toolArgs;
+  else if (typeof raw.toolArgs === 'string') {
+    try {
+      const parsed = JSON.parse(raw.toolArgs) as unknown;
+      input = isObject(parsed) ? parsed : { input: parsed };
+    } catch {
+      input = { input: raw.toolArgs };
+    }
+  }
+  const result = isObject(raw.toolResult) ? raw.toolResult : undefined;
+  const resultText = typeof result?.textResultForLlm === 'string' ? result.textResultForLlm : '';
+  const failed = result !== undefined && ((typeof result.resultType === 'string' && result.resultType !== 'success') || shellExitFailed(resultText));
+  const error = typeof raw.error === 'string' ? raw.error : isObject(raw.error) && typeof raw.error.message === 'string' ? raw.error.message : failed ? resultText || 'failed' : undefined;
+  return {
+    phase: event === 'preToolUse' ? 'pre' : 'post',
+    event,
+    session: text(raw.sessionId) ?? 'unknown-session',
+    input,
+    tool,
+    caller: CLI_CALLER,
+    ...(text(raw.cwd) !== undefined ? { cwd: raw.cwd as string } : {}),
+    ...(result !== undefined && error === undefined ? { response: resultText } : {}),
+    ...(error !== undefined ? { error } : {}),
+  };
+}
+
+/** A call from either harness, tagged with the one that sent it. */
+export function parseCopilotHookInput(raw: unknown): HookCall | { problem: string } {
+  if (!isObject(raw)) return { problem: 'stdin: not a JSON object' };
+  const dialect = dialectOf(raw);
+  if (dialect === 'cli') return parseCamelCase(raw);
+  return parseClaudeStyle(raw, dialect === 'local' ? LOCAL_CALLER : CLI_CALLER);
+}
+
+/**
+ * Refuses in the dialect the call came in. When it is not known which (stdin could not be read)
+ * or not documented (the CLI's PascalCase dialect), both answers in one object: each harness
+ * reads its own keys (VS Code takes `hookSpecificOutput`, the CLI the top-level decision).
+ */
+export function denyCopilotCall(reason: string, call?: HookCall): HookReply {
+  const top = { permissionDecision: 'deny', permissionDecisionReason: reason };
+  const nested = { hookSpecificOutput: { hookEventName: localEvents.pre, permissionDecision: 'deny', permissionDecisionReason: reason } };
+  if (call?.caller === LOCAL_CALLER) return permissionDenyReply(localEvents.pre, reason);
+  const out = call === undefined || call.event === localEvents.pre ? { ...top, ...nested } : top;
+  return { stdout: `${JSON.stringify(out)}\n`, stderr: '', exitCode: 0 };
+}
+
+/**
+ * The guardian's own file among the repository's hook files, in the CLI's format (VS Code reads
+ * it too); `timeoutSec` in seconds. One entry per event serves both callers.
+ */
+export function copilotRegistration(other: string): HookRegistration {
+  return {
+    settingsFile: '.github/hooks/loop-guardian.json',
+    events: CLI_EVENTS,
+    timeout: 10,
+    layout: 'flat',
+    entry: { commandKey: 'bash', fields: { type: 'command', timeoutSec: 10 } },
+    version: 1,
+    failClosed: true,
+    sharedWith: [other],
+    // The file lives in the repository: there is no per-user hook file of the project that both
+    // harnesses read (the CLI's `.github/copilot/settings.local.json` is not read by VS Code).
+  };
+}
+
+/** The hook protocol of either harness: the same parse and deny; `other` is the harness sharing its entry. */
+export function copilotHookProtocol(other: string, events: HookProtocol['events']): HookProtocol {
+  return {
+    events,
+    projectDirEnv: [],
+    parse: parseCopilotHookInput,
+    deny: denyCopilotCall,
+    allow: silentAllowReply,
+    registration: copilotRegistration(other),
+  };
+}

@@ -1,0 +1,116 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { HOOK_AGENTS } from '../agents';
+import { writeFileAtomic } from './atomicFile';
+
+/*
+ * The per-user launcher: the one file the guardian writes outside a workspace.
+ *
+ * The hooks `init` registers live in files teams commit, so they cannot name this checkout's or
+ * this extension version's `dist/cli.js`: they run `$LOOP_GUARDIAN_HOME/bin/loop-guardian`
+ * (default `~/.loop-guardian/bin/loop-guardian`), a small POSIX shell script that starts the
+ * current install. `init` writes it; the VS Code extension writes it when it installs a hook, and
+ * on activation refreshes one that exists (never creates one) so that it follows the extension's
+ * updates. Where it is missing (a teammate without the guardian) the registered command exits 0
+ * with no decision; where the install it names is gone, the launcher does the same for hooks.
+ * Nothing else is written there. Removing the folder removes the guardian from every agent.
+ */
+
+/** Where the launcher lives: `$LOOP_GUARDIAN_HOME`, else `~/.loop-guardian` (the hook command says the same in shell, `LAUNCHER_IN_SHELL`). */
+export function launcherHome(env: NodeJS.ProcessEnv = process.env): string {
+  const set = env.LOOP_GUARDIAN_HOME;
+  return set !== undefined && set !== '' ? path.resolve(set) : path.join(env.HOME ?? os.homedir(), '.loop-guardian');
+}
+
+export function launcherPath(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(launcherHome(env), 'bin', 'loop-guardian');
+}
+
+/** The install the launcher starts. */
+export interface LauncherTarget {
+  /** The CLI's entry, absolute (`…/dist/cli.js`). */
+  readonly cli: string;
+  /** A Node.js executable to start it with, tried first. */
+  readonly node?: string;
+  /** An Electron executable that can run as Node (`ELECTRON_RUN_AS_NODE=1`), tried when no `node` is found. */
+  readonly electron?: string;
+}
+
+/** A value single-quoted for the shell. */
+function sq(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The launcher's text for a target. Pure, so that a refresh writes only when it changes. */
+export function launcherScript(target: LauncherTarget): string {
+  // Agents that read an answer from a hook even when it lets the call run (one parses every stdout as JSON).
+  const idle = HOOK_AGENTS.flatMap((a) => {
+    const out = a.hook.allow().stdout.trim();
+    return out === '' ? [] : [`    ${a.id}) printf '%s\\n' ${sq(out)} ;;`];
+  });
+  return [
+    '#!/bin/sh',
+    "# Loop Guardian's launcher: starts the Loop Guardian install named below. Written by",
+    '# `loop-guardian init` and by the VS Code extension, which keep it pointing at their current',
+    "# install; the agents' hooks registered by init run it. Delete this folder to take Loop",
+    '# Guardian out of every agent on this machine: their hooks then let every call run.',
+    `cli=${sq(target.cli)}`,
+    `node=${sq(target.node ?? '')}`,
+    `electron=${sq(target.electron ?? '')}`,
+    'if [ -f "$cli" ]; then',
+    '  if [ -n "$node" ] && [ -x "$node" ]; then exec "$node" "$cli" "$@"; fi',
+    '  if command -v node >/dev/null 2>&1; then exec node "$cli" "$@"; fi',
+    '  if [ -n "$electron" ] && [ -x "$electron" ]; then ELECTRON_RUN_AS_NODE=1; export ELECTRON_RUN_AS_NODE; exec "$electron" "$cli" "$@"; fi',
+    'fi',
+    '# The install is gone, or no runtime was found: a hook lets the call run (fail-open), in the',
+    "# words of agents that expect an answer; exit 0, which no agent reads as a refusal.",
+    'if [ "$1" = hook ]; then',
+    // Read the call to its end: the agent writing it must not meet a closed pipe.
+    '  cat >/dev/null',
+    ...(idle.length > 0 ? ['  case "$2" in', ...idle, '  esac'] : []),
+    '  exit 0',
+    'fi',
+    'echo "loop-guardian: cannot start $cli (missing, or no node found); run loop-guardian init again, or open VS Code with the extension" >&2',
+    'exit 1',
+    '',
+  ].join('\n');
+}
+
+export interface LauncherResult {
+  readonly path: string;
+  /** Written now (new, or pointing elsewhere before). */
+  readonly changed: boolean;
+  readonly created: boolean;
+}
+
+async function currentText(file: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Writes the launcher for a target (temp file + rename, mode 0755), only when its text changes:
+ * what `init` and the extension's *Install the Agent Hook* do.
+ */
+export async function installLauncher(target: LauncherTarget, env: NodeJS.ProcessEnv = process.env): Promise<LauncherResult> {
+  const file = launcherPath(env);
+  const text = launcherScript(target);
+  const before = await currentText(file);
+  if (before === text) return { path: file, changed: false, created: false };
+  await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o755 });
+  await writeFileAtomic(file, text, { mode: 0o755, within: await fs.realpath(launcherHome(env)) });
+  // A file that was there keeps its mode through the rename: make sure it can be run.
+  await fs.chmod(file, 0o755);
+  return { path: file, changed: true, created: before === undefined };
+}
+
+/** Points an existing launcher at a target; creates none (what the extension does on activation). */
+export async function refreshLauncher(target: LauncherTarget, env: NodeJS.ProcessEnv = process.env): Promise<LauncherResult | undefined> {
+  if ((await currentText(launcherPath(env))) === undefined) return undefined;
+  return installLauncher(target, env);
+}

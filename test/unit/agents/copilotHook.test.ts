@@ -1,0 +1,133 @@
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { copilot } from '../../../src/agents/copilot';
+import { copilotCli } from '../../../src/agents/copilot-cli';
+import { hookCommand } from '../../../src/agents/hookSettings';
+import { cli, tmpdir, write } from '../helpers';
+
+/*
+ * GitHub Copilot in VS Code (the Local harness) and Copilot CLI share `.github/hooks/*.json`:
+ * one entry of the guardian serves both, and each caller is answered in its own dialect.
+ * Payloads from microsoft/vscode-copilot-chat `chatHookService.ts` (Local) and docs.github.com's
+ * hooks reference (CLI), as summarised in src/agents/copilotHooks.ts.
+ */
+
+const local = (ws: string, id: string, input: Record<string, unknown> = { command: 'npm test', isBackground: false }, tool = 'run_in_terminal') => ({
+  timestamp: '2026-10-02T09:14:03.101Z',
+  hook_event_name: 'PreToolUse',
+  session_id: 'vs-9',
+  transcript_path: '/home/u/.config/Code/User/workspaceStorage/9d1/GitHub.copilot-chat/transcripts/vs-9.jsonl',
+  cwd: ws,
+  tool_name: tool,
+  tool_input: input,
+  tool_use_id: `${id}__vscode-1`,
+});
+const cliPre = (ws: string, toolName: string, toolArgs: unknown) => ({ sessionId: 'cp-1', timestamp: 1774039625016, cwd: ws, toolName, toolArgs });
+
+type Nested = { hookSpecificOutput?: { hookEventName: string; permissionDecision: string; permissionDecisionReason: string }; permissionDecision?: string };
+
+function hook(ws: string, input: unknown, agent = 'copilot') {
+  return cli(['hook', agent], { input: JSON.stringify(input), cwd: ws });
+}
+
+async function project(): Promise<string> {
+  const ws = await tmpdir();
+  await fs.mkdir(path.join(ws, '.git'));
+  return ws;
+}
+
+describe('loop-guardian hook copilot (VS Code agent mode, a real process)', () => {
+  it('refuses the third identical call in hookSpecificOutput (no failure event in this harness: the repetition is the signal), recorded as its own session', async () => {
+    const ws = await project();
+    for (const id of ['c1', 'c2']) {
+      const allowed = await hook(ws, local(ws, id));
+      assert.equal(allowed.code, 0);
+      assert.equal(allowed.stdout, '');
+      // PostToolUse fires on success only, with the tool's text.
+      await hook(ws, { ...local(ws, id), hook_event_name: 'PostToolUse', tool_response: 'FAIL src/a.test.ts\n  Cannot find module' });
+    }
+    const third = await hook(ws, local(ws, 'c3'));
+    assert.equal(third.code, 0);
+    const out = JSON.parse(third.stdout) as Nested;
+    assert.deepEqual([out.hookSpecificOutput?.hookEventName, out.hookSpecificOutput?.permissionDecision], ['PreToolUse', 'deny']);
+    assert.equal(out.permissionDecision, undefined, 'the Local answer only');
+    assert.match(out.hookSpecificOutput?.permissionDecisionReason ?? '', /Loop Guardian refused this call.*run_in_terminal/);
+    const lines = (await fs.readFile(path.join(ws, '.tmp/current/logs/hook-copilot-vs-9.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.equal(lines[0]?.agent, 'copilot-vscode');
+    assert.equal(lines[0]?.id, 'c1__vscode-1');
+  });
+
+  it('accepts the camelCase common keys of the 2026-02 builds (hookEventName, sessionId)', async () => {
+    const ws = await project();
+    const { hook_event_name: _e, session_id: _s, transcript_path: _t, ...rest } = local(ws, 'k1');
+    assert.equal((await hook(ws, { ...rest, hookEventName: 'PreToolUse', sessionId: 'vs-feb' })).stdout, '');
+    assert.match(await fs.readFile(path.join(ws, '.tmp/current/logs/hook-copilot-vs-feb.jsonl'), 'utf8'), /"tool":"run_in_terminal"/);
+  });
+
+  it('STOP refuses every call; PAUSE refuses its subagent tool (runSubagent) only', async () => {
+    const ws = await project();
+    await cli(['stop', '--workspace', ws, '--reason', 'runaway']);
+    const stopped = JSON.parse((await hook(ws, local(ws, 's1', { filePath: 'a.ts' }, 'read_file'))).stdout) as Nested;
+    assert.equal(stopped.hookSpecificOutput?.permissionDecision, 'deny');
+    assert.match(stopped.hookSpecificOutput?.permissionDecisionReason ?? '', /STOP_ALL is set to STOP \(runaway/);
+    await cli(['pause', '--workspace', ws]);
+    assert.match((await hook(ws, local(ws, 'p1', { prompt: 'explore', description: 'look' }, 'runSubagent'))).stdout, /"permissionDecision":"deny".*PAUSE/);
+    assert.equal((await hook(ws, local(ws, 'p2', { filePath: 'a.ts' }, 'read_file'))).stdout, '');
+  });
+
+  it('fails open on broken state: a log folder that is a file, stdin that is not JSON', async () => {
+    const ws = await project();
+    await write(ws, '.tmp/current/logs', 'a file');
+    const r = await hook(ws, local(ws, 'f1'));
+    assert.equal(r.code, 0);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /fail-open/);
+    const garbage = await cli(['hook', 'copilot'], { input: '{"tool_name":', cwd: ws });
+    assert.equal(garbage.code, 0);
+    assert.equal(garbage.stdout, '');
+  });
+
+  it('one file, one entry for both: init copilot then init copilot-cli adds nothing; an older install\'s two entries become one; the foreign hooks stay', async () => {
+    const ws = await tmpdir();
+    const theirs = { type: 'command', bash: './scripts/audit.sh', timeoutSec: 5 };
+    await write(
+      ws,
+      '.github/hooks/loop-guardian.json',
+      JSON.stringify({ version: 1, hooks: { sessionStart: [theirs], preToolUse: [theirs, { type: 'command', bash: 'node "/old/dist/cli.js" hook copilot-cli', timeoutSec: 10 }, { type: 'command', bash: 'node "/old/dist/cli.js" hook copilot', timeoutSec: 10 }] } }),
+    );
+    const first = await cli(['init', 'copilot', '--workspace', ws]);
+    assert.equal(first.code, 0, first.stderr);
+    const read = async () => JSON.parse(await fs.readFile(path.join(ws, '.github/hooks/loop-guardian.json'), 'utf8')) as { version: number; hooks: Record<string, Record<string, unknown>[]> };
+    const file = await read();
+    const command = hookCommand('copilot', copilot.hook!);
+    assert.equal(file.version, 1);
+    assert.deepEqual(file.hooks.sessionStart, [theirs]);
+    assert.deepEqual(file.hooks.preToolUse, [theirs, { type: 'command', timeoutSec: 10, bash: command }]);
+    for (const event of ['postToolUse', 'postToolUseFailure']) assert.deepEqual(file.hooks[event], [{ type: 'command', timeoutSec: 10, bash: command }]);
+    for (const agent of ['copilot-cli', 'copilot']) {
+      const again = await cli(['init', agent, '--workspace', ws]);
+      assert.match(again.stdout, /already runs the hook: nothing to change/, agent);
+    }
+    assert.deepEqual(await read(), file);
+  });
+
+  it('the registered entry answers each caller in its dialect: VS Code in hookSpecificOutput, the CLI at the top level', async () => {
+    const ws = await project();
+    await cli(['init', 'copilot-cli', '--workspace', ws]);
+    await cli(['stop', '--workspace', ws]);
+    const entry = JSON.parse(await fs.readFile(path.join(ws, '.github/hooks/loop-guardian.json'), 'utf8')) as { hooks: { preToolUse: { bash: string }[] } };
+    const run = (input: unknown) => JSON.parse(execFileSync('bash', ['-c', entry.hooks.preToolUse[0]?.bash ?? ''], { input: JSON.stringify(input), cwd: ws }).toString()) as Nested;
+    const fromVsCode = run(local(ws, 'd1'));
+    assert.equal(fromVsCode.hookSpecificOutput?.permissionDecision, 'deny');
+    assert.equal(fromVsCode.permissionDecision, undefined);
+    const fromCli = run(cliPre(ws, 'bash', { command: 'ls' }));
+    assert.equal(fromCli.permissionDecision, 'deny');
+    assert.equal(fromCli.hookSpecificOutput, undefined);
+    // The CLI's PascalCase dialect, whose accepted answer is not documented: both forms.
+    const pascal = run({ hook_event_name: 'PreToolUse', session_id: 'cp-2', timestamp: '2026-10-02T09:14:03Z', cwd: ws, tool_name: 'Bash', tool_input: { command: 'ls' } });
+    assert.deepEqual([pascal.permissionDecision, pascal.hookSpecificOutput?.permissionDecision], ['deny', 'deny']);
+    assert.equal(copilotCli.hook?.registration.settingsFile, copilot.hook?.registration.settingsFile);
+  });
+});

@@ -1,0 +1,105 @@
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { HOOK_AGENTS } from '../../../src/agents';
+import { hookCommand } from '../../../src/agents/hookSettings';
+import { installLauncher, launcherPath, launcherScript, refreshLauncher } from '../../../src/state/launcher';
+import { extensionLauncherTarget } from '../../../src/vscode/launcher';
+import { CLI, cli, tmpdir, write } from '../helpers';
+
+/*
+ * The per-user launcher (`$LOOP_GUARDIAN_HOME/bin/loop-guardian`): what the registered hook
+ * commands run, so that a committed settings file works on any machine and after any update.
+ */
+
+/** Runs a shell command line the way an agent runs a hook: stdin in, stdout, stderr and the exit code out. */
+function sh(command: string, input: string, env: NodeJS.ProcessEnv, cwd: string) {
+  const r = spawnSync('/bin/sh', ['-c', command], { input, env: { ...process.env, ...env }, cwd, encoding: 'utf8', timeout: 20_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, error: r.error };
+}
+
+describe('the per-user launcher', () => {
+  it('init creates it (mode 0755) under $LOOP_GUARDIAN_HOME, pointing at this install; a launcher pointing at a removed install is refreshed', async () => {
+    const home = await tmpdir('lg-home-');
+    const ws = await tmpdir();
+    const env = { LOOP_GUARDIAN_HOME: home };
+    const first = await cli(['init', 'codex', '--workspace', ws], { env });
+    assert.equal(first.code, 0, first.stderr);
+    const file = path.join(home, 'bin', 'loop-guardian');
+    assert.match(first.stdout, new RegExp(`Created the launcher ${file}: it starts ${await fs.realpath(CLI)}`));
+    assert.equal((await fs.stat(file)).mode & 0o777, 0o755);
+    const version = await cli(['--version']);
+    const viaLauncher = spawnSync(file, ['--version'], { encoding: 'utf8' });
+    assert.equal(viaLauncher.stdout, version.stdout);
+    // An extension update (or a moved checkout) left it pointing at an install that is gone.
+    await installLauncher({ cli: '/nowhere/old-version/dist/cli.js' }, env);
+    const again = await cli(['init', 'codex', '--workspace', ws], { env });
+    assert.match(again.stdout, /already runs the hook/);
+    assert.match(again.stdout, /Updated the launcher/);
+    assert.match(await fs.readFile(file, 'utf8'), new RegExp(`cli='${(await fs.realpath(CLI)).replace(/[/.]/g, '\\$&')}'`));
+    assert.match((await cli(['init', 'codex', '--workspace', ws], { env })).stdout, /Checked the launcher/);
+  });
+
+  it('the extension refreshes an existing launcher and creates none; an unchanged one is not rewritten', async () => {
+    const home = await tmpdir('lg-home-');
+    const env = { LOOP_GUARDIAN_HOME: home };
+    const target = extensionLauncherTarget('/ext/loop-guardian-0.2.0');
+    assert.deepEqual(target, { cli: '/ext/loop-guardian-0.2.0/dist/cli.js', node: process.execPath });
+    assert.equal(await refreshLauncher(target, env), undefined);
+    await assert.rejects(fs.stat(launcherPath(env)));
+    await installLauncher(extensionLauncherTarget('/ext/loop-guardian-0.1.0'), env);
+    const refreshed = await refreshLauncher(target, env);
+    assert.deepEqual([refreshed?.changed, refreshed?.created], [true, false]);
+    assert.equal(await fs.readFile(launcherPath(env), 'utf8'), launcherScript(target));
+    const before = (await fs.stat(launcherPath(env))).mtimeMs;
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal((await refreshLauncher(target, env))?.changed, false);
+    assert.equal((await fs.stat(launcherPath(env))).mtimeMs, before);
+  });
+
+  it('where the launcher is missing (a teammate without the guardian), every agent\'s registered command exits 0 with the agent\'s own "no decision", even under STOP', async () => {
+    const ws = await tmpdir();
+    await write(ws, '.github/guardian/STOP_ALL', 'STOP 2026-11-23T10:00:00Z\n');
+    const empty = await tmpdir('lg-home-');
+    for (const agent of HOOK_AGENTS) {
+      const r = sh(hookCommand(agent.id, agent.hook), JSON.stringify({ hook_event_name: agent.hook.events.pre, tool_name: 'Bash', tool_input: { command: 'ls' }, session_id: 's' }), { LOOP_GUARDIAN_HOME: empty, CLAUDE_PROJECT_DIR: ws }, ws);
+      assert.deepEqual([r.code, r.stdout], [0, agent.hook.allow().stdout], agent.id);
+    }
+    // The call is read to its end before the exit: an agent writing a large one never meets a closed pipe (EPIPE).
+    const large = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { content: 'x'.repeat(2 * 1024 * 1024) } });
+    const big = sh(hookCommand('claude', HOOK_AGENTS[0]!.hook), large, { LOOP_GUARDIAN_HOME: empty }, ws);
+    assert.deepEqual([big.code, big.error], [0, undefined]);
+    // Without the variable, the default place under $HOME: missing there too.
+    const r = sh(hookCommand('claude', HOOK_AGENTS[0]!.hook), '{}', { LOOP_GUARDIAN_HOME: '', HOME: empty }, ws);
+    assert.deepEqual([r.code, r.stdout], [0, '']);
+  });
+
+  it('a launcher whose install is gone lets every hook call run (exit 0, the agent\'s idle answer); used as a CLI it says what to do', async () => {
+    const home = await tmpdir('lg-home-');
+    const env = { LOOP_GUARDIAN_HOME: home };
+    await installLauncher({ cli: '/nowhere/dist/cli.js', node: process.execPath }, env);
+    const ws = await tmpdir();
+    for (const agent of HOOK_AGENTS) {
+      const r = sh(hookCommand(agent.id, agent.hook), JSON.stringify({ tool_name: 'Bash', tool_input: { content: 'x'.repeat(1024 * 1024) } }), env, ws);
+      assert.deepEqual([r.code, r.stdout, r.error], [0, agent.hook.allow().stdout, undefined], agent.id);
+    }
+    const direct = spawnSync(launcherPath(env), ['scan'], { encoding: 'utf8' });
+    assert.equal(direct.status, 1);
+    assert.match(direct.stderr, /cannot start \/nowhere\/dist\/cli\.js.*run loop-guardian init again/);
+  });
+
+  it('finds a runtime where the agent has no node on its PATH: the recorded node, else the editor run as Node', async () => {
+    const home = await tmpdir('lg-home-');
+    const env = { LOOP_GUARDIAN_HOME: home };
+    const ws = await tmpdir();
+    const noNode = await tmpdir('lg-path-');
+    const cli = await fs.realpath(CLI);
+    const expect = spawnSync(process.execPath, [cli, '--version'], { encoding: 'utf8' }).stdout;
+    await installLauncher({ cli, node: process.execPath }, env);
+    assert.equal(sh(`/bin/sh ${launcherPath(env)} --version`, '', { ...env, PATH: noNode }, ws).stdout, expect);
+    // The extension's target inside the editor: its Electron run with ELECTRON_RUN_AS_NODE (this Node stands in for it).
+    await installLauncher({ cli, electron: process.execPath }, env);
+    assert.equal(sh(`/bin/sh ${launcherPath(env)} --version`, '', { ...env, PATH: noNode }, ws).stdout, expect);
+  });
+});
