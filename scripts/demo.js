@@ -7,7 +7,8 @@ const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
 const cli = path.join(root, 'dist', 'cli.js');
-const ws = path.join(root, '.demo', 'workspace');
+// Its own workspace, outside the checkout, never the one `npm start` shows.
+const ws = path.join(require('node:os').tmpdir(), 'loop-guardian-demo-cli', 'workspace');
 const logs = path.join(ws, '.tmp', 'current', 'logs');
 
 fs.rmSync(ws, { recursive: true, force: true });

@@ -32,7 +32,7 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
     new FindingDiagnostics(service, settings),
     findingsView,
     vscode.window.createTreeView('loopGuardian.blockedTasks', { treeDataProvider: blockedTasksTree }),
-    ...registerCommands({ service, notifier, log, extensionPath: context.extensionPath, reveal: (g, i) => findingsTree.reveal(findingsView, g, i) }),
+    ...registerCommands({ service, notifier, log, extensionPath: context.extensionPath, extensionId: context.extension.id, reveal: (g, i) => findingsTree.reveal(findingsView, g, i) }),
   );
   keepLauncherCurrent(context.extensionPath, log);
   const activationMs = performance.now() - started;

@@ -69,3 +69,28 @@ export async function createDefaultConfig(ws: Workspace): Promise<boolean> {
     return true;
   });
 }
+
+export class ConfigEditError extends Error {}
+
+/**
+ * Switches watching an agent's transcripts on or off (`agents.<id>.enabled`), keeping everything
+ * else in the file as it is; writes the defaults first when there is no config file. A file that is
+ * not a JSON object is never overwritten: the error names it and where it stops being JSON.
+ */
+export async function setAgentWatched(ws: Workspace, id: string, enabled: boolean): Promise<void> {
+  if (!DISCOVERABLE.includes(id)) throw new ConfigEditError(`${id} cannot be watched (the agents whose transcripts can be: ${DISCOVERABLE.join(', ')})`);
+  await createDefaultConfig(ws);
+  const file = await ws.resolveForWrite(PATHS.config);
+  await withFileLock(file, async () => {
+    const text = (await readTextIfExists(file)) ?? '{}';
+    const parsed = parseJson(text.trim() === '' ? '{}' : text, Number.POSITIVE_INFINITY);
+    if (!parsed.ok) throw new ConfigEditError(`${PATHS.config}: ${parsed.at ? `line ${parsed.at.line}, column ${parsed.at.column}: ` : ''}not valid JSON (${parsed.error}); fix it, then try again`);
+    const config = parsed.value;
+    if (config === null || typeof config !== 'object' || Array.isArray(config)) throw new ConfigEditError(`${PATHS.config}: not a JSON object; fix it, then try again`);
+    const root = config as Record<string, unknown>;
+    const agents = root.agents !== null && typeof root.agents === 'object' && !Array.isArray(root.agents) ? (root.agents as Record<string, unknown>) : {};
+    const entry = agents[id] !== null && typeof agents[id] === 'object' && !Array.isArray(agents[id]) ? (agents[id] as Record<string, unknown>) : {};
+    root.agents = { ...agents, [id]: { ...entry, enabled } };
+    await ws.writeAtomic(PATHS.config, `${JSON.stringify(root, null, 2)}\n`);
+  });
+}

@@ -5,7 +5,7 @@ import { hookCommand } from '../agents/hookSettings';
 import { installHook } from '../state/agentSettings';
 import { installLauncher } from '../state/launcher';
 import type { StopStatus } from '../core/stopAll';
-import { createDefaultConfig } from '../state/configFile';
+import { createDefaultConfig, setAgentWatched } from '../state/configFile';
 import { GuardianLog } from '../state/guardianLog';
 import { StopAllFile } from '../state/stopAllFile';
 import { TaskOperations } from '../tasks/taskOperations';
@@ -37,6 +37,9 @@ export const Command = {
   unmuteIncident: 'loopGuardian.unmuteIncident',
   dismissIncident: 'loopGuardian.dismissIncident',
   dismissAll: 'loopGuardian.dismissAll',
+  watchAgent: 'loopGuardian.watchAgent',
+  openWalkthrough: 'loopGuardian.openWalkthrough',
+  unwatchAgent: 'loopGuardian.unwatchAgent',
   focus: 'loopGuardian.focus',
   installHook: 'loopGuardian.installHook',
 } as const;
@@ -56,6 +59,8 @@ interface Deps {
   readonly log: vscode.LogOutputChannel;
   /** Where the extension is installed: its bundled CLI runs the agents' hook (through the launcher). */
   readonly extensionPath: string;
+  /** publisher.name, for the walkthrough's id. */
+  readonly extensionId: string;
 }
 
 function isNode(x: Target): x is Node {
@@ -134,6 +139,21 @@ async function setStopAll(deps: Deps, target: Target, status: StopStatus): Promi
     deps.log.info(`${g.folder.name}: STOP_ALL set to ${status}`);
     await g.refreshState();
   }
+}
+
+/** Turns watching an agent's transcripts on or off in the folder's config.json (the change is then read like any edit of it). */
+async function setWatched(deps: Deps, target: Target, enabled: boolean): Promise<boolean | undefined> {
+  if (!trusted()) return undefined;
+  const [g] = await guardiansOf(deps, target, false);
+  if (!g) return undefined;
+  const given = isNode(target) ? (target.kind === 'foundAgent' ? target.agent.id : undefined) : target && !(target instanceof vscode.Uri) ? target.agent : undefined;
+  const choices = g.state.foundAgents.filter((a) => a.watchable && a.watched !== enabled);
+  const id = given ?? (await vscode.window.showQuickPick(choices.map((a) => ({ label: a.label, description: `${a.transcripts} session(s) found`, id: a.id })), { placeHolder: enabled ? 'Watch which agent?' : 'Stop watching which agent?' }))?.id;
+  if (id === undefined) return undefined;
+  await setAgentWatched(g.ws, id, enabled);
+  deps.log.info(`${g.folder.name}: ${PATHS.config}: agents.${id}.enabled = ${enabled}`);
+  await g.rescan();
+  return enabled;
 }
 
 async function openFile(uri: vscode.Uri): Promise<void> {
@@ -239,7 +259,7 @@ function handlers(deps: Deps): Record<string, (target?: Target) => unknown> {
       if (!trusted()) return;
       const [g] = await guardiansOf(deps, t, false);
       if (!g) return;
-      const given = t && !isNode(t) && !(t instanceof vscode.Uri) ? t.agent : undefined;
+      const given = isNode(t) ? (t.kind === 'foundAgent' ? t.agent.id : undefined) : t && !(t instanceof vscode.Uri) ? t.agent : undefined;
       const id =
         given ??
         (
@@ -261,8 +281,12 @@ function handlers(deps: Deps): Record<string, (target?: Target) => unknown> {
       deps.log.info(`${g.folder.name}: ${result.file}: hook for ${agent.id} ${changed.length > 0 ? `on ${changed.join(', ')}` : 'already registered'}`);
       const message = changed.length > 0 ? `${agent.label} now runs the Loop Guardian hook (${result.file}).` : `${result.file} already runs the Loop Guardian hook.`;
       void vscode.window.showInformationMessage(message, 'Open').then((choice) => (choice ? openFile(vscode.Uri.joinPath(g.folder.uri, result.file)) : undefined));
+      await g.lookForAgents();
       return result;
     },
+    [Command.watchAgent]: (t) => setWatched(deps, t, true),
+    [Command.openWalkthrough]: () => vscode.commands.executeCommand('workbench.action.openWalkthrough', `${deps.extensionId}#loopGuardian.start`, false),
+    [Command.unwatchAgent]: (t) => setWatched(deps, t, false),
   };
 }
 

@@ -30,6 +30,8 @@ export class FindingsTree extends GuardianTree {
       case 'agent':
       case 'closed':
         return node.incidents.map((incident) => this.incidentNode(node.guardian, incident));
+      case 'foundAgents':
+        return node.agents.map((agent): Node => ({ kind: 'foundAgent', guardian: node.guardian, agent }));
       case 'incident': {
         const i = node.incident;
         return [
@@ -88,6 +90,7 @@ export class FindingsTree extends GuardianTree {
       });
     }
     for (const p of s.problems) nodes.push({ kind: 'info', label: p, icon: 'alert', tooltip: p });
+    if (s.foundAgents.length > 0) nodes.push({ kind: 'foundAgents', guardian, agents: s.foundAgents });
     if (s.skipped > 0) {
       nodes.push({ kind: 'info', label: `${s.skipped} line${s.skipped === 1 ? '' : 's'} skipped`, description: 'not valid events', icon: 'circle-slash', command: { title: 'Show Log', command: 'loopGuardian.showLog' } });
     }
@@ -116,5 +119,5 @@ export class FindingsTree extends GuardianTree {
 
 function isEmpty(g: FolderGuardian): boolean {
   const s = g.state;
-  return s.files.length <= 1 && s.incidents.length === 0 && s.closedIncidents.length === 0 && s.stop.state.status === 'CLEAR' && s.events === 0 && s.agents.length === 0;
+  return s.files.length <= 1 && s.foundAgents.length === 0 && s.incidents.length === 0 && s.closedIncidents.length === 0 && s.stop.state.status === 'CLEAR' && s.events === 0 && s.agents.length === 0;
 }

@@ -8,6 +8,7 @@ import { formatProblem, loadConfig } from '../state/configFile';
 import { formatSkipped } from '../core/events';
 import { StopAllFile, type StopAllRead } from '../state/stopAllFile';
 import { PATHS, Workspace } from '../state/workspace';
+import { findAgents, type FoundAgent } from '../watch/foundAgents';
 import { WorkspaceMonitor, type AgentSource } from '../watch/workspaceMonitor';
 import { agentOfEvents } from '../agents';
 import { IncidentBook, type IncidentChanges, type TrackedIncident } from '../core/incidentBook';
@@ -30,6 +31,8 @@ export interface FolderState {
   readonly events: number;
   /** The agents' own transcripts being read (opted in under `agents`). */
   readonly agents: readonly AgentSource[];
+  /** The agents that have worked in this folder (their transcripts, their hook settings), watched or not. */
+  readonly foundAgents: readonly FoundAgent[];
 }
 
 /** How often the safety net looks for what the file watcher may have missed. */
@@ -65,6 +68,7 @@ export class FolderGuardian implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly incidentsEmitter = new vscode.EventEmitter<IncidentChanges>();
   private book: IncidentBook;
+  private found: readonly FoundAgent[] = [];
   /** The state changed (findings, incidents, STOP_ALL, blocked tasks). */
   readonly onDidChange = this.changed.event;
   /** Incidents opened, grown or closed by what was just read (or by time, or by a person). */
@@ -152,6 +156,7 @@ export class FolderGuardian implements vscode.Disposable {
       files: this.monitor?.files ?? [],
       events: this.monitor?.stats.events ?? 0,
       agents: this.monitor?.agentSources() ?? [],
+      foundAgents: this.found,
     };
   }
 
@@ -208,6 +213,20 @@ export class FolderGuardian implements vscode.Disposable {
     await Promise.all([this.readStop(), this.readRegistry()]);
     this.report(update.skipped.map(formatSkipped), update.raised);
     this.signatures = await this.ownSignatures();
+    // Which agents have worked here is looked for after the first read, never in its way.
+    void this.lookForAgents(loaded.config);
+  }
+
+  /** Looks again which agents have worked in this folder (after a hook is installed, for one). */
+  async lookForAgents(config: GuardianConfig | undefined = this.config): Promise<void> {
+    if (!config) return;
+    try {
+      this.found = await findAgents(this.ws, config, process.env, this.editorStorage);
+    } catch (err) {
+      this.log.warn(`${this.folder.name}: looking for agents: ${(err as Error).message}`);
+      return;
+    }
+    if (!this.disposed) this.publish();
   }
 
   private watch(): void {

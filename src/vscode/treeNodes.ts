@@ -4,6 +4,7 @@ import type { BlockedTask } from '../core/blockedSummary';
 import type { EventRef } from '../core/events';
 import type { Finding } from '../core/finding';
 import type { TrackedIncident } from '../core/incidentBook';
+import type { FoundAgent } from '../watch/foundAgents';
 import { times } from '../core/plainWords';
 import type { AgentSource } from '../watch/workspaceMonitor';
 import type { FolderGuardian } from './folderGuardian';
@@ -22,6 +23,8 @@ export type Node =
   | { readonly kind: 'agent'; readonly guardian: FolderGuardian; readonly source: AgentSource; readonly incidents: readonly TrackedIncident[] }
   | { readonly kind: 'incident'; readonly guardian: FolderGuardian; readonly incident: TrackedIncident; readonly muted: boolean }
   | { readonly kind: 'closed'; readonly guardian: FolderGuardian; readonly incidents: readonly TrackedIncident[] }
+  | { readonly kind: 'foundAgents'; readonly guardian: FolderGuardian; readonly agents: readonly FoundAgent[] }
+  | { readonly kind: 'foundAgent'; readonly guardian: FolderGuardian; readonly agent: FoundAgent }
   | { readonly kind: 'finding'; readonly guardian: FolderGuardian; readonly finding: Finding }
   | { readonly kind: 'task'; readonly guardian: FolderGuardian; readonly blocked: BlockedTaskView }
   | { readonly kind: 'evidence'; readonly guardian: FolderGuardian; readonly ref: EventRef; readonly signal?: string }
@@ -102,6 +105,35 @@ export function toTreeItem(node: Node): vscode.TreeItem {
       item.iconPath = new vscode.ThemeIcon('history');
       item.id = `closed:${node.guardian.folder.uri.toString()}`;
       item.contextValue = 'closedIncidents';
+      return item;
+    }
+    case 'foundAgents': {
+      const unwatched = node.agents.filter((a) => (a.watchable && !a.watched) || (a.hookFile !== undefined && !a.hooked)).length;
+      const item = new vscode.TreeItem('Agents in this folder', unwatched > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+      item.description = `${node.agents.length} found`;
+      item.tooltip = 'The agents that have worked here: their transcripts name this folder, or their hook settings are in it. Watch one to see its loops; install its hook to let the guardian stop them.';
+      item.iconPath = new vscode.ThemeIcon('hubot');
+      item.id = `foundAgents:${node.guardian.folder.uri.toString()}`;
+      item.contextValue = 'foundAgents';
+      return item;
+    }
+    case 'foundAgent': {
+      const a = node.agent;
+      const item = new vscode.TreeItem(a.label, vscode.TreeItemCollapsibleState.None);
+      const sessions = a.transcripts > 0 ? `${a.transcripts} session${a.transcripts === 1 ? '' : 's'}` : undefined;
+      const watching = a.watchable ? (a.watched ? 'watched' : 'not watched') : undefined;
+      const hook = a.hookFile === undefined ? undefined : a.hooked ? 'hook installed' : 'no hook';
+      item.description = [sessions, watching, hook].filter(Boolean).join(' · ');
+      item.tooltip = [
+        `${a.label}${sessions ? `: ${sessions} found for this folder` : ''}.`,
+        a.watchable ? (a.watched ? 'Its transcripts are watched (agents.' + a.id + ' in .github/guardian/config.json).' : 'Watch: read its transcripts and show its loops.') : undefined,
+        a.hookFile !== undefined ? (a.hooked ? `Its hook runs Loop Guardian (${a.hookFile}).` : `Install Hook: let Loop Guardian refuse its looping calls (${a.hookFile}).`) : undefined,
+      ]
+        .filter(Boolean)
+        .join('\n');
+      item.iconPath = new vscode.ThemeIcon(a.hooked || a.watched ? 'pass' : 'circle-large-outline');
+      item.id = `foundAgent:${node.guardian.folder.uri.toString()}:${a.id}`;
+      item.contextValue = ['foundAgent', a.watchable ? (a.watched ? 'watched' : 'watchable') : '', a.hookFile !== undefined && !a.hooked ? 'hookable' : ''].filter(Boolean).join('.');
       return item;
     }
     case 'finding': {

@@ -274,4 +274,27 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     await fs.appendFile(transcript, step(2) + step(3));
     await waitFor('its loop in the status bar', async () => /loop/.test(api.statusBar().text) && api.folders()[0]?.findings.some((f) => f.agent === 'copilot-vscode' && f.action === 'halt'));
   });
+
+  it('lists the agents found in the folder, with one click to watch and one to install the hook', async () => {
+    await fs.mkdir(path.join(root, '.cursor'), { recursive: true });
+    await fs.writeFile(path.join(root, '.cursor', 'hooks.json'), '{"version": 1, "hooks": {}}\n');
+    await vscode.commands.executeCommand('loopGuardian.scanNow');
+    const cursor = await waitFor('Cursor among the agents found', async () => (await walk(api.findingsTree)).find((n) => n.node.kind === 'foundAgent' && n.node.agent.id === 'cursor'));
+    assert.match(String(cursor.item.description), /no hook/);
+    assert.match(String(cursor.item.contextValue), /hookable/);
+    await vscode.commands.executeCommand('loopGuardian.installHook', cursor.node);
+    const hooked = await waitFor('Cursor hooked', async () => (await walk(api.findingsTree)).find((n) => n.node.kind === 'foundAgent' && n.node.agent.id === 'cursor' && n.node.agent.hooked));
+    assert.match(String(hooked.item.description), /hook installed/);
+    assert.match(await fs.readFile(path.join(root, '.cursor', 'hooks.json'), 'utf8'), /loop-guardian/);
+
+    const claude = (await walk(api.findingsTree)).find((n) => n.node.kind === 'foundAgent' && n.node.agent.id === 'claude');
+    assert.ok(claude, 'Claude Code is found: its hook settings are in the folder');
+    assert.equal(await vscode.commands.executeCommand('loopGuardian.unwatchAgent', claude.node), false);
+    const config = JSON.parse(await fs.readFile(path.join(root, '.github', 'guardian', 'config.json'), 'utf8'));
+    assert.equal(config.agents.claude.enabled, false);
+    assert.equal(await vscode.commands.executeCommand('loopGuardian.watchAgent', { agent: 'claude' }), true);
+    assert.equal(JSON.parse(await fs.readFile(path.join(root, '.github', 'guardian', 'config.json'), 'utf8')).agents.claude.enabled, true);
+    await waitFor('Claude Code watched', async () => (await walk(api.findingsTree)).some((n) => n.node.kind === 'foundAgent' && n.node.agent.id === 'claude' && n.node.agent.watched));
+
+  });
 });

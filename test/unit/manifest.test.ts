@@ -13,7 +13,7 @@ interface Contributed {
 }
 
 const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-  contributes: { commands: Contributed[]; menus: Record<string, { command: string }[]>; views: Record<string, { id: string }[]>; configuration: { properties: Record<string, unknown> } };
+  contributes: { commands: Contributed[]; menus: Record<string, { command: string }[]>; views: Record<string, { id: string }[]>; configuration: { properties: Record<string, unknown> }; walkthroughs?: { id: string; steps: { media: { markdown?: string } }[] }[] };
   activationEvents?: string[];
   categories: string[];
   keywords?: string[];
@@ -21,7 +21,7 @@ const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'
 };
 const commands = new Map(manifest.contributes.commands.map((c) => [c.command, c]));
 const views = new Set(Object.values(manifest.contributes.views).flatMap((v) => v.map((x) => x.id)));
-const settings = new Set(Object.keys(manifest.contributes.configuration.properties));
+const settings = new Set([...Object.keys(manifest.contributes.configuration.properties), ...(manifest.contributes.walkthroughs ?? []).map((w) => w.id)]);
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -68,6 +68,10 @@ describe('manifest: every command a message names exists', () => {
     assert.ok(manifest.categories.includes('AI'));
     assert.ok((manifest.keywords ?? []).length >= 5);
     for (const c of manifest.contributes.commands) assert.ok(!/seed/i.test(c.title), c.title);
+  });
+
+  it('every walkthrough step has its page', () => {
+    for (const w of manifest.contributes.walkthroughs ?? []) for (const step of w.steps) if (step.media.markdown) assert.ok(statSync(path.join(ROOT, step.media.markdown)).isFile(), step.media.markdown);
   });
 
   it('every command a menu shows is contributed', () => {

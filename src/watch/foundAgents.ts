@@ -1,0 +1,68 @@
+import { AGENTS, HOOK_AGENTS } from '../agents';
+import type { GuardianConfig } from '../core/config';
+import { readRegularBounded } from '../state/regularFile';
+import type { Workspace } from '../state/workspace';
+import { AgentDiscovery } from './agentDiscovery';
+
+/** An agent that has worked in this folder, as far as its files tell. */
+export interface FoundAgent {
+  readonly id: string;
+  readonly label: string;
+  /** Its transcripts for this folder, changed within `agents.maxAgeDays`. */
+  readonly transcripts: number;
+  /** Its transcripts are watched (`agents.<id>.enabled`). */
+  readonly watched: boolean;
+  /** It can be watched (its transcripts are found by the guardian). */
+  readonly watchable: boolean;
+  /** The project's settings file its hook is registered in, when the agent has a hook. */
+  readonly hookFile?: string;
+  /** That file (or one of the files it is shared with) runs the guardian's hook. */
+  readonly hooked: boolean;
+  /** Its hook settings file exists in the folder (the agent is set up here). */
+  readonly configured: boolean;
+}
+
+/** Settings files are small: this much of one is read to see whether it runs the guardian's hook. */
+const SETTINGS_READ = 256 * 1024;
+
+async function mentionsGuardian(ws: Workspace, rel: string): Promise<{ exists: boolean; hooked: boolean }> {
+  const read = await readRegularBounded(ws.path(rel), SETTINGS_READ).catch(() => undefined);
+  if (read?.kind !== 'text') return { exists: read !== undefined && read.kind !== 'missing', hooked: false };
+  return { exists: true, hooked: /loop-guardian/.test(read.text) };
+}
+
+/**
+ * The agents that have worked in a workspace folder: those whose transcripts name it (looked for
+ * whether or not they are watched), and those whose hook settings file is in it. Nothing is read
+ * but the agents' folders' listings, their transcripts' first lines and the settings files' heads.
+ */
+export async function findAgents(ws: Workspace, config: GuardianConfig, env: NodeJS.ProcessEnv = process.env, editorStorage?: string): Promise<FoundAgent[]> {
+  const everyone: GuardianConfig = { ...config, agents: { ...config.agents } };
+  for (const a of AGENTS) if (a.discovery !== undefined) everyone.agents[a.id] = { ...(config.agents[a.id] ?? {}), enabled: true };
+  const transcripts = await new AgentDiscovery(ws.root, everyone, env, editorStorage).discover();
+  const out: FoundAgent[] = [];
+  for (const agent of AGENTS) {
+    const found = transcripts.filter((t) => t.agent.id === agent.id).length;
+    const hook = HOOK_AGENTS.find((a) => a.id === agent.id)?.hook.registration;
+    const files = hook ? [hook.settingsFile, ...(hook.migrateFrom ?? [])] : [];
+    let configured = false;
+    let hooked = false;
+    for (const f of files) {
+      const m = await mentionsGuardian(ws, f);
+      configured ||= m.exists;
+      hooked ||= m.hooked;
+    }
+    if (found === 0 && !configured) continue;
+    out.push({
+      id: agent.id,
+      label: agent.label,
+      transcripts: found,
+      watched: config.agents[agent.id]?.enabled === true,
+      watchable: agent.discovery !== undefined,
+      ...(hook ? { hookFile: hook.settingsFile } : {}),
+      hooked,
+      configured,
+    });
+  }
+  return out;
+}
