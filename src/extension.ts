@@ -14,7 +14,7 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
   const started = performance.now();
   const log = vscode.window.createOutputChannel('Loop Guardian', { log: true });
   const settings = new UiSettingsValue();
-  const service = new GuardianService(settings, log, context.storageUri);
+  const service = new GuardianService(settings, log, context.storageUri, context.globalStorageUri);
   const status = new LoopStatusBar(service, settings);
   const findingsTree = new FindingsTree(service);
   const blockedTasksTree = new BlockedTasksTree(service);

@@ -34,7 +34,10 @@ export type DenyStyle = 'json' | 'exit2';
 
 /** How the guardian's hook is registered in an agent's settings file. */
 export interface HookRegistration {
-  /** The project's settings file the agent reads its hooks from, relative to the workspace. */
+  /**
+   * The project's settings file the agent reads its hooks from, relative to the workspace; for the
+   * `script` layout, the folder of its hook files.
+   */
   readonly settingsFile: string;
   /** The events the hook is registered on. */
   readonly events: readonly string[];
@@ -46,9 +49,11 @@ export interface HookRegistration {
    * How an event's hooks are listed: `grouped` (Claude Code, Codex, Gemini CLI: groups, each
    * with an optional matcher and its `hooks` array of `{type, command, timeout}`), or `flat`
    * (Copilot: the entries themselves, `{type: "command", bash, timeoutSec}`, under a
-   * `"version": 1` file). Default `grouped`.
+   * `"version": 1` file), or `script` (Cline: no settings file but an executable file per event,
+   * named after the event, in the folder `settingsFile`; the guardian's file runs the command).
+   * Default `grouped`.
    */
-  readonly layout?: 'grouped' | 'flat';
+  readonly layout?: 'grouped' | 'flat' | 'script';
   /** Another hook's failure or refusal can stop such an agent (Copilot refuses a call whose pre-call hook exits non-zero): the hook then never exits non-zero except to refuse. */
   readonly failClosed?: boolean;
 }

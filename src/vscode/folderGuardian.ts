@@ -66,6 +66,7 @@ export class FolderGuardian implements vscode.Disposable {
     private readonly debounceMs: () => number,
     private readonly log: vscode.LogOutputChannel,
     private readonly editorStorage?: string,
+    private readonly editorGlobalStorage?: string,
   ) {
     this.ws = new Workspace(folder.uri.fsPath);
   }
@@ -144,7 +145,7 @@ export class FolderGuardian implements vscode.Disposable {
     this.config = loaded.config;
     this.configProblems = loaded.problems;
     for (const p of loaded.problems) this.log.warn(`${this.folder.name}: ${formatProblem(PATHS.config, p)}`);
-    this.monitor = new WorkspaceMonitor(this.ws, loaded.config, process.env, this.editorStorage);
+    this.monitor = new WorkspaceMonitor(this.ws, loaded.config, process.env, this.editorStorage, this.editorGlobalStorage);
     // Watch before the first read: a log created meanwhile is then read by the watcher's poll.
     this.watch();
     const update = await this.monitor.poll();

@@ -22,7 +22,7 @@ export async function initCommand(ctx: CommandContext, agent: string | undefined
   const result = await installHook(ctx.ws, target, command);
   await ctx.log.write('INFO', `init ${agent}: ${result.file}: added ${result.added.join(', ') || 'nothing'}; updated ${result.updated.join(', ') || 'nothing'}`);
   if (ctx.json) {
-    ctx.io.out(json({ agent, file: result.file, command, created: result.created, added: result.added, updated: result.updated }));
+    ctx.io.out(json({ agent, file: result.file, ...(result.files !== undefined ? { files: result.files } : {}), command, created: result.created, added: result.added, updated: result.updated }));
     return EXIT.ok;
   }
   const changed = result.added.length + result.updated.length > 0;
