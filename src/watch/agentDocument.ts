@@ -16,6 +16,8 @@ export interface DocumentReadOptions {
    */
   readonly settleMs?: number;
   readonly now?: () => number;
+  /** The session until the document names one: where it was found says (a task's folder), else its file name. */
+  readonly session?: string;
 }
 
 /** A document as last read: its identity, size and time, which change with every rewrite. */
@@ -69,10 +71,12 @@ export class AgentDocumentReader {
   private decoder: Decoder | undefined;
   private readonly settleMs: number;
   private readonly now: () => number;
+  private readonly session: string;
 
   constructor(readonly absPath: string, readonly name: string, readonly adapter: DocumentAdapter, opts: DocumentReadOptions = {}) {
     this.settleMs = opts.settleMs ?? 5_000;
     this.now = opts.now ?? Date.now;
+    this.session = opts.session ?? fileSession(absPath);
   }
 
   async read(sink: EventSink): Promise<TailRead> {
@@ -126,7 +130,7 @@ export class AgentDocumentReader {
   private decode(doc: unknown, text: string, sink: EventSink): void {
     const { key: field, items } = this.adapter.records(doc);
     const lines = linesOfOffsets(text, arrayElementOffsets(text, field));
-    this.decoder = this.adapter.decoder(fileSession(this.absPath), doc);
+    this.decoder = this.adapter.decoder(this.session, doc);
     const out = this.collecting(sink, new Map(), new Map());
     items.forEach((item, i) => {
       if (exceedsDepth(item)) out.skipped(lines[i] ?? 1, `${field ?? '(document)'}[${i}]`, tooDeepReason());

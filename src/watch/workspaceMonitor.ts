@@ -28,7 +28,7 @@ type Reader = EventLogReader | AgentLogReader | AgentDocumentReader;
 
 /** The reader of an agent's transcript: appended lines read as they come, or a document rewritten whole read for what is new in it. */
 function transcriptReader(t: Transcript): AgentLogReader | AgentDocumentReader {
-  return t.adapter.layout === 'jsonl' ? new AgentLogReader(t.file, t.file, t.adapter) : new AgentDocumentReader(t.file, t.file, t.adapter);
+  return t.adapter.layout === 'jsonl' ? new AgentLogReader(t.file, t.file, t.adapter) : new AgentDocumentReader(t.file, t.file, t.adapter, t.session !== undefined ? { session: t.session } : {});
 }
 
 /** A transcript of an agent working in this workspace, as the sidebar shows it. */

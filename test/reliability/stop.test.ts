@@ -224,7 +224,8 @@ describe('reliability: STOP first (the hook)', function () {
           }
           // After a call (or on an event that is no call at all) there is nothing left to refuse.
           if (typeof event === 'string' && event !== preEvent && (post.includes(event) || event !== '')) return;
-          assert.ok(/deny/.test(reply.stdout), `${agent.id} allowed ${input}: ${reply.stdout}${reply.stderr}`);
+          // Each agent's refusal: a deny decision, or (an agent without one) cancelling the task.
+          assert.ok(/deny|"cancel":true/.test(reply.stdout), `${agent.id} allowed ${input}: ${reply.stdout}${reply.stderr}`);
         }),
         { numRuns: 150 },
       );
