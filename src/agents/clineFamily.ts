@@ -429,6 +429,8 @@ export interface TaskStore {
 const MAX_INDEX_BYTES = 32 << 20;
 /** How many polls a task whose folder cannot be told yet is asked again (a task just started has no history yet). */
 const RETRIES = 5;
+/** How often a task found old (or already being read) is looked at again. */
+const RECHECK_OLD_MS = 60_000;
 
 function folderIn(item: unknown): string | undefined {
   if (!isObject(item)) return undefined;
@@ -444,6 +446,8 @@ function folderIn(item: unknown): string | undefined {
 export class TaskFolderLocator implements TranscriptLocator {
   private readonly folderOf = new Map<string, string | null>();
   private readonly tries = new Map<string, number>();
+  /** Tasks found old or already being read, with when (the scope's `since`, which moves with the clock). */
+  private readonly oldSince = new Map<string, number>();
 
   constructor(private readonly store: TaskStore) {}
 
@@ -457,8 +461,16 @@ export class TaskFolderLocator implements TranscriptLocator {
         if (!d.isDirectory()) continue;
         const dir = path.join(tasks, d.name);
         const file = path.join(dir, TASK_HISTORY_FILE);
-        if (!(await fs.isNew(file))) continue;
         let folder = this.folderOf.get(dir);
+        // Another workspace's task is never looked at again; an old one, once a minute (it may be resumed).
+        if (folder === null || (folder !== undefined && !scope.contains(folder))) continue;
+        const old = this.oldSince.get(dir);
+        if (old !== undefined && scope.since - old < RECHECK_OLD_MS) continue;
+        if (!(await fs.isNew(file))) {
+          this.oldSince.set(dir, scope.since);
+          continue;
+        }
+        this.oldSince.delete(dir);
         if (folder === undefined) {
           const item = this.store.taskItem !== undefined ? await fs.readText(path.join(dir, this.store.taskItem)) : undefined;
           const parsed = item !== undefined ? parseJson(item) : undefined;
@@ -478,6 +490,7 @@ export class TaskFolderLocator implements TranscriptLocator {
       }
     }
     if (this.folderOf.size > 50_000) this.folderOf.clear();
+    if (this.oldSince.size > 50_000) this.oldSince.clear();
     return out;
   }
 

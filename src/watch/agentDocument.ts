@@ -88,7 +88,7 @@ export class AgentDocumentReader {
       return { reset: false, bytes: 0, missing: true };
     }
     let text: string;
-    let st;
+    let st: Awaited<ReturnType<fs.FileHandle['stat']>>;
     try {
       st = await handle.stat();
       const sig = signature(st);
@@ -129,7 +129,8 @@ export class AgentDocumentReader {
 
   private decode(doc: unknown, text: string, sink: EventSink): void {
     const { key: field, items } = this.adapter.records(doc);
-    const lines = linesOfOffsets(text, arrayElementOffsets(text, field));
+    // A document on one line (as the agents write theirs, unindented) has every record on line 1: not scanned for where.
+    const lines = text.includes('\n') ? linesOfOffsets(text, arrayElementOffsets(text, field)) : [];
     this.decoder = this.adapter.decoder(this.session, doc);
     const out = this.collecting(sink, new Map(), new Map());
     items.forEach((item, i) => {
