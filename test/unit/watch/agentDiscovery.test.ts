@@ -232,3 +232,19 @@ describe("Cline, Roo Code and Kilo Code tasks in the editor's global storage", (
     assert.deepEqual(viaHome.agentSources().map((s) => `${s.label} ${s.sessions.join()}`), ['Roo Code r5']);
   });
 });
+
+describe("the editor's global storage folders, from the CLI", () => {
+  it("lists each edition's user data on each platform, the remote server's and code-server's; the environment variable replaces them", () => {
+    const linux = globalStorageFolders({}, '/home/u', 'linux');
+    assert.equal(linux[0], '/home/u/.config/Code/User/globalStorage');
+    assert.ok(linux.includes('/home/u/.config/Code - Insiders/User/globalStorage'));
+    assert.ok(linux.includes('/home/u/.vscode-server/data/User/globalStorage'));
+    assert.ok(linux.includes('/home/u/.local/share/code-server/User/globalStorage'));
+    assert.equal(globalStorageFolders({ XDG_CONFIG_HOME: '/cfg', XDG_DATA_HOME: '/data' }, '/home/u', 'linux').filter((f) => f.startsWith('/cfg/') || f.startsWith('/data/code-server/')).length, 5);
+    assert.equal(globalStorageFolders({}, '/Users/u', 'darwin')[0], '/Users/u/Library/Application Support/Code/User/globalStorage');
+    assert.equal(path.normalize(globalStorageFolders({ APPDATA: '/appdata' }, '/u', 'win32')[0] as string), path.normalize('/appdata/Code/User/globalStorage'));
+    assert.ok(!globalStorageFolders({}, '/u', 'win32').some((f) => f.split(/[\\/]/).includes('code-server')));
+    assert.ok(globalStorageFolders({ VSCODE_PORTABLE: '/opt/vsc/data' }, '/home/u', 'linux').includes('/opt/vsc/data/user-data/User/globalStorage'));
+    assert.deepEqual(globalStorageFolders({ LOOP_GUARDIAN_GLOBAL_STORAGE: `/a${path.delimiter}/b` }, '/home/u', 'linux'), ['/a', '/b']);
+  });
+});
