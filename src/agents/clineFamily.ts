@@ -142,7 +142,7 @@ const NAG = /^\[ERROR\] You did not use a tool/;
  * A task's message history: `api_conversation_history.json` (a bare array of messages) or the
  * Cline SDK's `{version, sessionId, messages}` (`sdk/packages/core/docs/messages-contract-v1.md`).
  * Native tool uses pair with `tool_result` blocks by id, or with text results in order; XML calls
- * get an id of their own (`<session>:<ts>:<n>`) and pair with the text results in order, the
+ * get an id of their own (`<session>:<ts or message id>:<n>`) and pair with the text results in order, the
  * results of a user message answering the calls of the assistant message before it. A user
  * message that carries results is the tools speaking, not a turn; any other is a person's turn.
  */
@@ -193,7 +193,8 @@ class TaskMessagesDecoder implements Decoder {
     if (role === 'assistant') {
       // Tags in the text of a message with native calls are prose, not calls.
       if (native > 0) return;
-      const key = typeof value.ts === 'number' ? String(value.ts) : String(i);
+      // The message's time (Roo, Kilo), else its response id (Cline's `ClineStorageMessage.id`), else its place.
+      const key = typeof value.ts === 'number' ? String(value.ts) : (str(value.id) ?? String(i));
       texts.flatMap(xmlToolCalls).forEach((call, n) => {
         const id = `${this.session}:${key}:${n}`;
         this.waiting.push(id);
