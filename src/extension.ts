@@ -15,7 +15,7 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
   const started = performance.now();
   const log = vscode.window.createOutputChannel('Loop Guardian', { log: true });
   const settings = new UiSettingsValue();
-  const service = new GuardianService(settings, log, context.storageUri);
+  const service = new GuardianService(settings, log, context.storageUri, context.globalStorageUri);
   const status = new LoopStatusBar(service, settings);
   const notifier = new FindingNotifier(service, settings, context.workspaceState, log);
   const findingsTree = new FindingsTree(service, notifier);

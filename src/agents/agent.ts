@@ -22,6 +22,11 @@ export interface Agent {
   readonly otherTranscripts?: readonly Adapter[];
   /** Where its transcripts for a workspace live. */
   readonly discovery?: TranscriptDiscovery;
+  /**
+   * Other places its transcripts live (another version's or bundle's store), searched as well;
+   * `agents.<id>.home` moves only the first, `discovery`.
+   */
+  readonly otherDiscovery?: readonly TranscriptDiscovery[];
   /** Its hook contract, and how its hook is registered. */
   readonly hook?: HookProtocol;
 }
@@ -49,8 +54,11 @@ export interface DiscoveryFs {
   isNew(file: string): Promise<boolean>;
   /** The first whole line of a file (within its first 64 KB); undefined while it has none. */
   firstLine(file: string): Promise<string | undefined>;
-  /** A small file's text; undefined when it cannot be read. */
-  readText(file: string): Promise<string | undefined>;
+  /**
+   * A small file's text (its first 64 KB, or `maxBytes`: a longer file is cut there); undefined
+   * when it cannot be read.
+   */
+  readText(file: string, maxBytes?: number): Promise<string | undefined>;
 }
 
 export interface DiscoveryScope {
@@ -80,6 +88,13 @@ export interface TranscriptDiscovery {
    * the editor, the window's own storage folder (`workspaceStorage/<id>`) is the home.
    */
   readonly inEditorStorage?: boolean;
+  /**
+   * Its data is in the editor's global storage (`User/globalStorage`, one folder per extension,
+   * shared by every window): the home is that folder. Inside the editor it is the parent of the
+   * guardian's own `globalStorageUri`; from the CLI, each of the standard user-data folders of
+   * VS Code and its editions (the watch layer lists them). `defaultHome` is then unused.
+   */
+  readonly inGlobalStorage?: boolean;
   /** A locator for one workspace. */
   locator(): TranscriptLocator;
 }

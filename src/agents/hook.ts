@@ -42,7 +42,8 @@ export type DenyStyle = 'json' | 'exit2';
 export interface HookRegistration {
   /**
    * The project's settings file `init` writes the hook to, relative to the workspace: the agent's
-   * per-user (git-ignored) file for the project where it has one, else its project file.
+   * per-user (git-ignored) file for the project where it has one, else its project file; for the
+   * `script` layout, the folder of its hook files.
    */
   readonly settingsFile: string;
   /** The events the hook is registered on. */
@@ -55,9 +56,11 @@ export interface HookRegistration {
    * How an event's hooks are listed: `grouped` (Claude Code, Codex, Gemini CLI: groups, each
    * with an optional matcher and its `hooks` array of `{type, command, timeout}`), or `flat`
    * (the entries themselves, each an object with the command under `entry.commandKey` and the
-   * other fields of `entry.fields`). Default `grouped`.
+   * other fields of `entry.fields`), or `script` (Cline: no settings file but an executable file
+   * per event, named after the event, in the folder `settingsFile`; the guardian's file runs the
+   * command). Default `grouped`.
    */
-  readonly layout?: 'grouped' | 'flat';
+  readonly layout?: 'grouped' | 'flat' | 'script';
   /** For the `flat` layout: the key that holds the command, and the other fields of a new entry. */
   readonly entry?: { readonly commandKey: string; readonly fields: Readonly<Record<string, unknown>> };
   /** The file's format version, written when the file has none (`"version": 1`). */

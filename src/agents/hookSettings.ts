@@ -28,7 +28,8 @@ export function hookCommand(agentId: string, hook: Pick<HookProtocol, 'allow'>):
   if (idle.includes("'") || !/^[a-z][a-z0-9-]*$/.test(agentId)) throw new Error(`cannot build a hook command for ${JSON.stringify(agentId)}`);
   // stdin is read to its end first: an agent writing the call to a hook that already exited would get EPIPE.
   const missing = `{ cat >/dev/null; ${idle === '' ? '' : `printf "%s\\n" "${idle.replace(/[\\"$`]/g, '\\$&')}"; `}exit 0; }`;
-  return `sh -c 'l="${LAUNCHER_IN_SHELL}"; [ -f "$l" ] || ${missing}; exec sh "$l" hook ${agentId}'`;
+  // Arguments after the command (a hook file's `--workspace DIR`) reach the hook: "loop-guardian" is the script's $0.
+  return `sh -c 'l="${LAUNCHER_IN_SHELL}"; [ -f "$l" ] || ${missing}; exec sh "$l" hook ${agentId} "$@"' loop-guardian`;
 }
 
 /** Whether a hook command is the guardian's hook for one of these agents (any install path, the launcher included). */
@@ -213,4 +214,38 @@ export function registeredCommand(existing: unknown, agent: string, reg: HookReg
     }
   }
   return undefined;
+}
+
+/** What marks a hook file as the guardian's own: `init` writes it, and rewrites only such a file. */
+export const HOOK_SCRIPT_MARK = '# Loop Guardian hook, written by `loop-guardian init';
+
+/**
+ * The guardian's hook file for one event of an agent whose hooks are files (`script` layout): a
+ * POSIX shell script that runs the command for the workspace the file lies in (the folder as many
+ * levels up as `settingsFile` is deep), stdin passed through.
+ */
+export function hookScript(agent: string, reg: HookRegistration, event: string, command: string): string {
+  const up = reg.settingsFile.split('/').map(() => '..').join('/');
+  return [
+    '#!/bin/sh',
+    `${HOOK_SCRIPT_MARK} ${agent}\`: rewritten by it, so edit a copy under another name.`,
+    `# ${agent} runs it at ${event} with the call as JSON on stdin; the answer goes to stdout.`,
+    `exec ${command} --workspace "$(cd "$(dirname "$0")/${up}" && pwd)"`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * The hook file to write for one event, given what is there: the guardian's file when there is
+ * none (`added`), the current one in place of an older guardian file (`updated`), nothing when it is
+ * already current. Another hook file of the same name is never replaced: an agent runs one file per
+ * event and folder, so the guardian's cannot sit beside it (SettingsShapeError, naming the file).
+ */
+export function mergeHookScript(existing: string | undefined, agent: string, reg: HookRegistration, event: string, command: string, file: string): { text: string; change: 'added' | 'updated' | 'none' } {
+  const text = hookScript(agent, reg, event, command);
+  if (existing === undefined) return { text, change: 'added' };
+  if (!existing.includes(HOOK_SCRIPT_MARK) || !isGuardianHook(existing, agent)) {
+    throw new SettingsShapeError(file, '(file)', `is another hook of this name (${agent} runs one ${event} file per folder); to run both, call \`${command}\` from it`);
+  }
+  return { text, change: existing === text ? 'none' : 'updated' };
 }

@@ -6,7 +6,9 @@ import { copilot } from './copilot';
 import { copilotCli } from './copilot-cli';
 import { cursor } from './cursor';
 import { gemini } from './gemini';
+import { kilo } from './kilo';
 import { openHands } from './openhands';
+import { roo } from './roo';
 import { sweAgent } from './swe-agent';
 import { windsurf } from './windsurf';
 import type { HookProtocol } from './hook';
@@ -19,14 +21,15 @@ export type { Agent, DiscoveryFs, DiscoveryScope, FoundTranscript, TranscriptDis
  * `init`, discovery, the configuration and the extension's commands take theirs from. Adding an
  * agent is adding its folder and a line here.
  */
-export const AGENTS: readonly Agent[] = [claude, codex, gemini, copilot, copilotCli, cursor, windsurf, sweAgent, openHands, cline];
+export const AGENTS: readonly Agent[] = [claude, codex, gemini, copilot, copilotCli, cursor, windsurf, sweAgent, openHands, cline, roo, kilo];
 
 /**
  * The order in which `--format auto` asks the agents whether a file is theirs: the formats with
  * the most specific first records first (a Codex rollout line or a Gemini chat's metadata would
- * also pass the looser Claude Code test).
+ * also pass the looser Claude Code test). Roo Code's marks before Cline, which takes any file of
+ * their family; Kilo Code's files cannot be told from Roo's, so Kilo, last, is reached only by name.
  */
-const DETECTION_ORDER: readonly Agent[] = [codex, gemini, copilot, copilotCli, claude, sweAgent, openHands, cline];
+const DETECTION_ORDER: readonly Agent[] = [codex, gemini, copilot, copilotCli, claude, sweAgent, openHands, roo, cline, kilo];
 
 export type AgentWithHook = Agent & { readonly hook: HookProtocol };
 export type AgentWithTranscript<A = JsonlAdapter | DocumentAdapter> = Agent & { readonly transcript: A };

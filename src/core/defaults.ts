@@ -8,8 +8,10 @@ import type { SignalId } from './config';
 /** The tools through which agents start subagents or new tasks: PAUSE refuses them. */
 // `task`: a CLI agent's subagent tool (its session logs name the `task` call that started each subagent).
 // `runSubagent`: the subagent tool of VS Code's agent mode (the `agent/runSubagent` tool; its chat
-// debug logs keep each child session as `runSubagent-*.jsonl`).
-export const DEFAULT_DELEGATION_TOOLS: readonly string[] = ['Task', 'Agent', 'dispatch_agent', 'spawn_agent', 'delegate_to_agent', 'new_task', 'subagent', 'task', 'runSubagent'];
+// debug logs keep each child session as `runSubagent-*.jsonl`). `use_subagents`,
+// `team_spawn_teammate`: an IDE agent's tools that start subagents and teammates (its tool list and
+// its SDK's team tools; the agent's folder under src/agents/ cites them).
+export const DEFAULT_DELEGATION_TOOLS: readonly string[] = ['Task', 'Agent', 'dispatch_agent', 'spawn_agent', 'delegate_to_agent', 'new_task', 'subagent', 'task', 'runSubagent', 'use_subagents', 'team_spawn_teammate'];
 
 /** The signals on which the hook refuses the call that would trip them. */
 export const DEFAULT_DENY_SIGNALS: readonly SignalId[] = ['identical-calls', 'failing-call', 'windowed-repeat', 'cycle', 'repeated-error'];

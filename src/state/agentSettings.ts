@@ -1,13 +1,15 @@
 import { promises as fs } from 'node:fs';
 import type { AgentWithHook } from '../agents';
-import { mergeHookSettings, registeredCommand, removeHookSettings, sameCommands, SettingsShapeError } from '../agents/hookSettings';
+import { mergeHookScript, mergeHookSettings, registeredCommand, removeHookSettings, sameCommands, SettingsShapeError } from '../agents/hookSettings';
 import { parseJson } from '../core/json';
 import { readTextIfExists, withFileLock } from './atomicFile';
 import type { Workspace } from './workspace';
 
 export interface InstallResult {
-  /** The settings file that runs the hook now, relative to the workspace. */
+  /** The settings file that runs the hook now (or the folder of the hook files), relative to the workspace. */
   readonly file: string;
+  /** The hook files, for an agent whose hooks are files (one per event). */
+  readonly files?: readonly string[];
   readonly added: readonly string[];
   readonly updated: readonly string[];
   readonly created: boolean;
@@ -71,6 +73,7 @@ async function excludeFromGit(ws: Workspace, rel: string): Promise<boolean> {
  */
 export async function installHook(ws: Workspace, agent: AgentWithHook, command: string): Promise<InstallResult> {
   const reg = agent.hook.registration;
+  if (reg.layout === 'script') return installHookScripts(ws, agent, command);
   const moved: { file: string; events: readonly string[] }[] = [];
   for (const legacy of reg.migrateFrom ?? []) {
     const events = await migrate(ws, agent, legacy, command);
@@ -87,4 +90,37 @@ export async function installHook(ws: Workspace, agent: AgentWithHook, command: 
   });
   const excluded = reg.gitIgnored === true && result.created ? await excludeFromGit(ws, rel) : false;
   return { ...result, moved, excluded };
+}
+
+/** Executable by all who can read it. */
+const SCRIPT_MODE = 0o755;
+
+/**
+ * Registers the guardian's hook for an agent whose hooks are files: one executable file per event
+ * in the project's hook folder (see `mergeHookScript`), each written atomically. When another hook
+ * file holds one of the names, nothing is written (SettingsShapeError, naming it).
+ */
+async function installHookScripts(ws: Workspace, agent: AgentWithHook, command: string): Promise<InstallResult> {
+  const reg = agent.hook.registration;
+  if (process.platform === 'win32') throw new SettingsShapeError(reg.settingsFile, '(folder)', `takes PowerShell hook files on Windows (<event>.ps1), which init does not write yet: make one that pipes its stdin to \`${command}\``);
+  const rels = reg.events.map((event) => ({ event, rel: `${reg.settingsFile}/${event}` }));
+  // Every name checked before any file is written: the hook is registered whole or not at all.
+  const before = await Promise.all(rels.map(async ({ event, rel }) => ({ event, rel, existing: await readTextIfExists(await ws.resolveForWrite(rel)) })));
+  for (const { event, rel, existing } of before) mergeHookScript(existing, agent.id, reg, event, command, rel);
+  const added: string[] = [];
+  const updated: string[] = [];
+  for (const { event, rel } of rels) {
+    const file = await ws.resolveForWrite(rel);
+    await withFileLock(file, async () => {
+      const merged = mergeHookScript(await readTextIfExists(file), agent.id, reg, event, command, rel);
+      if (merged.change !== 'none') await ws.writeAtomic(rel, merged.text, { mode: SCRIPT_MODE });
+      // The agent runs only a file its owner may execute: one that lost the bit gets it back.
+      const mode = (await fs.stat(file)).mode & 0o7777;
+      const fixed = (mode & 0o100) === 0;
+      if (fixed) await fs.chmod(file, mode | 0o100);
+      if (merged.change === 'added') added.push(event);
+      else if (merged.change === 'updated' || fixed) updated.push(event);
+    });
+  }
+  return { file: reg.settingsFile, files: rels.map((r) => r.rel), added, updated, created: before.every((b) => b.existing === undefined), moved: [], excluded: false };
 }

@@ -92,12 +92,12 @@ export class Workspace {
   }
 
   /**
-   * Writes `rel` atomically, keeping the mode of the file it replaces. Containment is checked
+   * Writes `rel` atomically, keeping the mode of the file it replaces (`mode` is a new file's). Containment is checked
    * before, and again once the temp file is open and after the rename (see `writeFileAtomic`), so
    * a folder swapped for a link in between cannot carry the write outside.
    */
-  async writeAtomic(rel: string, data: string): Promise<void> {
-    await writeFileAtomic(await this.resolveForWrite(rel), data, { within: this.realRoot, name: rel });
+  async writeAtomic(rel: string, data: string, opts: { mode?: number } = {}): Promise<void> {
+    await writeFileAtomic(await this.resolveForWrite(rel), data, { within: this.realRoot, name: rel, ...(opts.mode !== undefined ? { mode: opts.mode } : {}) });
   }
 
   /**

@@ -280,7 +280,7 @@ function handlers(deps: Deps): Record<string, (target?: Target) => unknown> {
       await new GuardianLog(g.ws).write('INFO', `hook for ${agent.id} registered from VS Code in ${result.file}: ${changed.join(', ') || 'already there'}`);
       deps.log.info(`${g.folder.name}: ${result.file}: hook for ${agent.id} ${changed.length > 0 ? `on ${changed.join(', ')}` : 'already registered'}`);
       const message = changed.length > 0 ? `${agent.label} now runs the Loop Guardian hook (${result.file}).` : `${result.file} already runs the Loop Guardian hook.`;
-      void vscode.window.showInformationMessage(message, 'Open').then((choice) => (choice ? openFile(vscode.Uri.joinPath(g.folder.uri, result.file)) : undefined));
+      void vscode.window.showInformationMessage(message, 'Open').then((choice) => (choice ? openFile(vscode.Uri.joinPath(g.folder.uri, result.files?.[0] ?? result.file)) : undefined));
       await g.lookForAgents();
       return result;
     },

@@ -79,6 +79,7 @@ export class FolderGuardian implements vscode.Disposable {
     private readonly settings: () => UiSettings,
     private readonly log: vscode.LogOutputChannel,
     private readonly editorStorage?: string,
+    private readonly editorGlobalStorage?: string,
   ) {
     this.ws = new Workspace(folder.uri.fsPath);
     this.book = new IncidentBook({ idleMs: settings().idleMinutes * 60_000 });
@@ -203,7 +204,7 @@ export class FolderGuardian implements vscode.Disposable {
     this.config = loaded.config;
     this.configProblems = loaded.problems;
     for (const p of loaded.problems) this.log.warn(`${this.folder.name}: ${formatProblem(PATHS.config, p)}`);
-    this.monitor = new WorkspaceMonitor(this.ws, loaded.config, process.env, this.editorStorage);
+    this.monitor = new WorkspaceMonitor(this.ws, loaded.config, process.env, this.editorStorage, this.editorGlobalStorage);
     // Read again from the start (Scan Now, a new config): the same loops keep their ids, so a
     // dismissed one stays dismissed; the idle time follows the setting.
     if (this.book.idleMs !== this.settings().idleMinutes * 60_000) this.book = new IncidentBook({ idleMs: this.settings().idleMinutes * 60_000 });

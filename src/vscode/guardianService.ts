@@ -25,9 +25,16 @@ export class GuardianService implements vscode.Disposable {
    * so the folder is known this way, not by searching.
    */
   readonly editorStorage: string | undefined;
+  /**
+   * `globalStorageUri`: this extension's global storage (`…/User/globalStorage/<extension>`): its
+   * parent holds every extension's, where extensions keep the tasks of every window, each task naming
+   * its folder.
+   */
+  readonly editorGlobalStorage: string | undefined;
 
-  constructor(private readonly settings: UiSettingsValue, private readonly log: vscode.LogOutputChannel, storageUri?: vscode.Uri) {
+  constructor(private readonly settings: UiSettingsValue, private readonly log: vscode.LogOutputChannel, storageUri?: vscode.Uri, globalStorageUri?: vscode.Uri) {
     this.editorStorage = storageUri?.scheme === 'file' ? path.dirname(storageUri.fsPath) : undefined;
+    this.editorGlobalStorage = globalStorageUri?.scheme === 'file' ? path.dirname(globalStorageUri.fsPath) : undefined;
     this.folderListener = vscode.workspace.onDidChangeWorkspaceFolders((e) => {
       for (const f of e.removed) this.remove(f);
       for (const f of e.added) this.add(f);
@@ -74,7 +81,8 @@ export class GuardianService implements vscode.Disposable {
   private add(folder: vscode.WorkspaceFolder): void {
     if (folder.uri.scheme !== 'file' || this.guardians.has(folder.uri.toString())) return;
     // The window's transcripts belong to the window, not to one folder: the first folder shows them, once.
-    const guardian = new FolderGuardian(folder, () => this.settings.value, this.log, folder.index === 0 ? this.editorStorage : undefined);
+    // Those in global storage name their folder: every folder looks there for its own.
+    const guardian = new FolderGuardian(folder, () => this.settings.value, this.log, folder.index === 0 ? this.editorStorage : undefined, this.editorGlobalStorage);
     const subscriptions = new DisposableStore();
     subscriptions.add(guardian.onDidChange(() => this.changed.fire()));
     subscriptions.add(guardian.onDidChangeIncidents((changes) => this.incidents.fire({ guardian, changes })));

@@ -1,16 +1,18 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AGENTS, type Agent, type DiscoveryFs, type TranscriptLocator } from '../agents';
-import type { JsonlAdapter } from '../agents/transcript';
+import { AGENTS, type Agent, type DiscoveryFs, type TranscriptDiscovery, type TranscriptLocator } from '../agents';
+import type { Adapter } from '../agents/transcript';
 import type { GuardianConfig } from '../core/config';
 import { isWithin } from '../state/workspace';
 import { readRegularBounded } from '../state/regularFile';
+import { globalStorageFolders } from './editorStorage';
 
 /** A transcript an agent is writing (or wrote) for this workspace, with the agent that writes it. */
 export interface Transcript {
   readonly agent: Agent;
-  readonly adapter: JsonlAdapter;
+  /** A JSONL log the agent appends to, or a JSON document it rewrites whole. */
+  readonly adapter: Adapter;
   /** Absolute path: transcripts live in the agents' own folders, outside the workspace. */
   readonly file: string;
   /** The session id its name carries, when it carries one. */
@@ -24,15 +26,18 @@ function expandHome(p: string, home: string): string {
   return p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : path.resolve(p);
 }
 
-/** The first `SMALL_READ` bytes of a regular file (never a blocking open: a FIFO is passed over); undefined when it cannot be read. */
-async function head(file: string): Promise<string | undefined> {
-  const read = await readRegularBounded(file, SMALL_READ);
+/** The first `maxBytes` of a regular file (never a blocking open: a FIFO is passed over); undefined when it cannot be read. */
+async function head(file: string, maxBytes: number = SMALL_READ): Promise<string | undefined> {
+  const read = await readRegularBounded(file, maxBytes);
   return read.kind === 'text' ? read.text : undefined;
 }
 
 interface Watched {
-  readonly agent: Agent & { readonly discovery: NonNullable<Agent['discovery']> };
-  readonly adapter: JsonlAdapter;
+  readonly agent: Agent;
+  readonly adapter: Adapter;
+  /** One of the places the agent's transcripts live; the first (`primary`) is the one `agents.<id>.home` moves. */
+  readonly discovery: TranscriptDiscovery;
+  readonly primary: boolean;
   readonly locator: TranscriptLocator;
 }
 
@@ -44,17 +49,22 @@ interface Watched {
 export class AgentDiscovery {
   private readonly watched: readonly Watched[];
 
-  /** `editorStorage`: the editor window's storage folder (`workspaceStorage/<id>`), when the guardian runs in the editor. */
+  /**
+   * `editorStorage`: the editor window's storage folder (`workspaceStorage/<id>`), and
+   * `editorGlobalStorage` the editor's global storage folder (`User/globalStorage`), when the
+   * guardian runs in the editor.
+   */
   constructor(
     private readonly root: string,
     private readonly config: GuardianConfig,
     private readonly env: NodeJS.ProcessEnv = process.env,
     private readonly editorStorage?: string,
+    private readonly editorGlobalStorage?: string,
   ) {
     this.watched = AGENTS.flatMap((agent) => {
       const adapter = agent.transcript;
-      if (agent.discovery === undefined || adapter?.layout !== 'jsonl' || config.agents[agent.id]?.enabled !== true) return [];
-      return [{ agent: agent as Watched['agent'], adapter, locator: agent.discovery.locator() }];
+      if (agent.discovery === undefined || adapter === undefined || config.agents[agent.id]?.enabled !== true) return [];
+      return [agent.discovery, ...(agent.otherDiscovery ?? [])].map((discovery, i) => ({ agent, adapter, discovery, primary: i === 0, locator: discovery.locator() }));
     });
   }
 
@@ -78,17 +88,34 @@ export class AgentDiscovery {
         const nl = text?.indexOf('\n') ?? -1;
         return text === undefined || nl < 0 ? undefined : text.slice(0, nl);
       },
-      readText: head,
+      readText: (file, maxBytes) => head(file, maxBytes),
     };
     const out: Transcript[] = [];
-    for (const { agent, adapter, locator } of this.watched) {
-      const d = agent.discovery;
-      const configured =
-        this.config.agents[agent.id]?.home ?? (d.inEditorStorage === true ? this.editorStorage : undefined) ?? (d.homeEnv !== undefined ? this.env[d.homeEnv] : undefined) ?? d.defaultHome;
-      const home = expandHome(configured, userHome);
-      const found = await locator.find({ root: this.root, home, since, fs: io, contains: (p) => isWithin(this.root, p) });
-      for (const t of found) out.push({ agent, adapter, ...t });
+    const seen = new Set<string>();
+    for (const w of this.watched) {
+      for (const home of this.homes(w, userHome)) {
+        const found = await w.locator.find({ root: this.root, home, since, fs: io, contains: (p) => isWithin(this.root, p) });
+        for (const t of found) {
+          if (seen.has(t.file)) continue;
+          seen.add(t.file);
+          out.push({ agent: w.agent, adapter: w.adapter, ...t });
+        }
+      }
     }
     return out;
+  }
+
+  /**
+   * Where one place of an agent's transcripts is: the configured home, the editor's own storage
+   * folder, the global storage folder (the editor's, else each standard one), the agent's
+   * environment variable, or its default.
+   */
+  private homes({ agent, discovery: d, primary }: Watched, userHome: string): string[] {
+    const configured = primary ? this.config.agents[agent.id]?.home : undefined;
+    if (configured !== undefined) return [expandHome(configured, userHome)];
+    if (d.inEditorStorage === true && this.editorStorage !== undefined) return [this.editorStorage];
+    if (d.inGlobalStorage === true) return this.editorGlobalStorage !== undefined ? [this.editorGlobalStorage] : globalStorageFolders(this.env, userHome);
+    const fromEnv = d.homeEnv !== undefined ? this.env[d.homeEnv] : undefined;
+    return [expandHome(fromEnv ?? d.defaultHome, userHome)];
   }
 }

@@ -5,6 +5,7 @@ import { Engine, progressOf } from '../core/engine';
 import { escapeRegExp } from '../core/guards';
 import type { Finding } from '../core/finding';
 import { AgentDiscovery, type Transcript } from './agentDiscovery';
+import { AgentDocumentReader } from './agentDocument';
 import { AgentLogReader } from './agentLog';
 import type { EventRef, LocatedEvent, SkippedLine } from '../core/events';
 import { EventLogReader, type EventSink } from './eventLog';
@@ -23,7 +24,12 @@ export interface MonitorUpdate {
   readonly skipped: SkippedLine[];
 }
 
-type Reader = EventLogReader | AgentLogReader;
+type Reader = EventLogReader | AgentLogReader | AgentDocumentReader;
+
+/** The reader of an agent's transcript: appended lines read as they come, or a document rewritten whole read for what is new in it. */
+function transcriptReader(t: Transcript): AgentLogReader | AgentDocumentReader {
+  return t.adapter.layout === 'jsonl' ? new AgentLogReader(t.file, t.file, t.adapter) : new AgentDocumentReader(t.file, t.file, t.adapter, t.session !== undefined ? { session: t.session } : {});
+}
 
 /** A transcript of an agent working in this workspace, as the sidebar shows it. */
 export interface AgentSource {
@@ -79,10 +85,14 @@ export class WorkspaceMonitor {
   /** Files (and globs) reported as not read, with the reason: each reported once, until it changes. */
   private readonly fileProblems = new Map<string, string>();
 
-  /** `editorStorage`: the editor window's storage folder (`workspaceStorage/<id>`), when it runs inside the editor. */
-  constructor(readonly ws: Workspace, readonly config: GuardianConfig, env: NodeJS.ProcessEnv = process.env, editorStorage?: string) {
+  /**
+   * `editorStorage`: the editor window's storage folder (`workspaceStorage/<id>`), and
+   * `editorGlobalStorage` the editor's global storage folder (`User/globalStorage`), when it runs
+   * inside the editor.
+   */
+  constructor(readonly ws: Workspace, readonly config: GuardianConfig, env: NodeJS.ProcessEnv = process.env, editorStorage?: string, editorGlobalStorage?: string) {
     this.engine = new Engine(config);
-    this.discovery = new AgentDiscovery(ws.root, config, env, editorStorage);
+    this.discovery = new AgentDiscovery(ws.root, config, env, editorStorage, editorGlobalStorage);
     const matchers = config.sources.events.map((g) => picomatch(g, { dot: true }));
     this.isEventLog = (rel) => matchers.some((m) => m(rel));
   }
@@ -201,14 +211,14 @@ export class WorkspaceMonitor {
     }
     for (const t of await this.discovery.discover(this.readers)) {
       if ((t.session !== undefined && hooked.has(`${t.agent.id}:${t.session}`))) continue;
-      this.readers.set(t.file, new AgentLogReader(t.file, t.file, t.adapter));
+      this.readers.set(t.file, transcriptReader(t));
       this.sources.set(t.file, { transcript: t, sessions: new Set(), events: 0 });
     }
   }
 
   private newReader(key: string): Reader {
     const source = this.sources.get(key);
-    return source ? new AgentLogReader(key, key, source.transcript.adapter) : new EventLogReader(this.ws.path(key), key);
+    return source ? transcriptReader(source.transcript) : new EventLogReader(this.ws.path(key), key);
   }
 
   /** Reads what is new in the given files only (from a file watcher). */

@@ -74,7 +74,7 @@ export const JUDGEMENTS: readonly Judgement[] = [
     'claude/sniffly-ai-music-d3ad4cdc.jsonl',
     'claude/sniffly-ai-music-fed8ce56.jsonl',
     'codex/acidicsoil-chatbot-ui-lmstudio.jsonl',
-    // Roo Code tasks, read in the Cline format (its XML tool tags in text are not read yet); no call repeats even at threshold 2.
+    // Roo Code tasks, their XML-tag calls read with their results: no call repeats even at threshold 2.
     'roo/jsb-91e837de-api_conversation_history.json',
     'roo/jsb-ac8aa7b4-api_conversation_history.json',
     'roo/jsb-ac8aa7b4-ui_messages.json',

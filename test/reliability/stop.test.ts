@@ -224,8 +224,9 @@ describe('reliability: STOP first (the hook)', function () {
           }
           // After a call (or on an event that is no call at all) there is nothing left to refuse.
           if (typeof event === 'string' && event !== preEvent && (post.includes(event) || event !== '')) return;
-          // Refused in the agent's own dialect: its JSON decision, or exit 2 for an agent that reads only exit codes.
-          const refusedHere = agent.hook.deny('x').exitCode === 2 ? reply.exitCode === 2 && /STOP_ALL is set to STOP/.test(reply.stderr) : /deny/.test(reply.stdout);
+          // Refused in the agent's own dialect: its JSON decision (a deny, or, for an agent without one,
+          // cancelling the task), or exit 2 for an agent that reads only exit codes.
+          const refusedHere = agent.hook.deny('x').exitCode === 2 ? reply.exitCode === 2 && /STOP_ALL is set to STOP/.test(reply.stderr) : /deny|"cancel":true/.test(reply.stdout);
           assert.ok(refusedHere, `${agent.id} allowed ${input}: ${reply.stdout}${reply.stderr}`);
         }),
         { numRuns: 150 },

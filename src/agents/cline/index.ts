@@ -1,4 +1,6 @@
 import type { Agent } from '../agent';
+import { clineDataDiscovery, clineDiscovery } from './discovery';
+import { clineHook } from './hook';
 import { clineTranscript } from './transcript';
 
 export const cline: Agent = {
@@ -6,4 +8,7 @@ export const cline: Agent = {
   label: 'Cline',
   eventAgent: clineTranscript.agent,
   transcript: clineTranscript,
+  discovery: clineDiscovery,
+  otherDiscovery: [clineDataDiscovery],
+  hook: clineHook,
 };

@@ -35,7 +35,7 @@ export async function initCommand(ctx: CommandContext, agent: string | undefined
     `init ${target.id}: ${result.file}: added ${result.added.join(', ') || 'nothing'}; updated ${result.updated.join(', ') || 'nothing'}${moved.length > 0 ? `; ${moved.join('; ')}` : ''}${launcher?.changed ? `; launcher ${launcher.path} written` : ''}`,
   );
   if (ctx.json) {
-    ctx.io.out(json({ agent: target.id, file: result.file, command, created: result.created, added: result.added, updated: result.updated, moved: result.moved, excluded: result.excluded, launcher: launcher?.path ?? null, launcherChanged: launcher?.changed ?? false }));
+    ctx.io.out(json({ agent: target.id, file: result.file, ...(result.files !== undefined ? { files: result.files } : {}), command, created: result.created, added: result.added, updated: result.updated, moved: result.moved, excluded: result.excluded, launcher: launcher?.path ?? null, launcherChanged: launcher?.changed ?? false }));
     return EXIT.ok;
   }
   const changed = result.added.length + result.updated.length > 0;

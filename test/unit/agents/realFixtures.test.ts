@@ -10,8 +10,8 @@ import { FIXTURES } from '../helpers';
  * their format: each is recognised by `--format auto`, read to events, and nothing of it skipped.
  * (Findings are not asserted here: the detectors change on their own.)
  */
-const FOLDERS = ['claude', 'codex', 'openhands', 'swe-agent'] as const;
-const EXPECTED_FILES = { claude: 7, codex: 1, openhands: 9, 'swe-agent': 16 } as const;
+const FOLDERS = ['claude', 'codex', 'openhands', 'swe-agent', 'roo'] as const;
+const EXPECTED_FILES = { claude: 7, codex: 1, openhands: 9, 'swe-agent': 16, roo: 7 } as const;
 
 describe('every real transcript is read by replay --format auto', () => {
   for (const folder of FOLDERS) {

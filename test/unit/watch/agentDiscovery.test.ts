@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { claudeProjectDir } from '../../../src/agents/claude/discovery';
 import { geminiProjectHash } from '../../../src/agents/gemini/discovery';
 import { Workspace } from '../../../src/state/workspace';
+import { globalStorageFolders } from '../../../src/watch/editorStorage';
 import { WorkspaceMonitor } from '../../../src/watch/workspaceMonitor';
 import { config, tmpdir, write } from '../helpers';
 
@@ -136,5 +137,114 @@ describe('discovery of agents working in the workspace', () => {
     const viaConfig = new WorkspaceMonitor(new Workspace(ws), config({ agents: { claude: { enabled: true, home: claudeHome } } }), { HOME: '/nonexistent' });
     await viaConfig.poll();
     assert.equal(viaConfig.agentSources().length, 1);
+  });
+});
+
+describe("Cline, Roo Code and Kilo Code tasks in the editor's global storage", () => {
+  const envDetails = (heading: string, cwd: string) => `<environment_details>\n# Current Time\n${today}\n\n# ${heading} (${cwd}) Files\nsrc/\n</environment_details>`;
+  /** A task history (their shape, our text): the task, then `failures` times the same failing command, native calls. */
+  const history = (heading: string, cwd: string, failures: number) => {
+    const t = Date.now();
+    const out: unknown[] = [{ role: 'user', ts: t, content: [{ type: 'text', text: '<task>\nbuild it\n</task>' }, { type: 'text', text: envDetails(heading, cwd) }] }];
+    for (let i = 1; i <= failures; i++) {
+      out.push({ role: 'assistant', ts: t + i * 10, content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'execute_command', input: { command: 'make' } }] });
+      out.push({ role: 'user', ts: t + i * 10 + 5, content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: 'Exit code: 2\nOutput:\nmake: *** No rule to make target' }] });
+    }
+    return JSON.stringify(out);
+  };
+  const CLINE = 'Current Working Directory';
+  const ROO = 'Current Workspace Directory';
+  const on = { enabled: true };
+  const all = { agents: { cline: on, roo: on, kilo: on } };
+
+  it("finds each task whose folder is this workspace, by the task list, the task's item or its first request; reads them, and not the others", async () => {
+    const ws = await tmpdir('lg-ws-');
+    const elsewhere = await tmpdir('lg-else-');
+    const storage = await tmpdir('lg-globalstorage-');
+    const data = await tmpdir('lg-clinedata-');
+    // Cline: the task list names the folders (one task's history names another folder: the list wins).
+    await write(storage, 'saoudrizwan.claude-dev/tasks/1001/api_conversation_history.json', history(CLINE, elsewhere, 3));
+    await write(storage, 'saoudrizwan.claude-dev/tasks/1002/api_conversation_history.json', history(CLINE, ws, 3));
+    await write(storage, 'saoudrizwan.claude-dev/state/taskHistory.json', JSON.stringify([{ id: '1001', ts: 1, task: 'x', cwdOnTaskInitialization: ws }, { id: '1002', ts: 2, task: 'y', cwdOnTaskInitialization: elsewhere }]));
+    // A Cline task not in the list: its first request says where it ran.
+    await write(storage, 'saoudrizwan.claude-dev/tasks/1003/api_conversation_history.json', history(CLINE, ws, 1));
+    // Roo Code: the task's own history_item.json, or its first request.
+    await write(storage, 'rooveterinaryinc.roo-cline/tasks/r1/history_item.json', JSON.stringify({ id: 'r1', number: 1, ts: 1, task: 'x', tokensIn: 0, tokensOut: 0, totalCost: 0, workspace: ws }));
+    await write(storage, 'rooveterinaryinc.roo-cline/tasks/r1/api_conversation_history.json', history(ROO, elsewhere, 3));
+    await write(storage, 'rooveterinaryinc.roo-cline/tasks/r2/api_conversation_history.json', history(ROO, path.join(ws, 'pkg'), 1));
+    await write(storage, 'rooveterinaryinc.roo-cline/tasks/r3/api_conversation_history.json', history(ROO, elsewhere, 3));
+    // Kilo Code: its first request only.
+    await write(storage, 'kilocode.kilo-code/tasks/k1/api_conversation_history.json', history(ROO, ws, 1));
+    await write(storage, 'kilocode.kilo-code/tasks/k2/api_conversation_history.json', history(ROO, elsewhere, 3));
+    // Cline's SDK sessions: the manifest names the folder.
+    await write(data, 'sessions/s1/s1.json', JSON.stringify({ version: 1, session_id: 's1', cwd: ws, workspace_root: ws }));
+    await write(data, 'sessions/s1/s1.messages.json', JSON.stringify({ version: 1, sessionId: 's1', messages: [{ id: 'm1', role: 'user', content: [{ type: 'text', text: 'hi' }] }] }));
+    await write(data, 'sessions/s2/s2.json', JSON.stringify({ version: 1, session_id: 's2', cwd: elsewhere, workspace_root: elsewhere }));
+    await write(data, 'sessions/s2/s2.messages.json', JSON.stringify({ version: 1, sessionId: 's2', messages: [{ id: 'm1', role: 'user', content: [{ type: 'text', text: 'hi' }] }] }));
+
+    const monitor = new WorkspaceMonitor(new Workspace(ws), config(all), { HOME: '/nonexistent', LOOP_GUARDIAN_GLOBAL_STORAGE: storage, CLINE_DATA_DIR: data });
+    const update = await monitor.poll();
+    assert.deepEqual(monitor.agentSources().map((s) => `${s.label} ${s.sessions.join()}`).sort(), ['Cline 1001', 'Cline 1003', 'Cline s1', 'Kilo Code k1', 'Roo Code r1', 'Roo Code r2']);
+    const halted = update.raised.filter((f) => f.action === 'halt').map((f) => `${f.agent} ${f.session}`);
+    assert.deepEqual([...new Set(halted)].sort(), ['cline 1001', 'roo-code r1']);
+    assert.equal(monitor.agentSources().find((s) => s.sessions.includes('1003'))?.events, 3);
+  });
+
+  it('reads a task as it is rewritten: only what is new counts, and the third failure halts once', async () => {
+    const ws = await tmpdir('lg-ws-');
+    const storage = await tmpdir('lg-globalstorage-');
+    const file = await write(storage, 'rooveterinaryinc.roo-cline/tasks/r9/api_conversation_history.json', history(ROO, ws, 2));
+    const monitor = new WorkspaceMonitor(new Workspace(ws), config(all), { HOME: '/nonexistent' }, undefined, storage);
+    const first = await monitor.poll();
+    assert.deepEqual(first.raised.filter((f) => f.action === 'halt'), []);
+    assert.equal(monitor.agentSources()[0]?.events, 5);
+    // Rewritten whole (temp file, rename) with one more failing call.
+    const doc = JSON.parse(history(ROO, ws, 3)) as unknown[];
+    const before = JSON.parse(await fs.readFile(file, 'utf8')) as unknown[];
+    await fs.writeFile(`${file}.tmp`, JSON.stringify([...before, ...doc.slice(5)]));
+    await fs.rename(`${file}.tmp`, file);
+    const next = await monitor.poll();
+    assert.equal(monitor.agentSources()[0]?.events, 7);
+    assert.ok(next.raised.some((f) => f.action === 'halt' && f.agent === 'roo-code' && f.session === 'r9'));
+    const quiet = await monitor.poll();
+    assert.deepEqual(quiet.raised, []);
+    assert.equal(monitor.agentSources()[0]?.events, 7);
+  });
+
+  it("looks in VS Code's standard global storage under the user's home from the CLI, leaves a task the hook records to the hook, and reads nothing not opted in", async () => {
+    const ws = await tmpdir('lg-ws-');
+    const home = await tmpdir('lg-home-');
+    const storage = globalStorageFolders({}, home)[0] as string;
+    await write(storage, 'saoudrizwan.claude-dev/tasks/2001/api_conversation_history.json', history(CLINE, ws, 3));
+    await write(storage, 'saoudrizwan.claude-dev/tasks/2002/api_conversation_history.json', history(CLINE, ws, 3));
+    await write(ws, '.tmp/current/logs/hook-cline-2002.jsonl', '');
+    const monitor = new WorkspaceMonitor(new Workspace(ws), config({ agents: { cline: on } }), { HOME: home });
+    await monitor.poll();
+    assert.deepEqual(monitor.agentSources().map((s) => s.sessions.join()), ['2001']);
+    const off = new WorkspaceMonitor(new Workspace(ws), config(), { HOME: home });
+    await off.poll();
+    assert.deepEqual(off.agentSources(), []);
+    // A custom storage path (the folder that holds tasks/) named as the agent's home.
+    const custom = await tmpdir('lg-custom-');
+    await write(custom, 'tasks/r5/api_conversation_history.json', history(ROO, ws, 1));
+    const viaHome = new WorkspaceMonitor(new Workspace(ws), config({ agents: { roo: { enabled: true, home: custom } } }), { HOME: home });
+    await viaHome.poll();
+    assert.deepEqual(viaHome.agentSources().map((s) => `${s.label} ${s.sessions.join()}`), ['Roo Code r5']);
+  });
+});
+
+describe("the editor's global storage folders, from the CLI", () => {
+  it("lists each edition's user data on each platform, the remote server's and code-server's; the environment variable replaces them", () => {
+    const linux = globalStorageFolders({}, '/home/u', 'linux');
+    assert.equal(linux[0], '/home/u/.config/Code/User/globalStorage');
+    assert.ok(linux.includes('/home/u/.config/Code - Insiders/User/globalStorage'));
+    assert.ok(linux.includes('/home/u/.vscode-server/data/User/globalStorage'));
+    assert.ok(linux.includes('/home/u/.local/share/code-server/User/globalStorage'));
+    assert.equal(globalStorageFolders({ XDG_CONFIG_HOME: '/cfg', XDG_DATA_HOME: '/data' }, '/home/u', 'linux').filter((f) => f.startsWith('/cfg/') || f.startsWith('/data/code-server/')).length, 5);
+    assert.equal(globalStorageFolders({}, '/Users/u', 'darwin')[0], '/Users/u/Library/Application Support/Code/User/globalStorage');
+    assert.equal(path.normalize(globalStorageFolders({ APPDATA: '/appdata' }, '/u', 'win32')[0] as string), path.normalize('/appdata/Code/User/globalStorage'));
+    assert.ok(!globalStorageFolders({}, '/u', 'win32').some((f) => f.split(/[\\/]/).includes('code-server')));
+    assert.ok(globalStorageFolders({ VSCODE_PORTABLE: '/opt/vsc/data' }, '/home/u', 'linux').includes('/opt/vsc/data/user-data/User/globalStorage'));
+    assert.deepEqual(globalStorageFolders({ LOOP_GUARDIAN_GLOBAL_STORAGE: `/a${path.delimiter}/b` }, '/home/u', 'linux'), ['/a', '/b']);
   });
 });

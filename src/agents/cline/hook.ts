@@ -1,0 +1,59 @@
+import { isObject, nonEmptyString as text } from '../../core/guards';
+import { exceedsDepth, tooDeepReason } from '../../core/json';
+import { textResultOutcome } from '../clineFamily';
+import type { HookCall, HookPhase, HookProtocol, HookReply } from '../hook';
+
+/*
+ * Cline's hooks (cline/cline `.clinerules/hooks/README.md`, `apps/vscode/src/core/hooks/` and
+ * `proto/cline/hooks.proto` @21cb8d25, v4.1.13; since Cline 3.36, with the "Enable Hooks" setting,
+ * on by default in 4.x `hooksEnabled`):
+ * - a hook is an executable file named after its event, without extension, in the workspace's
+ *   `.clinerules/hooks/` or the user's `~/Documents/Cline/Hooks/` (on Windows a `<Event>.ps1` run by
+ *   PowerShell: `core/hooks/utils.ts` `resolveExistingHookPath`); all of them run, concurrently;
+ * - stdin: `{clineVersion, hookName, timestamp, taskId, workspaceRoots, userId, model, preToolUse:
+ *   {toolName, parameters}}`, after the call `postToolUse: {toolName, parameters, result, success,
+ *   executionTimeMs}`; `parameters` maps names to strings (the SDK bundle JSON-encodes the rest:
+ *   `apps/vscode/src/sdk/hooks-adapter.ts`);
+ * - stdout: `{"cancel": true, "errorMessage": "…"}` refuses, and stops the whole task, not just the
+ *   call (legacy `ToolHookUtils` calls `cancelTask()` @v3.89.2; the SDK bundle stops the run): there
+ *   is no per-call refusal. `{"cancel": false}`, or no JSON with exit 0, lets the call run. A non-zero
+ *   exit without JSON, a crash, or the 30 s timeout let it run too (fail-open); exit code 2 means
+ *   nothing to Cline, so `--deny-with exit2` does not refuse there;
+ * - the hook runs in the workspace root; which root of a multi-root workspace is not said, so the
+ *   guardian's hook file names its own workspace (`--workspace`, from where it lies).
+ */
+
+const events = { pre: 'PreToolUse', post: ['PostToolUse'] };
+
+function parse(raw: unknown): HookCall | { problem: string } {
+  if (!isObject(raw)) return { problem: 'stdin: not a JSON object' };
+  if (exceedsDepth(raw)) return { problem: `stdin: ${tooDeepReason()}` };
+  const event = text(raw.hookName) ?? (isObject(raw.preToolUse) ? events.pre : isObject(raw.postToolUse) ? 'PostToolUse' : undefined);
+  if (event === undefined) return { problem: 'stdin: no hookName (not a Cline hook call)' };
+  const phase: HookPhase = event === events.pre ? 'pre' : events.post.includes(event) ? 'post' : 'other';
+  const data = phase === 'pre' ? raw.preToolUse : phase === 'post' ? raw.postToolUse : undefined;
+  const session = text(raw.taskId) ?? 'unknown-session';
+  const roots = Array.isArray(raw.workspaceRoots) ? raw.workspaceRoots.filter((r): r is string => typeof r === 'string' && r !== '') : [];
+  const cwd = roots[0] !== undefined ? { cwd: roots[0] } : {};
+  if (phase === 'other') return { phase, event, session, input: {}, ...cwd };
+  if (!isObject(data)) return { problem: `stdin: ${event} without ${phase === 'pre' ? 'preToolUse' : 'postToolUse'}` };
+  const tool = text(data.toolName);
+  if (tool === undefined) return { problem: `stdin: ${event} without toolName` };
+  const input = isObject(data.parameters) ? data.parameters : {};
+  if (phase === 'pre') return { phase, event, session, tool, input, ...cwd };
+  // After the call: `success: false` when the tool threw; a command that failed says so in its result text.
+  const result = typeof data.result === 'string' ? data.result : '';
+  const outcome = data.success === false ? { ok: false as const, error: result || 'failed' } : textResultOutcome(result);
+  return { phase, event, session, tool, input, ...cwd, ...(outcome.ok ? { response: result } : { error: outcome.error }) };
+}
+
+export const clineHook: HookProtocol = {
+  events,
+  projectDirEnv: [],
+  parse,
+  // Cline has no refusal of one call: cancelling stops the task, and the person sees the message.
+  deny: (reason): HookReply => ({ stdout: `${JSON.stringify({ cancel: true, errorMessage: reason })}\n`, stderr: '', exitCode: 0 }),
+  allow: (note): HookReply => ({ stdout: '{"cancel":false}\n', stderr: note !== undefined ? `${note}\n` : '', exitCode: 0 }),
+  // One file per event in the workspace's hook folder; Cline's timeout is its own (30 s), not written.
+  registration: { settingsFile: '.clinerules/hooks', events: ['PreToolUse', 'PostToolUse'], timeout: 30, layout: 'script' },
+};
