@@ -87,7 +87,7 @@ export class AgentDiscovery {
         this.config.agents[agent.id]?.home ?? (d.inEditorStorage === true ? this.editorStorage : undefined) ?? (d.homeEnv !== undefined ? this.env[d.homeEnv] : undefined) ?? d.defaultHome;
       const home = expandHome(configured, userHome);
       const found = await locator.find({ root: this.root, home, since, fs: io, contains: (p) => isWithin(this.root, p) });
-      for (const t of found) out.push({ agent, adapter, ...t });
+      for (const t of found) out.push({ agent, ...t, adapter: t.adapter ?? adapter });
     }
     return out;
   }

@@ -2,7 +2,8 @@ import type { GuardianEvent } from '../../core/events';
 import { copilotEventLog, isCopilotSessionStart } from '../copilotEvents';
 import { isObject, isoTime, parseArgsText, RecentSet, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
 
-const AGENT = 'copilot-vscode';
+/** The `agent` the events of Copilot in VS Code carry, whichever of its files they come from. */
+export const AGENT = 'copilot-vscode';
 
 /*
  * GitHub Copilot in VS Code, its chat sessions as documents: what *Chat: Export Chat…* writes and
