@@ -56,7 +56,8 @@ import { AGENT } from './transcript';
  *   the `invocationMessage` (markdown `{value, uris}`), which names what the call works on when it
  *   links a file or quotes a pattern ("Reading [](file:///…), lines 260 to 380", "Searching for
  *   regex `…`") and only the tool otherwise ("Using \"Replace String in File\""). A call with no
- *   arguments on record gets its own id as its argument: two such calls are never the same call.
+ *   arguments on record, or no outcome, gets its own id among its arguments: two such calls are
+ *   never the same call (see `argsOf`).
  * - Not used: `result.metadata.toolCallRounds` (the calls with their full arguments, and
  *   `toolCallResults`), which Copilot Chat sets only when the whole request has ended; the calls are
  *   read from the response parts, which come at each save while the request runs.
@@ -246,14 +247,23 @@ function pruneRequest(v: unknown): Request {
   };
 }
 
-/** What a call's arguments are, as far as the part records them (see the header). */
-function argsOf(c: Call): Json {
-  if (c.terminal?.command !== undefined) return { command: c.terminal.command };
-  if (c.rawInput !== undefined) return argsObject(c.rawInput);
-  if (c.details?.input !== undefined) return parseArgsText(c.details.input);
-  if (c.simpleInput !== undefined) return parseArgsText(c.simpleInput);
-  if (c.descriptive && c.message !== undefined) return { message: c.message };
-  return { ...(c.message !== undefined ? { message: c.message } : {}), call: c.id ?? '' };
+/**
+ * What a call's arguments are, as far as the part records them (see the header). A call is
+ * compared with others only when both its arguments and its outcome are on record: a call that
+ * names nothing, or whose outcome the log does not keep (a file read, a search, an edit: only their
+ * failures are written), gets its own id among its arguments. The repeat signals judge a repeat by
+ * what it brought; reading a file again after editing it is work, and without its result on record
+ * it would look like a loop (as it did in the real TDD session of the shared corpus).
+ */
+function argsOf(c: Call, outcome: Outcome | undefined): Json {
+  let args: Json | undefined;
+  if (c.terminal?.command !== undefined) args = { command: c.terminal.command };
+  else if (c.rawInput !== undefined) args = argsObject(c.rawInput);
+  else if (c.details?.input !== undefined) args = parseArgsText(c.details.input);
+  else if (c.simpleInput !== undefined) args = parseArgsText(c.simpleInput);
+  else if (c.descriptive && c.message !== undefined) args = { message: c.message };
+  if (args !== undefined && outcome !== undefined) return args;
+  return { ...(args ?? (c.message !== undefined ? { message: c.message } : {})), call: c.id ?? '' };
 }
 
 /** The outcome the part itself records, once the call has run (or was refused). */
@@ -459,7 +469,7 @@ class ChatSessionLogDecoder implements Decoder {
       r.parts[j] = null;
       const outcome = own ?? endedOutcome(c);
       const ts = isoTime(c.terminal?.at);
-      const event: GuardianEvent = { ...base, ...(ts !== undefined ? { ts } : {}), type: 'tool', tool: c.tool, args: argsOf(c), id: c.id, ...(outcome ?? {}) };
+      const event: GuardianEvent = { ...base, ...(ts !== undefined ? { ts } : {}), type: 'tool', tool: c.tool, args: argsOf(c, outcome), id: c.id, ...(outcome ?? {}) };
       sink.event(event, line);
       // It ended, and the log does not say how: settled as such, not left waiting for a result.
       if (outcome === undefined) sink.event({ ...base, type: 'tool_result', id: c.id }, line);

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { copilotChatSessionLog } from '../../../src/agents/copilot/chatSessionLog';
 import type { LocatedEvent, SkippedLine } from '../../../src/core/events';
 import { AgentLogReader } from '../../../src/watch/agentLog';
-import { cli, tmpdir, write } from '../helpers';
+import { cli, describeShared, FIXTURES, tmpdir, write } from '../helpers';
 import { chat, failing, loopingSession, T } from './copilotChatShapes';
 import { decode, halts, jsonlText, replayText } from './util';
 
@@ -97,7 +97,9 @@ describe('Copilot in VS Code: the chat session operation log', () => {
         [3, 'tool_result', 'c2', undefined],
       ],
     );
-    assert.deepEqual(events[1]?.event.type === 'tool' && events[1].event.args, { message: 'Reading [](file:///p/a.ts)' });
+    // Its outcome is not on record: it is compared with no other call.
+    assert.deepEqual(events[1]?.event.type === 'tool' && events[1].event.args, { message: 'Reading [](file:///p/a.ts)', call: 'c1' });
+    assert.deepEqual(events[3]?.event.type === 'tool' && events[3].event.args, { command: 'npm test', call: 'c2' });
   });
 
   it('a new snapshot (the file compacted) reports only what is new: requests and calls keep their identity', () => {
@@ -251,4 +253,23 @@ describe('Copilot in VS Code: chat session logs through the CLI (dist/cli.js)', 
     assert.equal(found.events, 4);
     assert.ok(found.findings.some((f) => f.action === 'halt' && f.active && f.file === log));
   });
+});
+
+describeShared('Copilot in VS Code: real chat sessions replayed as session logs', 'the real transcripts', () => {
+  // The real exports are the session state VS Code serializes (ISerializableChatData): here each
+  // is a log that starts empty and gets its requests pushed one by one, as VS Code's writer would.
+  const dir = path.join(FIXTURES, 'real', 'copilot-vscode');
+  for (const name of ['dealenx-chat_error_mcp.json', 'dealenx-chat_succes_mcp.json', 'digitarald-fix-deploy.json', 'digitarald-plan.json', 'digitarald-small.json', 'digitarald-tdd-review.json', 'digitarald-thinking.json']) {
+    it(`${name}: every tool call once, nothing skipped, no halt (the corpus judges it free of loops)`, async () => {
+      const doc = JSON.parse(await fs.readFile(path.join(dir, name), 'utf8')) as { requests: { response?: { kind?: string; toolCallId?: string }[] }[] };
+      const records = [snapshot([], name), ...doc.requests.map((r) => push(['requests'], [r]))];
+      const { events, skipped } = decode(copilotChatSessionLog, records);
+      assert.deepEqual(skipped, []);
+      const ids = doc.requests.flatMap((r) => (r.response ?? []).flatMap((p) => (p.kind === 'toolInvocationSerialized' && p.toolCallId ? [p.toolCallId] : [])));
+      assert.deepEqual(events.flatMap((e) => (e.event.type === 'tool' ? [e.event.id] : [])), ids);
+      const result = await replayText(name.replace(/\.json$/, '.jsonl'), jsonlText(records));
+      assert.equal(result.format, 'copilot');
+      assert.deepEqual(halts(result), []);
+    });
+  }
 });
