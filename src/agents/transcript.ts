@@ -47,6 +47,8 @@ export interface JsonlAdapter extends AdapterBase {
    * of them and bounds the depth of whatever else it keeps.
    */
   readonly lineDepth?: number;
+  /** The longest line read (default: the reader's, 16 MB); a longer one is skipped and reported. */
+  readonly maxLineBytes?: number;
 }
 
 /** One JSON document, rewritten whole: read whole. */

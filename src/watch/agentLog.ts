@@ -37,7 +37,7 @@ export class AgentLogReader {
   private refs: RefSink | undefined;
 
   constructor(readonly absPath: string, readonly name: string, readonly adapter: JsonlAdapter, opts?: TailOptions) {
-    this.tail = new LogTail(absPath, opts);
+    this.tail = new LogTail(absPath, { ...(adapter.maxLineBytes !== undefined ? { maxLineBytes: adapter.maxLineBytes } : {}), ...opts });
     this.decoder = adapter.decoder(fileSession(absPath));
   }
 

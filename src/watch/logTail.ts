@@ -3,7 +3,6 @@ import type { promises as fs } from 'node:fs';
 import { openRegularFile } from '../state/regularFile';
 
 const NEWLINE = 0x0a;
-const EMPTY = Buffer.alloc(0);
 /** How many of a file's first bytes identify it: a JSONL log's first line, or most of it. */
 const FINGERPRINT_BYTES = 256;
 /** How many of the bytes just before the read position must still be there: the end of what was read. */
@@ -39,7 +38,9 @@ export type OverlongHandler = (line: number, bytes: number) => void;
 export class LogTail {
   private offset = 0;
   private line = 0;
-  private pending: Buffer = EMPTY;
+  /** The partial line read so far, in the pieces it came in (joined once, when it ends: a line of many chunks is not copied again at each). */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
   private identity: string | undefined;
   /** Hash of the file's first bytes (at most FINGERPRINT_BYTES) as last read, and how many. */
   private fingerprint: string | undefined;
@@ -102,9 +103,9 @@ export class LogTail {
 
   /** At the end of a finished file, a last line without a newline is a line too. */
   finish(onLine: LineHandler): void {
-    if (this.pending.length === 0) return;
-    const text = this.pending.toString('utf8');
-    this.pending = EMPTY;
+    if (this.pendingBytes === 0) return;
+    const text = Buffer.concat(this.pending).toString('utf8');
+    this.clearPending();
     this.line++;
     onLine(text.endsWith('\r') ? text.slice(0, -1) : text, this.line);
   }
@@ -112,12 +113,17 @@ export class LogTail {
   private restart(): void {
     this.offset = 0;
     this.line = 0;
-    this.pending = EMPTY;
+    this.clearPending();
     this.identity = undefined;
     this.fingerprint = undefined;
     this.fingerprintBytes = 0;
     this.tailPrint = undefined;
     this.overlong = 0;
+  }
+
+  private clearPending(): void {
+    this.pending = [];
+    this.pendingBytes = 0;
   }
 
   private async firstBytes(handle: fs.FileHandle, length: number, position = 0): Promise<string | undefined> {
@@ -164,9 +170,9 @@ export class LogTail {
         this.overlong = 0;
       } else {
         let text: string;
-        if (this.pending.length > 0) {
-          text = Buffer.concat([this.pending, chunk.subarray(start, nl)]).toString('utf8');
-          this.pending = EMPTY;
+        if (this.pendingBytes > 0) {
+          text = Buffer.concat([...this.pending, chunk.subarray(start, nl)]).toString('utf8');
+          this.clearPending();
         } else {
           text = chunk.toString('utf8', start, nl);
         }
@@ -177,12 +183,13 @@ export class LogTail {
     if (start >= chunk.length) return;
     if (this.overlong > 0) {
       this.overlong += chunk.length - start;
-    } else if (this.pending.length + chunk.length - start > this.maxLineBytes) {
-      this.overlong = this.pending.length + chunk.length - start;
-      this.pending = EMPTY;
+    } else if (this.pendingBytes + chunk.length - start > this.maxLineBytes) {
+      this.overlong = this.pendingBytes + chunk.length - start;
+      this.clearPending();
     } else {
       // Copy: the read buffer is reused for the next chunk.
-      this.pending = Buffer.concat([this.pending, chunk.subarray(start)]);
+      this.pending.push(Buffer.from(chunk.subarray(start)));
+      this.pendingBytes += chunk.length - start;
     }
   }
 }

@@ -300,6 +300,8 @@ class ChatSessionLogDecoder implements Decoder {
   /** The first request the current line may have changed (or that may have ended by it). */
   private dirtyFrom = Number.POSITIVE_INFINITY;
   private lastLine = 0;
+  /** Operations met with no snapshot to apply them to (its line unreadable, too long): the first is reported, the others counted. */
+  private orphans: { first: number; last: number; count: number } | undefined;
 
   constructor(fallbackSession: string) {
     this.session = fallbackSession;
@@ -311,11 +313,12 @@ class ChatSessionLogDecoder implements Decoder {
     const kind = value.kind;
     if (kind === INITIAL) {
       if (!isObject(value.v)) return sink.skipped(line, 'v', 'a snapshot (kind 0) without a state object');
+      this.reportOrphans(line, sink);
       this.session = str(value.v.sessionId) ?? this.session;
       this.requests = Array.isArray(value.v.requests) ? value.v.requests.map(pruneRequest) : [];
       this.dirtyFrom = 0;
     } else if (kind === SET || kind === PUSH || kind === DELETE) {
-      if (this.requests === undefined) return sink.skipped(line, 'kind', `an operation (kind ${kind}) before the session's snapshot (kind 0): nothing to apply it to`);
+      if (this.requests === undefined) return this.orphan(line, kind, sink);
       if (!isPath(value.k)) return sink.skipped(line, 'k', value.k === undefined ? 'missing path' : 'not a path (an array of keys and indices)');
       const problem = kind === PUSH ? this.push(this.requests, value.k, value.v, value.i) : this.set(this.requests, value.k, kind === DELETE ? undefined : value.v);
       if (problem !== undefined) return sink.skipped(line, problem.field, problem.reason);
@@ -326,8 +329,26 @@ class ChatSessionLogDecoder implements Decoder {
   }
 
   finish(sink: AdapterSink): void {
+    this.reportOrphans(this.lastLine, sink);
     this.dirtyFrom = 0;
     this.settle(this.lastLine, sink, true);
+  }
+
+  /** An operation with no state to apply it to: the first of a run is reported, the rest counted (a file whose snapshot line was too long to read holds up to a thousand of them). */
+  private orphan(line: number, kind: number, sink: AdapterSink): void {
+    if (this.orphans !== undefined) {
+      this.orphans.count++;
+      this.orphans.last = line;
+      return;
+    }
+    this.orphans = { first: line, last: line, count: 0 };
+    sink.skipped(line, 'kind', `an operation (kind ${kind}) before the session's snapshot (kind 0): nothing to apply it to; the ones after it are counted until the next snapshot`);
+  }
+
+  private reportOrphans(line: number, sink: AdapterSink): void {
+    const o = this.orphans;
+    this.orphans = undefined;
+    if (o !== undefined && o.count > 0) sink.skipped(line, 'kind', `${o.count} more operation(s) before a snapshot skipped (lines ${o.first + 1} to ${o.last})`);
   }
 
   private touched(index: number): void {
@@ -490,4 +511,9 @@ export const copilotChatSessionLog: JsonlAdapter = {
   rewritesWhole: true,
   // A snapshot holds every result's prompt tree; only shallow fields of it are kept (rawInput bounded).
   lineDepth: Number.POSITIVE_INFINITY,
+  // A snapshot is the whole session, results and all, on one line: tens of MB for a long one
+  // (lines of hundreds of MB have been seen, ../shared/docs/vscode-agents.md 1.2c). Up to 64 MB is
+  // read (about 0.5 GB of memory while it is parsed); a longer one is skipped and reported, and the
+  // session is read again from its next snapshot.
+  maxLineBytes: 64 << 20,
 };

@@ -200,6 +200,23 @@ describe('Copilot in VS Code: the chat session log read as VS Code writes it', (
     assert.deepEqual(out.skipped, []);
   });
 
+  it('a snapshot line too long to hold is reported, and the operations after it are reported once and counted, until the next snapshot', async () => {
+    const session = loopingSession();
+    await fs.writeFile(file, jsonlText([snapshot([request('r0', 'x'.repeat(5_000))]), ...session.slice(1, 4), session[0], ...session.slice(1, 3)]));
+    const reader = new AgentLogReader(file, 'chat-1.jsonl', copilotChatSessionLog, { chunkSize: 1_024, maxLineBytes: 4_000 });
+    const out = collect();
+    await reader.read(out.sink);
+    assert.deepEqual(
+      out.skipped.map((s) => [s.line, s.field, s.reason.replace(/\d{4,}/, 'N')]),
+      [
+        [1, '(line)', 'line of N bytes is too long'],
+        [2, 'kind', "an operation (kind 2) before the session's snapshot (kind 0): nothing to apply it to; the ones after it are counted until the next snapshot"],
+        [5, 'kind', '2 more operation(s) before a snapshot skipped (lines 3 to 4)'],
+      ],
+    );
+    assert.deepEqual(out.events.map((e) => e.event.type), ['user']);
+  });
+
   it('a file rewritten in place from a fresh snapshot is read again without reporting anything twice, and not as a reset', async () => {
     const records = loopingSession().slice(0, 4);
     await fs.writeFile(file, jsonlText(records));
