@@ -287,6 +287,17 @@ function endedOutcome(c: Call): Outcome | undefined {
 
 type Path = readonly (string | number)[];
 
+/** Why an operation was not applied; `key`, for a key the schema as read here does not know. */
+interface Problem {
+  readonly field: string;
+  readonly reason: string;
+  readonly key?: string;
+}
+
+function unknownKey(k: Path, key: string | number | undefined, where: string): Problem {
+  return { field: 'k', key: `${where}:${String(key)}`, reason: `${jsonText(k)}: unknown key ${jsonText(key)} in ${where} (not in VS Code's session schema as read here): skipped, and not reported again` };
+}
+
 function isPath(k: unknown): k is Path {
   return Array.isArray(k) && k.every((s) => typeof s === 'string' || (typeof s === 'number' && Number.isInteger(s) && s >= 0));
 }
@@ -300,6 +311,8 @@ class ChatSessionLogDecoder implements Decoder {
   /** The first request the current line may have changed (or that may have ended by it). */
   private dirtyFrom = Number.POSITIVE_INFINITY;
   private lastLine = 0;
+  /** Keys not in the schema as read here, each reported once (a newer VS Code adds fields: every save would name them again). */
+  private readonly unknownKeys = new Set<string>();
   /** Operations met with no snapshot to apply them to (its line unreadable, too long): the first is reported, the others counted. */
   private orphans: { first: number; last: number; count: number } | undefined;
 
@@ -321,7 +334,13 @@ class ChatSessionLogDecoder implements Decoder {
       if (this.requests === undefined) return this.orphan(line, kind, sink);
       if (!isPath(value.k)) return sink.skipped(line, 'k', value.k === undefined ? 'missing path' : 'not a path (an array of keys and indices)');
       const problem = kind === PUSH ? this.push(this.requests, value.k, value.v, value.i) : this.set(this.requests, value.k, kind === DELETE ? undefined : value.v);
-      if (problem !== undefined) return sink.skipped(line, problem.field, problem.reason);
+      if (problem !== undefined) {
+        if (problem.key !== undefined) {
+          if (this.unknownKeys.has(problem.key) || this.unknownKeys.size >= 100) return;
+          this.unknownKeys.add(problem.key);
+        }
+        return sink.skipped(line, problem.field, problem.reason);
+      }
     } else {
       return sink.skipped(line, 'kind', kind === undefined ? 'missing operation kind' : `unknown operation kind ${jsonText(kind)} (0 snapshot, 1 set, 2 push, 3 delete)`);
     }
@@ -356,7 +375,7 @@ class ChatSessionLogDecoder implements Decoder {
   }
 
   /** A request the path's second segment names, or why there is none. */
-  private request(requests: Request[], k: Path): Request | { field: string; reason: string } {
+  private request(requests: Request[], k: Path): Request | Problem {
     const n = k[1];
     if (typeof n !== 'number') return { field: 'k', reason: `${jsonText(k)}: ${jsonText(n)} is not a request's index` };
     const r = requests[n];
@@ -366,14 +385,14 @@ class ChatSessionLogDecoder implements Decoder {
   }
 
   /** Kinds 1 and 3 (a delete sets undefined, as `ObjectMutationLog.read` does). */
-  private set(requests: Request[], k: Path, v: unknown): { field: string; reason: string } | undefined {
+  private set(requests: Request[], k: Path, v: unknown): Problem | undefined {
     const [root, n, field, ...rest] = k;
     if (root === undefined) return { field: 'k', reason: 'an empty path: the whole state is only written as a snapshot (kind 0)' };
     if (root === 'sessionId') {
       if (k.length === 1) this.session = str(v) ?? this.session;
       return undefined;
     }
-    if (root !== 'requests') return ROOT_KEYS.has(String(root)) ? undefined : { field: 'k', reason: `${jsonText(k)}: unknown key ${jsonText(root)} in the session` };
+    if (root !== 'requests') return ROOT_KEYS.has(String(root)) ? undefined : unknownKey(k, root, 'the session');
     if (n === undefined) {
       this.requests = Array.isArray(v) ? v.map(pruneRequest) : [];
       this.dirtyFrom = 0;
@@ -420,12 +439,12 @@ class ChatSessionLogDecoder implements Decoder {
         return undefined;
       }
       default:
-        return REQUEST_KEYS.has(String(field)) ? undefined : { field: 'k', reason: `${jsonText(k)}: unknown key ${jsonText(field)} in a request` };
+        return REQUEST_KEYS.has(String(field)) ? undefined : unknownKey(k, field, 'a request');
     }
   }
 
   /** Kind 2: cut the array to `i` when given, then append `v`'s items. */
-  private push(requests: Request[], k: Path, v: unknown, i: unknown): { field: string; reason: string } | undefined {
+  private push(requests: Request[], k: Path, v: unknown, i: unknown): Problem | undefined {
     if (v !== undefined && !Array.isArray(v)) return { field: 'v', reason: 'a push (kind 2) whose items are not an array' };
     if (i !== undefined && !(typeof i === 'number' && Number.isInteger(i) && i >= 0)) return { field: 'i', reason: 'a push (kind 2) whose index is not a whole number' };
     const items = v ?? [];
@@ -437,7 +456,7 @@ class ChatSessionLogDecoder implements Decoder {
       this.touched(from - 1);
       return undefined;
     }
-    if (root !== 'requests') return root !== undefined && ROOT_KEYS.has(String(root)) ? undefined : { field: 'k', reason: `${jsonText(k)}: unknown array ${jsonText(root)} in the session` };
+    if (root !== 'requests') return root !== undefined && ROOT_KEYS.has(String(root)) ? undefined : unknownKey(k, root, 'the session');
     const r = this.request(requests, k);
     if (!('parts' in r)) return r;
     if (field === 'response' && rest.length === 0) {
@@ -446,7 +465,7 @@ class ChatSessionLogDecoder implements Decoder {
       return undefined;
     }
     if (field === 'response') return { field: 'k', reason: `${jsonText(k)}: a path inside a response part, which is only written whole` };
-    return field !== undefined && REQUEST_KEYS.has(String(field)) ? undefined : { field: 'k', reason: `${jsonText(k)}: unknown array ${jsonText(field)} in a request` };
+    return field !== undefined && REQUEST_KEYS.has(String(field)) ? undefined : unknownKey(k, field, 'a request');
   }
 
   /** Reports what the line made known: new requests, and the calls that have ended. */

@@ -132,6 +132,7 @@ describe('Copilot in VS Code: the chat session operation log', () => {
       'not an object',
       del(['requests', 0, 'response', 0, 'toolSpecificData']),
       push(['requests', 0, 'response'], [failing('c1')]),
+      set(['requests', 0, 'brandNewField'], 2),
     ]);
     assert.deepEqual(
       skipped.map((s) => [s.line, s.field]),
