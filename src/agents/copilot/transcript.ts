@@ -19,8 +19,8 @@ export const AGENT = 'copilot-vscode';
  *   Names are the model-facing ones (`read_file`, `run_in_terminal`).
  * - The response parts (`toolInvocationSerialized`) carry no arguments and, in these exports, no
  *   id shared with the rounds: they are not read. So a failure is not known from these documents
- *   (a call with a result is taken as done, one without has no outcome); the live persisted
- *   operation log (`chatSessions/*.jsonl`) is not read yet.
+ *   (a call with a result is taken as done, one without has no outcome). The operation log VS Code
+ *   persists from 1.109 on (`chatSessions/*.jsonl`) is read by chatSessionLog.ts.
  */
 
 /** The text a prompt-tsx result tree renders: its text nodes, in order. */
