@@ -1,5 +1,5 @@
 import type { HookProtocol } from './hook';
-import type { Adapter } from './transcript';
+import type { Adapter, JsonlAdapter } from './transcript';
 
 /**
  * Everything the guardian knows of one agent, from its folder under `src/agents/`: how to read its
@@ -37,6 +37,8 @@ export interface FoundTranscript {
   readonly file: string;
   /** The session id its name carries, when it carries one. */
   readonly session?: string;
+  /** Which of the agent's shapes the file is in, when it is not its `transcript` (an agent that writes two kinds of log). */
+  readonly adapter?: JsonlAdapter;
 }
 
 /** A folder entry, as much of it as discovery needs. */

@@ -34,6 +34,21 @@ export interface JsonlAdapter extends AdapterBase {
   sniff(first: Record<string, unknown>): boolean;
   /** `fallbackSession` names the session until the records do (a file's name). */
   decoder(fallbackSession: string): Decoder;
+  /**
+   * The agent rewrites the whole file at times with a fresh snapshot of the same session (an
+   * operation log compacted to its current state). The decoder is then kept across the rewrite and
+   * reads the new content as a continuation, reporting only what it had not reported (its records'
+   * own ids tell), so the reader does not report the rewrite as a reset: what was counted stays.
+   */
+  readonly rewritesWhole?: boolean;
+  /**
+   * How deeply a line may nest (default `MAX_JSON_DEPTH`): a log whose every line holds a whole
+   * state (nested results and all) takes them in full when its decoder keeps only shallow fields
+   * of them and bounds the depth of whatever else it keeps.
+   */
+  readonly lineDepth?: number;
+  /** The longest line read (default: the reader's, 16 MB); a longer one is skipped and reported. */
+  readonly maxLineBytes?: number;
 }
 
 /** One JSON document, rewritten whole: read whole. */

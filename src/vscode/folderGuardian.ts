@@ -321,8 +321,13 @@ export class FolderGuardian implements vscode.Disposable {
     for (const [rel, sig] of now) if (this.signatures.get(rel) !== sig) this.schedule(own.get(rel) as string);
     this.signatures = now;
     // The history is re-checked only when its signature changed (scheduled above).
+    const events = this.monitor.stats.events;
+    const sources = this.monitor.agentSources().length;
     const update = await this.monitor.poll({ history: false });
     if (update.raised.length > 0 || update.skipped.length > 0) this.report(update.skipped.map(formatSkipped), update.raised);
+    // Agents' transcripts live outside the folder, where no watcher sees them: a session found, or
+    // one that went on without a loop, is shown all the same.
+    else if (this.monitor.stats.events !== events || this.monitor.agentSources().length !== sources) this.publish();
   }
 
   /** True when the state changed. */

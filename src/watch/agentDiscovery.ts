@@ -98,7 +98,7 @@ export class AgentDiscovery {
         for (const t of found) {
           if (seen.has(t.file)) continue;
           seen.add(t.file);
-          out.push({ agent: w.agent, adapter: w.adapter, ...t });
+          out.push({ agent: w.agent, ...t, adapter: t.adapter ?? w.adapter });
         }
       }
     }

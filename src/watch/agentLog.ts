@@ -37,20 +37,23 @@ export class AgentLogReader {
   private refs: RefSink | undefined;
 
   constructor(readonly absPath: string, readonly name: string, readonly adapter: JsonlAdapter, opts?: TailOptions) {
-    this.tail = new LogTail(absPath, opts);
+    this.tail = new LogTail(absPath, { ...(adapter.maxLineBytes !== undefined ? { maxLineBytes: adapter.maxLineBytes } : {}), ...opts });
     this.decoder = adapter.decoder(fileSession(absPath));
   }
 
   async read(sink: EventSink): Promise<TailRead> {
     const refs = this.sinkFor(sink);
-    return this.tail.read(
+    const read = await this.tail.read(
       (text, line) => this.line(text, line, refs),
       (line, bytes) => refs.skipped(line, '(line)', `line of ${bytes} bytes is too long`),
       () => {
+        // A log its agent rewrites whole goes on with the same decoder (see `rewritesWhole`).
+        if (this.adapter.rewritesWhole === true) return;
         refs.reset();
         this.decoder = this.adapter.decoder(fileSession(this.absPath));
       },
     );
+    return this.adapter.rewritesWhole === true && read.reset && !read.missing ? { ...read, reset: false } : read;
   }
 
   finish(sink: EventSink): void {
@@ -76,7 +79,7 @@ export class AgentLogReader {
   private line(text: string, line: number, refs: RefSink): void {
     if (text.trim() === '') return;
     // parseJson drops the BOM an editor may have put before line 1.
-    const parsed = parseJson(text);
+    const parsed = parseJson(text, this.adapter.lineDepth);
     if (!parsed.ok) {
       refs.skipped(line, '(line)', parsed.tooDeep ? parsed.error : `not JSON: ${parsed.error}`);
       return;

@@ -3,9 +3,10 @@ import type { promises as fs } from 'node:fs';
 import { openRegularFile } from '../state/regularFile';
 
 const NEWLINE = 0x0a;
-const EMPTY = Buffer.alloc(0);
 /** How many of a file's first bytes identify it: a JSONL log's first line, or most of it. */
 const FINGERPRINT_BYTES = 256;
+/** How many of the bytes just before the read position must still be there: the end of what was read. */
+const TAIL_BYTES = 64;
 
 export interface TailOptions {
   /** Bytes read per system call. */
@@ -28,19 +29,24 @@ export type OverlongHandler = (line: number, bytes: number) => void;
 /**
  * Reads a growing log file incrementally: only the bytes appended since the last read, complete
  * lines only (a trailing partial line waits until it is finished). A file whose inode changed,
- * that shrank, or whose first bytes differ from those read before, was replaced or truncated and
- * written again (copytruncate, even when it regrew past the old end before this read): it is read
- * again from the start. A path that is not a regular file (a FIFO, a folder) is refused, never
+ * that shrank, or whose first bytes or last bytes read differ from those read before, was replaced
+ * or truncated and written again (copytruncate, or a writer that rewrites its log in place with a
+ * fresh first record, even when it regrew past the old end before this read): it is read again
+ * from the start. A path that is not a regular file (a FIFO, a folder) is refused, never
  * opened for a blocking read (NotRegularFileError).
  */
 export class LogTail {
   private offset = 0;
   private line = 0;
-  private pending: Buffer = EMPTY;
+  /** The partial line read so far, in the pieces it came in (joined once, when it ends: a line of many chunks is not copied again at each). */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
   private identity: string | undefined;
   /** Hash of the file's first bytes (at most FINGERPRINT_BYTES) as last read, and how many. */
   private fingerprint: string | undefined;
   private fingerprintBytes = 0;
+  /** Hash of the bytes just before `offset` (at most TAIL_BYTES), as last read. */
+  private tailPrint: string | undefined;
   private overlong = 0;
   private readonly chunkSize: number;
   private readonly maxLineBytes: number;
@@ -71,7 +77,7 @@ export class LogTail {
       const stat = await handle.stat();
       const identity = `${stat.dev}:${stat.ino}`;
       let reset = false;
-      if (this.identity !== undefined && (identity !== this.identity || stat.size < this.offset || !(await this.sameStart(handle)))) {
+      if (this.identity !== undefined && (identity !== this.identity || stat.size < this.offset || !(await this.sameStart(handle)) || !(await this.sameTail(handle)))) {
         this.restart();
         reset = true;
         onReset?.();
@@ -88,6 +94,7 @@ export class LogTail {
         this.consume(buffer.subarray(0, bytesRead), onLine, onOverlong);
       }
       if (this.fingerprintBytes < Math.min(this.offset, FINGERPRINT_BYTES)) await this.takeFingerprint(handle);
+      if (bytes > 0 || reset) this.tailPrint = await this.tailHash(handle);
       return { reset, bytes, missing: false };
     } finally {
       await handle.close();
@@ -96,9 +103,9 @@ export class LogTail {
 
   /** At the end of a finished file, a last line without a newline is a line too. */
   finish(onLine: LineHandler): void {
-    if (this.pending.length === 0) return;
-    const text = this.pending.toString('utf8');
-    this.pending = EMPTY;
+    if (this.pendingBytes === 0) return;
+    const text = Buffer.concat(this.pending).toString('utf8');
+    this.clearPending();
     this.line++;
     onLine(text.endsWith('\r') ? text.slice(0, -1) : text, this.line);
   }
@@ -106,17 +113,39 @@ export class LogTail {
   private restart(): void {
     this.offset = 0;
     this.line = 0;
-    this.pending = EMPTY;
+    this.clearPending();
     this.identity = undefined;
     this.fingerprint = undefined;
     this.fingerprintBytes = 0;
+    this.tailPrint = undefined;
     this.overlong = 0;
   }
 
-  private async firstBytes(handle: fs.FileHandle, length: number): Promise<string | undefined> {
+  private clearPending(): void {
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+
+  private async firstBytes(handle: fs.FileHandle, length: number, position = 0): Promise<string | undefined> {
     const buf = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(buf, 0, length, 0);
+    const { bytesRead } = await handle.read(buf, 0, length, position);
     return bytesRead === length ? createHash('sha1').update(buf).digest('hex') : undefined;
+  }
+
+  /** Hash of the last bytes read (those just before `offset`). */
+  private async tailHash(handle: fs.FileHandle): Promise<string | undefined> {
+    const length = Math.min(this.offset, TAIL_BYTES);
+    return length === 0 ? undefined : this.firstBytes(handle, length, this.offset - length);
+  }
+
+  /**
+   * The bytes just before the read position are still those read there: what follows is an
+   * append. A file rewritten in place from a first record of the same beginning (a fresh snapshot
+   * of the same session) and already longer than what was read passes the other checks.
+   */
+  private async sameTail(handle: fs.FileHandle): Promise<boolean> {
+    if (this.tailPrint === undefined) return true;
+    return (await this.tailHash(handle)) === this.tailPrint;
   }
 
   private async takeFingerprint(handle: fs.FileHandle): Promise<void> {
@@ -141,9 +170,9 @@ export class LogTail {
         this.overlong = 0;
       } else {
         let text: string;
-        if (this.pending.length > 0) {
-          text = Buffer.concat([this.pending, chunk.subarray(start, nl)]).toString('utf8');
-          this.pending = EMPTY;
+        if (this.pendingBytes > 0) {
+          text = Buffer.concat([...this.pending, chunk.subarray(start, nl)]).toString('utf8');
+          this.clearPending();
         } else {
           text = chunk.toString('utf8', start, nl);
         }
@@ -154,12 +183,13 @@ export class LogTail {
     if (start >= chunk.length) return;
     if (this.overlong > 0) {
       this.overlong += chunk.length - start;
-    } else if (this.pending.length + chunk.length - start > this.maxLineBytes) {
-      this.overlong = this.pending.length + chunk.length - start;
-      this.pending = EMPTY;
+    } else if (this.pendingBytes + chunk.length - start > this.maxLineBytes) {
+      this.overlong = this.pendingBytes + chunk.length - start;
+      this.clearPending();
     } else {
       // Copy: the read buffer is reused for the next chunk.
-      this.pending = Buffer.concat([this.pending, chunk.subarray(start)]);
+      this.pending.push(Buffer.from(chunk.subarray(start)));
+      this.pendingBytes += chunk.length - start;
     }
   }
 }

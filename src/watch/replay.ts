@@ -159,17 +159,23 @@ export async function replayText(text: string, name: string, format: ReplayForma
 
 /**
  * The shape of an agent's log that a file named with `--format <agent>` is in: its only one, or,
- * for an agent with a document and a JSONL shape, the document when the whole file is one its
- * document shape recognises.
+ * for an agent with several, the document shape that recognises the whole file, else the JSONL
+ * shape that recognises its first line, else its first JSONL shape.
  */
 async function adapterOf(format: ReplayFormat, source: ReplaySource, path: string): Promise<Adapter | undefined> {
   const agent = agentById(format);
   if (agent === undefined) return undefined;
   const adapters = transcriptAdapters(agent);
-  if (adapters.length <= 1 || adapters.every((a) => a.layout === adapters[0]?.layout)) return adapters[0];
-  const parsed = parseJson('text' in source ? source.text : stripBom(await readDocumentText(source.file, path)), Number.POSITIVE_INFINITY);
+  const jsonl = adapters.filter((a) => a.layout === 'jsonl');
+  if (adapters.length <= 1 || (adapters.every((a) => a.layout === adapters[0]?.layout) && jsonl.length <= 1)) return adapters[0];
+  const text = 'text' in source ? source.text : stripBom(await readDocumentText(source.file, path));
+  const parsed = parseJson(text, Number.POSITIVE_INFINITY);
   const doc = parsed.ok ? adapters.find((a) => a.layout === 'document' && a.sniff(parsed.value)) : undefined;
-  return doc ?? adapters.find((a) => a.layout === 'jsonl');
+  if (doc !== undefined) return doc;
+  const line = firstNonBlankLine(text);
+  const first = line !== undefined ? parseJson(line, Number.POSITIVE_INFINITY) : undefined;
+  const byFirst = first?.ok && isObject(first.value) ? jsonl.find((a) => a.sniff(first.value as Record<string, unknown>)) : undefined;
+  return byFirst ?? jsonl[0] ?? adapters[0];
 }
 
 async function replay(source: ReplaySource, name: string, detected: Detected, config: GuardianConfig, onFinding?: (f: Finding) => void): Promise<ReplayResult> {

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import * as vscode from 'vscode';
 import type { LoopGuardianApi } from '../../src/vscode/api';
+import { chat, failing, loopingSession } from '../unit/agents/copilotChatShapes';
 import { append, exists, folderPath, guardian, label, waitFor, walk, note } from './util';
 
 const run = promisify(execFile);
@@ -198,7 +199,7 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     assert.equal(result.file, '.claude/settings.local.json');
     const settings = JSON.parse(await fs.readFile(path.join(root, '.claude', 'settings.local.json'), 'utf8'));
     const command = settings.hooks.PreToolUse[0].hooks[0].command as string;
-    assert.match(command, /bin\/loop-guardian"; .*hook claude'$/);
+    assert.match(command, /bin\/loop-guardian"; .*hook claude "\$@"' loop-guardian$/);
     const home = process.env.LOOP_GUARDIAN_HOME;
     assert.ok(home, 'the suite runs with its own LOOP_GUARDIAN_HOME');
     assert.match(await fs.readFile(path.join(home, 'bin', 'loop-guardian'), 'utf8'), /dist\/cli\.js'/);
@@ -296,5 +297,48 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     assert.equal(JSON.parse(await fs.readFile(path.join(root, '.github', 'guardian', 'config.json'), 'utf8')).agents.claude.enabled, true);
     await waitFor('Claude Code watched', async () => (await walk(api.findingsTree)).some((n) => n.node.kind === 'foundAgent' && n.node.agent.id === 'claude' && n.node.agent.watched));
 
+  });
+
+  it("shows a Copilot chat session from VS Code's own session log (chatSessions/*.jsonl) as VS Code saves it, and its loop, counting nothing twice when VS Code compacts the file", async () => {
+    const storage = api.editorStorage();
+    assert.ok(storage, 'the extension knows its window storage folder');
+    const log = path.join(storage, 'chatSessions', 'chat-int-1.jsonl');
+    await fs.mkdir(path.dirname(log), { recursive: true });
+    const lines = (records: unknown[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+    const session = loopingSession('chat-int-1');
+    // A save while the agent works: the snapshot, the prompt, the first failing npm test.
+    await fs.writeFile(log, lines(session.slice(0, 4)));
+    const config = path.join(root, '.github', 'guardian', 'config.json');
+    const current = JSON.parse(await fs.readFile(config, 'utf8'));
+    if (current.agents?.copilot?.enabled !== true) {
+      current.agents = { ...current.agents, copilot: { enabled: true } };
+      await fs.writeFile(config, JSON.stringify(current, null, 2));
+    }
+    const halts = () => Number(/(\d+) loops?/.exec(api.statusBar().text)?.[1] ?? 0);
+    const before = halts();
+    const node = async () => (await walk(api.findingsTree)).find((n) => n.node.kind === 'agent' && n.node.source.file === log);
+    const shown = await waitFor('the session log in the sidebar', node);
+    assert.match(label(shown.item), /^GitHub Copilot \(VS Code\)/);
+    assert.match(String(shown.item.description), /^2 events · no loops/);
+    // The next save: the second and third failing runs.
+    await fs.appendFile(log, lines(session.slice(4)));
+    const looping = await waitFor('its loop under the session and in the status bar', async () => {
+      const n = await node();
+      return n && n.node.kind === 'agent' && n.node.incidents.some((i) => i.action === 'halt' && i.session === 'chat-int-1') && halts() > before && n;
+    });
+    assert.match(String(looping.item.description), /^4 events · 1 loop/);
+    const evidence = (await walk(api.findingsTree, looping.node)).filter((n) => n.node.kind === 'evidence');
+    assert.ok(evidence.some((e) => label(e.item).startsWith(`${log}:`)), 'evidence points into the session log');
+    // VS Code compacts the log: the same file, written over with one snapshot of the same state;
+    // then the person asks again (a new prompt ends the loop).
+    const { snapshot, request, text, push } = chat;
+    const state = snapshot([request('request_1', 'make the tests pass', [text('Let me run the tests.'), failing('call_1'), text('Still failing; again.'), failing('call_2'), text('Once more.'), failing('call_3')], 1)], 'chat-int-1');
+    await fs.writeFile(log, lines([state]));
+    await fs.appendFile(log, lines([push(['requests'], [request('request_2', 'try something else')])]));
+    const calm = await waitFor('the new prompt read after the rewrite, nothing counted twice', async () => {
+      const n = await node();
+      return n && /^5 events · no loops/.test(String(n.item.description)) && n;
+    });
+    assert.ok(calm);
   });
 });

@@ -1,4 +1,5 @@
 import type { Agent } from '../agent';
+import { copilotChatSessionLog } from './chatSessionLog';
 import { copilotDiscovery } from './discovery';
 import { copilotHook } from './hook';
 import { copilotChatTranscript, copilotHookTranscript, copilotPromptLog } from './transcript';
@@ -7,9 +8,10 @@ export const copilot: Agent = {
   id: 'copilot',
   label: 'GitHub Copilot (VS Code)',
   eventAgent: copilotHookTranscript.agent,
-  // Its hook transcripts, appended as it works: what discovery reads live.
+  // Its hook transcripts, appended as it works, and VS Code's own session logs (discovery says
+  // which file is which): what discovery reads live.
   transcript: copilotHookTranscript,
-  otherTranscripts: [copilotChatTranscript, copilotPromptLog],
+  otherTranscripts: [copilotChatSessionLog, copilotChatTranscript, copilotPromptLog],
   discovery: copilotDiscovery,
   hook: copilotHook,
 };

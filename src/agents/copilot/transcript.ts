@@ -2,7 +2,8 @@ import type { GuardianEvent } from '../../core/events';
 import { copilotEventLog, isCopilotSessionStart } from '../copilotEvents';
 import { isObject, isoTime, parseArgsText, RecentSet, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
 
-const AGENT = 'copilot-vscode';
+/** The `agent` the events of Copilot in VS Code carry, whichever of its files they come from. */
+export const AGENT = 'copilot-vscode';
 
 /*
  * GitHub Copilot in VS Code, its chat sessions as documents: what *Chat: Export Chat…* writes and
@@ -18,8 +19,8 @@ const AGENT = 'copilot-vscode';
  *   Names are the model-facing ones (`read_file`, `run_in_terminal`).
  * - The response parts (`toolInvocationSerialized`) carry no arguments and, in these exports, no
  *   id shared with the rounds: they are not read. So a failure is not known from these documents
- *   (a call with a result is taken as done, one without has no outcome); the live persisted
- *   operation log (`chatSessions/*.jsonl`) is not read yet.
+ *   (a call with a result is taken as done, one without has no outcome). The operation log VS Code
+ *   persists from 1.109 on (`chatSessions/*.jsonl`) is read by chatSessionLog.ts.
  */
 
 /** The text a prompt-tsx result tree renders: its text nodes, in order. */

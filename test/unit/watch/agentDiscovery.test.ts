@@ -6,6 +6,7 @@ import { geminiProjectHash } from '../../../src/agents/gemini/discovery';
 import { Workspace } from '../../../src/state/workspace';
 import { globalStorageFolders } from '../../../src/watch/editorStorage';
 import { WorkspaceMonitor } from '../../../src/watch/workspaceMonitor';
+import { chat, failing, loopingSession } from '../agents/copilotChatShapes';
 import { config, tmpdir, write } from '../helpers';
 
 const today = new Date().toISOString();
@@ -125,6 +126,65 @@ describe('discovery of agents working in the workspace', () => {
     await fs.appendFile(transcript, lines([...call(2), ...call(3)]));
     const next = await monitor.poll();
     assert.ok(next.raised.some((f) => f.action === 'halt' && f.agent === 'copilot-vscode' && f.session === 'vs-9'), 'the same failing command, its explanation aside, three times');
+  });
+
+  it("reads VS Code's chat session logs (chatSessions/*.jsonl) of this workspace live, and a rewrite with a fresh snapshot counts nothing twice", async () => {
+    const ws = await tmpdir('lg-ws-');
+    const user = await tmpdir('lg-user-');
+    const storage = path.join(user, 'workspaceStorage');
+    const lines = (records: unknown[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+    const session = loopingSession();
+    await write(storage, 'ab12/workspace.json', JSON.stringify({ folder: `file://${ws}` }));
+    const log = await write(storage, 'ab12/chatSessions/chat-1.jsonl', lines(session.slice(0, 4)));
+    await write(storage, 'cd34/workspace.json', JSON.stringify({ folder: 'file:///elsewhere' }));
+    await write(storage, 'cd34/chatSessions/chat-other.jsonl', lines(session));
+    const monitor = new WorkspaceMonitor(new Workspace(ws), config({ agents: { copilot: { enabled: true, home: storage } } }), { HOME: '/nonexistent' });
+    const first = await monitor.poll();
+    assert.deepEqual(monitor.agentSources().map((s) => [s.label, s.sessions.join(), s.events]), [['GitHub Copilot (VS Code)', 'chat-1', 2]]);
+    assert.ok(!first.raised.some((f) => f.action === 'halt'));
+    await fs.appendFile(log, lines(session.slice(4)));
+    const next = await monitor.poll();
+    assert.ok(next.raised.some((f) => f.action === 'halt' && f.agent === 'copilot-vscode' && f.session === 'chat-1'), 'the same failing npm test three times');
+    const counted = monitor.active().map((f) => `${f.signal} ${f.count}`);
+    // VS Code compacts the log: the same file, written over with one snapshot of the same state.
+    const { snapshot, request, text, push } = chat;
+    const state = snapshot([request('request_1', 'make the tests pass', [text('Let me run the tests.'), failing('call_1'), text('Still failing; again.'), failing('call_2'), text('Once more.'), failing('call_3')], 1)]);
+    await fs.writeFile(log, lines([state]));
+    const rewritten = await monitor.poll();
+    assert.deepEqual(rewritten.raised, []);
+    assert.deepEqual(monitor.active().map((f) => `${f.signal} ${f.count}`), counted, 'the loop counted as before');
+    assert.deepEqual([monitor.agentSources()[0]?.events, monitor.stats.events], [4, 4]);
+    // What comes next is read: a new prompt (which ends the loop) and its call.
+    await fs.appendFile(log, lines([push(['requests'], [request('request_2', 'try again', [failing('call_4')])])]));
+    await monitor.poll();
+    assert.deepEqual([monitor.agentSources()[0]?.events, monitor.stats.events], [6, 6]);
+    assert.deepEqual(monitor.active(), []);
+  });
+
+  it('finds the session logs in the profile storage of the newest VS Code, in the window folder the editor names, and reads a session from one file only', async () => {
+    const ws = await tmpdir('lg-ws-');
+    const user = await tmpdir('lg-user-');
+    const storage = path.join(user, 'workspaceStorage', 'ab12');
+    const lines = (records: unknown[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+    await write(storage, 'workspace.json', JSON.stringify({ folder: `file://${ws}` }));
+    await write(user, 'globalStorage/chatSessions/ab12/chat-new.jsonl', lines(loopingSession('chat-new')));
+    await write(user, 'profiles/7f3e/globalStorage/chatSessions/ab12/chat-profile.jsonl', lines(loopingSession('chat-profile')));
+    // The same session in the old place (VS Code copies, and keeps the original): read once, from the new place.
+    await write(storage, 'chatSessions/chat-new.jsonl', lines(loopingSession('chat-new')));
+    // A session with a hook transcript is read from it, not from its session log too.
+    const start = { type: 'session.start', data: { sessionId: 'both', version: 1, producer: 'copilot-agent', copilotVersion: '0.33.0', vscodeVersion: '1.110.0', startTime: today }, id: 's', timestamp: today };
+    await write(storage, 'GitHub.copilot-chat/transcripts/both.jsonl', lines([start]));
+    await write(storage, 'chatSessions/both.jsonl', lines(loopingSession('both')));
+    // Inside the editor: the window's own storage folder is the home.
+    const monitor = new WorkspaceMonitor(new Workspace(ws), config({ agents: { copilot: { enabled: true } } }), { HOME: '/nonexistent' }, storage);
+    await monitor.poll();
+    const files = monitor.agentSources().map((s) => path.relative(user, s.file)).sort();
+    assert.deepEqual(files, ['globalStorage/chatSessions/ab12/chat-new.jsonl', 'profiles/7f3e/globalStorage/chatSessions/ab12/chat-profile.jsonl', 'workspaceStorage/ab12/GitHub.copilot-chat/transcripts/both.jsonl']);
+    const halted = new Set(monitor.active().filter((f) => f.action === 'halt').map((f) => f.session));
+    assert.deepEqual([...halted].sort(), ['chat-new', 'chat-profile']);
+    assert.equal(monitor.stats.events, 8, 'four events from each session log, none from the old copy or from the session the transcript has');
+    await monitor.poll();
+    assert.equal(monitor.agentSources().length, 3, 'nothing found twice');
   });
 
   it('takes the folders from the configuration or the agents\' environment variables', async () => {
