@@ -3,9 +3,20 @@ import type { GuardianConfig } from '../core/config';
 import { analyzeTask, currentTier, forceEscalate, type EscalationResult, type TaskAnalysis } from '../core/taskAnalysis';
 import { BlockedTaskRegistry } from '../state/blockedTaskRegistry';
 import { GuardianLog } from '../state/guardianLog';
+import type { Action } from '../core/finding';
+import { groupIncidents } from '../core/incidents';
+import { WorkspaceMonitor } from '../watch/workspaceMonitor';
 import { collectAttempts } from './taskAttempts';
 import { TaskStateStore } from '../state/taskStateStore';
 import { checkTaskId, type Workspace } from '../state/workspace';
+
+/** A loop going on in a task, as `analyze` reports it. */
+export interface ActiveLoop {
+  readonly action: Action;
+  readonly signals: readonly string[];
+  readonly message: string;
+  readonly recommendation: string;
+}
 
 /** Seed 003's operations on a task, shared by the CLI and the extension. */
 export class TaskOperations {
@@ -21,10 +32,27 @@ export class TaskOperations {
     this.log = new GuardianLog(ws);
   }
 
-  async analyze(task: string): Promise<TaskAnalysis> {
+  /**
+   * Seed 003's analysis of a task's attempts, with the loops the guardian's other signals see going
+   * on in the task now (the same ones the editor shows): a task the editor says is looping is never
+   * analysed as "no loop".
+   */
+  async analyze(task: string): Promise<TaskAnalysis & { active_loops: ActiveLoop[] }> {
     checkTaskId(task);
-    const [attempts, state] = await Promise.all([collectAttempts(this.ws, this.config, task), this.states.get(task)]);
-    return analyzeTask(task, attempts, state, this.config);
+    const [attempts, state, loops] = await Promise.all([collectAttempts(this.ws, this.config, task), this.states.get(task), this.activeLoops(task)]);
+    return { ...analyzeTask(task, attempts, state, this.config), active_loops: loops };
+  }
+
+  /** The incidents going on in a task, read from the workspace's logs as `scan` reads them. */
+  private async activeLoops(task: string): Promise<ActiveLoop[]> {
+    const monitor = new WorkspaceMonitor(this.ws, this.config);
+    await monitor.poll();
+    return groupIncidents(monitor.active().filter((f) => f.task === task)).map((i) => ({
+      action: i.action,
+      signals: [...new Set(i.findings.map((f) => f.signal))],
+      message: i.lead.message,
+      recommendation: i.lead.recommendation,
+    }));
   }
 
   /** Circuit break: blocks the task, writes its summary and registers it. */

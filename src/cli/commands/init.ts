@@ -24,7 +24,7 @@ function thisCli(): string {
  */
 export async function initCommand(ctx: CommandContext, agent: string | undefined, opts: { command?: string }): Promise<number> {
   const target = agent === undefined ? undefined : hookAgent(agent);
-  if (target === undefined) throw new UsageError(`init needs the agent: ${HOOK_AGENTS.map((a) => a.id).join(', ')}`);
+  if (target === undefined) throw new UsageError(agent === undefined ? `init needs the agent: ${HOOK_AGENTS.map((a) => a.id).join(', ')}` : `unknown agent "${agent}": the agents with a hook are ${HOOK_AGENTS.map((a) => a.id).join(', ')}`);
   let launcher: LauncherResult | undefined;
   if (opts.command === undefined) launcher = await installLauncher({ cli: thisCli(), node: process.execPath });
   const command = opts.command ?? hookCommand(target.id, target.hook);

@@ -20,12 +20,15 @@ function warn(ctx: CommandContext, ops: TaskOperations): void {
   for (const w of ops.warnings) ctx.io.err(`warning: ${w}\n`);
 }
 
-/** Seed 003's `analyze`: the loop pattern of a task, as JSON. */
+/** Seed 003's `analyze`: the loop pattern of a task, as JSON, with the loops going on in it (`active_loops`). */
 export async function analyzeCommand(ctx: CommandContext, task: string | undefined): Promise<number> {
   const analysis = await operations(ctx).analyze(needTask(task, 'analyze'));
-  const { description: _description, ...seedShape } = analysis;
+  // stdout keeps seed 003's shape; the loops the other signals see in the task go to stderr, so
+  // `analyze` never says "no loop" for a task the editor shows looping.
+  const { description: _description, active_loops: loops, ...seedShape } = analysis;
   ctx.io.out(json(seedShape));
-  return analysis.pattern_type === 'none' ? EXIT.ok : EXIT.loop;
+  for (const l of loops) ctx.io.err(`${l.action === 'halt' ? 'loop' : 'possible loop'} going on in task ${seedShape.task_id} (${l.signals.join(', ')}): ${l.message}\n  → ${l.recommendation}\n`);
+  return analysis.pattern_type === 'none' && !analysis.active_loops.some((l) => l.action === 'halt') ? EXIT.ok : EXIT.loop;
 }
 
 /** Seed 003's `break`: marks the task blocked, writes its summary, registers it, prints the summary. */

@@ -176,6 +176,15 @@ describe('loop-guardian CLI (a real process)', function () {
     const attempts = (task: string, tier: number, n: number) =>
       Array.from({ length: n }, () => ({ type: 'attempt', task, tier, ok: false, error: "TypeError: Cannot read property 'map' of undefined", description: 'Implement React component with data fetching' }));
 
+    it('analyze agrees with the editor: a task whose agent retries the same failing edit is a loop (exit 1, said on stderr) though its attempts show none', async () => {
+      const edit = (i: number) => ({ type: 'tool', session: 's', task: 'edit-task', tool: 'apply_code_edit', id: `e${i}`, args: { file_path: 'src/a.ts', search: 'foo()' }, ok: false, error: 'search text not found' });
+      await write(ws, '.tmp/current/logs/agent.jsonl', jsonl([0, 1, 2].map(edit)));
+      const r = await cli(['analyze', 'edit-task', '--workspace', ws]);
+      assert.equal(JSON.parse(r.stdout).pattern_type, 'none', "seed 003's own analysis of attempts");
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /^loop going on in task edit-task \(.*failing-call.*\): .*apply_code_edit src\/a\.ts: search "foo\(\)"/);
+    });
+
     it('analyzes, escalates, breaks, lists and cleans up a task', async () => {
       await write(ws, '.tmp/current/logs/tasks.jsonl', jsonl(attempts('abc12345', 2, 4)));
       const analysis = await cli(['analyze', 'abc12345', '--workspace', ws]);
