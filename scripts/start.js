@@ -46,6 +46,10 @@ async function main() {
   fs.rmSync(demo, { recursive: true, force: true });
   fs.mkdirSync(path.join(demo, 'src'), { recursive: true });
   fs.writeFileSync(path.join(demo, 'src', 'range.ts'), 'export const range = (n: number) => [...Array(n + 1).keys()];\n');
+  // The agent's log is there before it starts, as in a workspace an agent is set up in: the
+  // extension activates on it when the page opens.
+  fs.mkdirSync(path.join(demo, '.tmp', 'current', 'logs'), { recursive: true });
+  fs.writeFileSync(path.join(demo, '.tmp', 'current', 'logs', 'agent.jsonl'), '');
   fs.mkdirSync(path.join(data, 'User'), { recursive: true });
   fs.writeFileSync(path.join(data, 'User', 'settings.json'), JSON.stringify({ 'workbench.startupEditor': 'none' }, null, 2));
 
