@@ -18,6 +18,8 @@ interface Subtask {
   result?: string;
   /** Whether one of the counted delegations came back without a result to compare. */
   unknown: boolean;
+  /** How many times in a row it came back with this same failure. */
+  failures: number;
 }
 
 /**
@@ -25,7 +27,8 @@ interface Subtask {
  * timestamps and ids aside) — delegated again after it came back. Only a delegation that came
  * back counts: one still out is parallel work. A result that differs from the one before is
  * progress (a test suite re-run after a fix) and starts the count again; a corrected instruction is
- * another subtask.
+ * another subtask; delegating again after a first failure is a retry, a loop only once the same
+ * failure came back twice.
  *
  * Severity: warn at `warnAt` (2), the first re-delegation; halt at `threshold` (3) only when every
  * delegation counted came back with a known, unchanged result (the same output, or the same
@@ -53,7 +56,7 @@ export class ReDelegationDetector implements Detector {
         task.count++;
         pushEvidence(task.refs, located.ref);
       } else if (!task) {
-        task = { instruction: e.instruction, ...(e.to !== undefined ? { to: e.to } : {}), count: 1, refs: [located.ref], episode: episodeId(this.signal, key, located.ref), open: true, unknown: false };
+        task = { instruction: e.instruction, ...(e.to !== undefined ? { to: e.to } : {}), count: 1, refs: [located.ref], episode: episodeId(this.signal, key, located.ref), open: true, unknown: false, failures: 0 };
         this.subtasks.set(key, task);
       }
       task.open = true;
@@ -79,6 +82,7 @@ export class ReDelegationDetector implements Detector {
       task.episode = episodeId(this.signal, key, located.ref);
       task.unknown = false;
     }
+    task.failures = failed ? (result === task.result ? task.failures + 1 : 1) : 0;
     if (result === undefined) task.unknown = true;
     else task.result = result;
   }
@@ -91,7 +95,9 @@ export class ReDelegationDetector implements Detector {
 
   private check(task: Subtask, at: EventRef, scope: Scope, sink: FindingSink): void {
     const { threshold, warnAt } = this.ctx.config.signals[this.signal];
-    if (task.count < Math.min(warnAt, threshold)) return;
+    // Delegating again after a failure is a retry (a Task refused for a missing parameter, sent again
+    // with it): it counts once the same failure has come back twice.
+    if (task.count < Math.min(warnAt, threshold) || (task.failures === 1 && task.result?.startsWith('err:'))) return;
     const halt = task.count >= threshold && !task.unknown;
     const action = halt ? ('halt' as const) : ('warn' as const);
     const to = task.to !== undefined ? ` to ${task.to}` : '';

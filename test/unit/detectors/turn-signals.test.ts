@@ -217,3 +217,18 @@ describe('the turn-level signals beside the others', () => {
     assert.deepEqual(only(run(events, config({ signals: { 'repeated-prompt': { enabled: false } } })).findings, 'repeated-prompt'), []);
   });
 });
+
+describe('re-delegation after a failure', () => {
+  const delegate = (id: string) => ({ type: 'delegation', session: s, instruction: 'Explore the save-transcript command', to: 'Explore', id });
+  const failed = (id: string, error: string) => ({ type: 'delegation_result', session: s, id, ok: false, error });
+
+  it('a delegation refused once and sent again is a retry, not a loop', () => {
+    const events = [delegate('a'), failed('a', 'InputValidationError: description is missing'), delegate('b'), { type: 'delegation_result', session: s, id: 'b', ok: true, output: 'found it' }];
+    assert.deepEqual(only(run(events).findings, 're-delegation'), []);
+  });
+
+  it('the same failure coming back twice makes the third delegation a loop', () => {
+    const events = [delegate('a'), failed('a', 'agent crashed: out of memory'), delegate('b'), failed('b', 'agent crashed: out of memory'), delegate('c')];
+    assert.deepEqual(only(run(events).findings, 're-delegation').map((f) => [f.action, f.count]), [['halt', 3]]);
+  });
+});
