@@ -15,7 +15,7 @@ import { parseToolHookInput, permissionDenyReply, silentAllowReply, type HookCal
  * ../shared/fixtures/real/copilot-cli).
  */
 
-const events = { pre: 'preToolUse', post: ['postToolUse', 'postToolUseFailure'] };
+const events = { pre: 'preToolUse', post: ['postToolUse', 'postToolUseFailure'], prompt: 'userPromptSubmitted' };
 /**
  * VS Code's Local Copilot harness also runs the hooks of `.github/hooks/*.json` files that carry a
  * numeric `version`, but sends them its own, Claude-style payload (`hook_event_name`, `tool_name`,
@@ -23,14 +23,29 @@ const events = { pre: 'preToolUse', post: ['postToolUse', 'postToolUseFailure'] 
  * `chatHookService.ts`): that dialect is read too, and refused the way that harness reads,
  * `hookSpecificOutput.permissionDecision` (`hookResultProcessor.ts`).
  */
-const localEvents = { pre: 'PreToolUse', post: ['PostToolUse', 'PostToolUseFailure'] };
+const localEvents = { pre: 'PreToolUse', post: ['PostToolUse', 'PostToolUseFailure'], prompt: 'UserPromptSubmit' };
+
+/*
+ * Prompts. Copilot CLI runs a `userPromptSubmitted` hook with `{sessionId, timestamp, cwd, prompt}`
+ * but drops a command hook's output ("`modifiedPrompt` is only honored by SDK programmatic hooks.
+ * Command and HTTP config-file `userPromptSubmitted` hooks have their output dropped", github/docs
+ * `hooks-reference.md`): it cannot refuse a prompt, which is then only recorded. VS Code's Local
+ * harness reads the same file's `userPromptSubmitted` as its `UserPromptSubmit` (microsoft/vscode
+ * `src/vs/workbench/contrib/chat/common/promptSyntax/hookTypes.ts`, HOOKS_BY_TARGET) and sends
+ * its Claude-style payload with `prompt`; a result with a `stopReason` (`{"continue": false,
+ * "stopReason"}`, the hooks' common output) aborts the request (microsoft/vscode-copilot-chat
+ * `src/extension/intents/node/hookResultProcessor.ts`, HookAbortError): that refuses it.
+ */
 
 function parse(raw: unknown): HookCall | { problem: string } {
   if (!isObject(raw)) return { problem: 'stdin: not a JSON object' };
   if (raw.tool_name !== undefined || raw.hook_event_name !== undefined) {
     // Event names in either case (`preToolUse` is the CLI's spelling of `PreToolUse`).
-    const named = typeof raw.hook_event_name === 'string' ? [localEvents.pre, ...localEvents.post].find((e) => e.toLowerCase() === (raw.hook_event_name as string).toLowerCase()) : undefined;
+    const named = typeof raw.hook_event_name === 'string' ? [localEvents.pre, ...localEvents.post, localEvents.prompt].find((e) => e.toLowerCase() === (raw.hook_event_name as string).toLowerCase()) : undefined;
     return parseToolHookInput(localEvents, named !== undefined ? { ...raw, hook_event_name: named } : raw);
+  }
+  if (raw.toolName === undefined && typeof raw.prompt === 'string') {
+    return { phase: 'prompt', event: events.prompt, session: text(raw.sessionId) ?? 'unknown-session', input: {}, prompt: raw.prompt, ...(text(raw.cwd) !== undefined ? { cwd: raw.cwd as string } : {}) };
   }
   const event = raw.error !== undefined ? 'postToolUseFailure' : raw.toolResult !== undefined ? 'postToolUse' : 'preToolUse';
   const tool = text(raw.toolName);
@@ -68,6 +83,8 @@ export const copilotCliHook: HookProtocol = {
   // VS Code's Local harness (the Claude-style dialect, `PreToolUse`) reads Claude Code's answer.
   deny: (reason, call): HookReply => (call?.event === localEvents.pre ? permissionDenyReply(localEvents.pre, reason) : { stdout: `${JSON.stringify({ permissionDecision: 'deny', permissionDecisionReason: reason })}\n`, stderr: '', exitCode: 0 }),
   allow: silentAllowReply,
+  // Only VS Code's Local harness (its dialect names `UserPromptSubmit`) can refuse a prompt.
+  denyPrompt: (reason, call): HookReply | undefined => (call.event === localEvents.prompt ? { stdout: `${JSON.stringify({ continue: false, stopReason: reason })}\n`, stderr: '', exitCode: 0 } : undefined),
   // The guardian's own file among the repository's hook files; timeoutSec in seconds.
-  registration: { settingsFile: '.github/hooks/loop-guardian.json', events: ['preToolUse', 'postToolUse', 'postToolUseFailure'], timeout: 10, layout: 'flat', failClosed: true },
+  registration: { settingsFile: '.github/hooks/loop-guardian.json', events: ['preToolUse', 'postToolUse', 'postToolUseFailure', 'userPromptSubmitted'], timeout: 10, layout: 'flat', failClosed: true },
 };
