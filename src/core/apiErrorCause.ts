@@ -26,9 +26,9 @@ const TEXT_RULES: ReadonlyArray<readonly [ApiErrorCause, RegExp]> = [
   ['auth', /unauthori[sz]ed|authenticat|invalid (?:api[ _-]?)?key|api[ _-]?key|not logged in|\/login|oauth|token (?:has )?expired|forbidden|access denied/i],
   ['quota', /quota|insufficient (?:credits|balance|funds)|billing|spend(?:ing)? limit|usage limit|session limit|weekly limit|payment required|out of credits/i],
   ['rate_limit', /rate[ _-]?limit|too many requests|throttl|resource[ _]exhausted/i],
-  ['model', /model[_ ]not[_ ]found|unknown model|no such model|unsupported model|model is not (?:supported|available)|not a valid model|does not support (?:this )?model|model .{0,40}(?:does not exist|not supported|not available|unavailable)/i],
+  ['model', /model[_ ]not[_ ]found|unknown model|no such model|unsupported model|model is not (?:supported|available)|not a valid model|does not support (?:this )?model|model (?:[\w./:-]+ )?(?:does not exist|not found|is not supported|is not available|unavailable)/i],
   ['server', /overloaded|internal server error|server[ _]error|service unavailable|bad gateway|gateway timeout|upstream/i],
-  ['network', /\bECONN[A-Z]*\b|\bENOTCONN\b|\bETIMEDOUT\b|\bEAI_AGAIN\b|\bENOTFOUND\b|socket hang up|fetch failed|network|connection (?:reset|refused|closed|error|lost)|timed? ?out|stream (?:disconnected|stalled)/i],
+  ['network', /\bECONN[A-Z]*\b|\bENOTCONN\b|\bETIMEDOUT\b|\bEAI_AGAIN\b|\bENOTFOUND\b|socket hang up|fetch failed|network|connection ?(?:reset|refused|closed|error|lost)|timed? ?out|stream (?:disconnected|stalled)/i],
   ['request_shape', /bad request|invalid[_ ]request|malformed|schema|validation/i],
 ];
 

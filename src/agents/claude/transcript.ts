@@ -89,8 +89,11 @@ class ClaudeDecoder implements Decoder {
 
   /**
    * An automatic retry of a failing request: a `system` record of subtype `api_error` with
-   * `retryAttempt`, `maxRetries`, `retryInMs` and the `error` (an object: `status`, `message`, or
-   * the provider's `error.error.{type, message}`). Third-party observation like the above (L).
+   * `retryAttempt`, `maxRetries`, `retryInMs` and the `error`, an object: `status` and `message`,
+   * the provider's `error.error.{type, message}`, or a network failure's `cause.code`
+   * (`{"error": {"cause": {"code": "ConnectionRefused", …}}}`, Claude Code 2.0.65 in the real
+   * transcript ../shared/fixtures/real/claude/slopometry-0f112eb4.jsonl, lines 379-380; the other
+   * fields as third-party readers show them, L).
    */
   private retry(value: Json, line: number, sink: AdapterSink): void {
     const base = str(value.sessionId) ?? this.fallbackSession;
@@ -100,7 +103,8 @@ class ClaudeDecoder implements Decoder {
     const inner = err !== undefined && isObject(err.error) ? (isObject(err.error.error) ? err.error.error : err.error) : undefined;
     const message = str(err?.message) ?? str(inner?.message) ?? str(value.content);
     const status = typeof err?.status === 'number' && Number.isInteger(err.status) && err.status >= 100 && err.status <= 599 ? err.status : undefined;
-    const cls = str(inner?.type) ?? str(inner?.code);
+    const cause = isObject(err?.cause) ? err.cause : isObject(value.cause) ? value.cause : undefined;
+    const cls = str(inner?.type) ?? str(inner?.code) ?? str(cause?.code);
     const attempt = typeof value.retryAttempt === 'number' && Number.isInteger(value.retryAttempt) && value.retryAttempt >= 0 ? value.retryAttempt : undefined;
     const event: GuardianEvent = {
       v: 1,

@@ -147,12 +147,17 @@ export const copilotChatTranscript: DocumentAdapter = {
  * digitarald/vscode-chat-logs `samples/remove-tests.chatreplay.json`): `{exportedAt, prompts:
  * [{prompt, logs: [...]}]}` where a log `{kind: "toolCall", id, tool, args: <JSON string>, time,
  * response: [text…]}` is one call and its result. Other log kinds (`request`, `element`) are the
- * model's requests and the prompt's parts: not calls. A `request` log's `response {type:
+ * model's requests and the prompt's parts: not calls. Consecutive entries with the same prompt
+ * are the iterations of one request (its tool-calling rounds), so the prompt is one prompt event.
+ * A `request` log's `response {type:
  * "success", message: [text…]}` is the model's answer; a request whose response is of another
  * type failed (no failed one in the sample: its fields are read tolerantly, `reason` or the
  * message as the error, the log's `type` as the class).
  */
 class PromptLogDecoder implements Decoder {
+  /** The prompt of the entry before: consecutive entries with the same prompt are one request's iterations. */
+  private previous: string | undefined;
+
   constructor(private readonly session: string) {}
 
   record(value: unknown, line: number, sink: AdapterSink): void {
@@ -160,7 +165,10 @@ class PromptLogDecoder implements Decoder {
     const base = { v: 1 as const, session: this.session, agent: AGENT };
     if (typeof value.prompt === 'string') {
       sink.event({ ...base, type: 'user', ...(value.prompt !== '' ? { text: value.prompt.slice(0, 500) } : {}) }, line);
-      sink.event({ ...base, type: 'prompt', text: boundedText(value.prompt) }, line);
+      // The log lists each model request of a turn under the prompt that started it (the real sample
+      // has one prompt three times: a search, the narration, the patch): one prompt, sent once.
+      if (value.prompt !== this.previous) sink.event({ ...base, type: 'prompt', text: boundedText(value.prompt) }, line);
+      this.previous = value.prompt;
     }
     for (const log of Array.isArray(value.logs) ? (value.logs as unknown[]) : []) {
       if (isObject(log) && log.kind === 'request') {

@@ -131,7 +131,7 @@ export class RepeatedPromptDetector implements Detector {
       at,
       ...whoOf(scope),
       subject: clip(run.text, 100),
-      message: `The same prompt was sent ${run.count} times in a row${SENDER[run.from ?? 'unknown'] ?? ''} and the answer did not change${reply !== undefined ? ` ("${reply}")` : ''}: "${clip(run.text, 120)}"`,
+      message: `The same prompt was sent ${run.count} times in a row${SENDER[run.from ?? 'unknown'] ?? ''}, each time after the same answer${reply !== undefined ? ` ("${reply}")` : ''}: "${clip(run.text, 120)}"`,
       recommendation:
         'An orchestration loop: whatever sends this prompt (a hook, a script, an orchestrating agent, or a person pasting it again) does not act on the answer. Stop it, read the answer, and change the prompt, the agent\'s mode or its permissions before sending again.',
       evidence: [...run.refs],

@@ -59,7 +59,7 @@ describeShared('the loops above the tool calls, rebuilt from real transcripts (i
       assert.equal(r.format, 'copilot-cli');
       assert.deepEqual(of(r, 'repeated-prompt'), ['warn 3', 'halt 5']);
       const halt = r.findings.find((f) => f.signal === 'repeated-prompt' && f.action === 'halt');
-      assert.match(halt?.message ?? '', /5 times in a row by an orchestrator and the answer did not change \("I cannot act in the current mode/);
+      assert.match(halt?.message ?? '', /5 times in a row by an orchestrator, each time after the same answer \("I cannot act in the current mode/);
       assert.match(halt?.recommendation ?? '', /orchestration loop/);
       const incidents = groupIncidents(r.findings);
       assert.equal(incidents.length, 1, 'one loop, one incident');
@@ -102,6 +102,12 @@ describeShared('the loops above the tool calls, rebuilt from real transcripts (i
       assert.match(halt?.recommendation ?? '', /Likely cause: the provider rejects the request itself/);
       assert.deepEqual(of(r, 'repeated-prompt'), []);
       assert.equal(groupIncidents(r.findings).length, 1);
+    });
+
+    it('a real Claude Code session (slopometry, lines 379-380) retried a refused connection twice by itself, then the model answered: two retries, no finding', async () => {
+      const real = await replayFile(path.join(REAL, 'claude/slopometry-0f112eb4.jsonl'), 'real', 'auto', defaultConfig());
+      assert.equal(real.byType.api_error, 2);
+      assert.deepEqual(of(real, 'api-error-storm'), []);
     });
 
     it('a retry that succeeds on the second try ends the run; the real session (one ENOTCONN, then work) raises nothing of it', async () => {

@@ -108,7 +108,7 @@ describeShared('the prompt hook refusing an orchestration loop (a Claude Code tr
     const fifth = await hook(ws, 'claude', claudePrompt('Implement the plan now.', transcript));
     const answer = JSON.parse(fifth.stdout) as { decision: string; reason: string };
     assert.equal(answer.decision, 'block');
-    assert.match(answer.reason, /refused this prompt \(repeated-prompt, 5\/5\): The same prompt was sent 5 times in a row and the answer did not change \("I cannot make changes in plan mode/);
+    assert.match(answer.reason, /refused this prompt \(repeated-prompt, 5\/5\): The same prompt was sent 5 times in a row, each time after the same answer \("I cannot make changes in plan mode/);
     // Sent again, still refused: the refused prompt is recorded and got no answer.
     assert.equal((JSON.parse((await hook(ws, 'claude', claudePrompt('Implement the plan now.', transcript))).stdout) as { decision: string }).decision, 'block');
     assert.equal((await hook(ws, 'claude', claudePrompt('Exit plan mode, then implement the plan.', transcript))).stdout, '');

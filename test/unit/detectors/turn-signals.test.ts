@@ -61,7 +61,7 @@ describe('repeated-prompt', () => {
     const found = only(run(events).findings, 'repeated-prompt');
     assert.deepEqual(found.map((f) => [f.action, f.count]), [['warn', 3], ['halt', 5]]);
     assert.equal(found[1]?.evidence.length, 5);
-    assert.match(found[1]?.message ?? '', /5 times in a row and the answer did not change \("I cannot edit files in Ask mode\."\)/);
+    assert.match(found[1]?.message ?? '', /5 times in a row, each time after the same answer \("I cannot edit files in Ask mode\."\)/);
   });
 
   it('canonicalises the prompt: a new request id and time each sending is the same prompt', () => {
