@@ -70,6 +70,21 @@ describe('the prompt hook (a real process)', function (this: Mocha.Suite) {
     assert.deepEqual((await logLines(ws)).map((l) => l.type), Array(6).fill('prompt'));
   });
 
+  it('a configuration cached by an older version, without the new signals, is rebuilt rather than failing every call open', async () => {
+    const ws = await tmpdir();
+    await write(ws, '.github/guardian/config.json', JSON.stringify({ signals: { 'repeated-prompt': { threshold: 4 } } }));
+    assert.equal((await hook(ws, 'claude', claudePrompt('go'))).stderr, '');
+    const cache = path.join(ws, '.tmp/guardian/hook-config.json');
+    const cached = JSON.parse(await fs.readFile(cache, 'utf8')) as { config: { signals: Record<string, unknown> } };
+    assert.deepEqual(cached.config.signals['repeated-prompt'], { enabled: true, threshold: 4, warnAt: 3 });
+    for (const id of ['repeated-prompt', 'api-error-storm', 're-delegation']) delete cached.config.signals[id];
+    await fs.writeFile(cache, JSON.stringify(cached));
+    const r = await hook(ws, 'claude', claudePrompt('go'));
+    assert.equal(r.stderr, '', 'no fail-open note');
+    const rebuilt = JSON.parse(await fs.readFile(cache, 'utf8')) as { config: { signals: Record<string, unknown> } };
+    assert.deepEqual(rebuilt.config.signals['repeated-prompt'], { enabled: true, threshold: 4, warnAt: 3 });
+  });
+
   it('fails open on broken state: a log folder that is a file lets the prompt through, said on stderr', async () => {
     const ws = await tmpdir();
     await write(ws, '.tmp/current/logs', 'not a folder');
