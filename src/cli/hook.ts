@@ -14,7 +14,7 @@ import { GuardianLog } from '../state/guardianLog';
 import { appendEvent, hookConfig, hookLogPath, readHookTail, withSessionLock } from '../state/hookLog';
 import { readStopAllAt } from '../state/stopAllFile';
 import { readToEnd } from '../watch/streamText';
-import { latestAnswer } from '../watch/transcriptTail';
+import { previousTurn, type PreviousTurn } from '../watch/transcriptTail';
 import { PATHS, Workspace } from '../state/workspace';
 
 export const HOOK_USAGE = `Usage: loop-guardian hook ${HOOK_AGENTS.map((a) => a.id).join('|')} [--workspace DIR] [--deny-with json|exit2]
@@ -204,6 +204,10 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
       return allow();
     }
     if (known.phase === 'prompt' && known.prompt !== undefined) {
+      // An agent that cannot refuse a prompt is left alone: its own log has the prompt, and a
+      // record here would make the session look hooked, so that its transcript (its failed
+      // requests) would no longer be read.
+      if (agent.hook.denyPrompt?.('', known) === undefined) return allow();
       const workspace = ws;
       const prompt = { ...known, prompt: known.prompt };
       const config = await withTimeout(
@@ -285,27 +289,30 @@ async function before(agent: AgentWithHook, ws: Workspace, rel: string, call: Ho
   return verdict;
 }
 
-/** How long reading the agent's transcript for its latest answer may take. */
-const ANSWER_BUDGET_MS = 500;
+/** How long reading the agent's transcript for the previous turn may take. */
+const TRANSCRIPT_BUDGET_MS = 500;
+/** What a previous turn's record in the hook log holds beyond the calls: any of them, and it is recorded. */
+const TURN_RECORDED = new Set(['reply', 'api_error', 'delegation', 'delegation_result']);
 
 /**
- * Before a prompt: the answer to the previous one, read from the agent's transcript where stdin
- * names it, is recorded first (once), so that the gate compares answers; then the gate's verdict,
- * and the prompt recorded (refused or not: sending it again goes on counting).
+ * Before a prompt: what the previous turn left in the agent's transcript (where stdin names it) is
+ * recorded first, once: its last answer, so that the gate compares answers, and its failed model
+ * requests and delegations, which the hook sees no other way (and which, the session being
+ * recorded here, are not read from the transcript). Then the gate's verdict, and the prompt
+ * recorded (refused or not: sending it again goes on counting).
  */
 async function beforePrompt(agent: AgentWithHook, ws: Workspace, rel: string, call: HookCall & { prompt: string }, stop: StopState, config: GuardianConfig): Promise<GateVerdict> {
   let history = await readHookTail(ws.path(rel), rel);
   const ts = new Date().toISOString();
   const base = { v: 1 as const, ts, session: call.session, agent: agent.eventAgent };
   const lastPrompt = history.map((e) => e.event.type).lastIndexOf('prompt');
-  const answered = lastPrompt >= 0 && history.slice(lastPrompt + 1).some((e) => e.event.type === 'reply');
+  const recorded = lastPrompt >= 0 && history.slice(lastPrompt + 1).some((e) => TURN_RECORDED.has(e.event.type));
   const adapter = agent.transcript?.layout === 'jsonl' ? agent.transcript : undefined;
-  if (lastPrompt >= 0 && !answered && call.transcript !== undefined && adapter !== undefined) {
-    const answer = await withTimeout(latestAnswer(call.transcript, adapter), ANSWER_BUDGET_MS, undefined);
-    if (answer !== undefined) {
-      await appendEvent(ws, rel, { ...base, type: 'reply', text: boundedText(answer) });
-      history = await readHookTail(ws.path(rel), rel);
-    }
+  if (lastPrompt >= 0 && !recorded && call.transcript !== undefined && adapter !== undefined) {
+    const turn = await withTimeout<PreviousTurn>(previousTurn(call.transcript, adapter, call.prompt), TRANSCRIPT_BUDGET_MS, { events: [] });
+    for (const e of turn.events) await appendEvent(ws, rel, { ...e, session: call.session, agent: agent.eventAgent } as GuardianEvent);
+    if (turn.reply !== undefined) await appendEvent(ws, rel, { ...base, type: 'reply', text: boundedText(turn.reply) });
+    if (turn.reply !== undefined || turn.events.length > 0) history = await readHookTail(ws.path(rel), rel);
   }
   const text = boundedText(call.prompt);
   const verdict = promptGate({ history, prompt: { text, session: call.session, agent: base.agent, ts }, stop, config });

@@ -24,7 +24,8 @@ export function hookLogPath(agent: string, session: string): string {
 export const TAIL_BYTES = 256 * 1024;
 export const TAIL_EVENTS = 300;
 
-const TYPES = new Set(['tool', 'tool_result', 'user', 'prompt', 'reply']);
+const TYPES = new Set(['tool', 'tool_result', 'user', 'prompt', 'reply', 'api_error', 'delegation', 'delegation_result']);
+const optional = (v: unknown, type: 'string' | 'number' | 'boolean') => v === undefined || typeof v === type;
 
 /**
  * An event the hook itself wrote, checked for the fields the engine relies on. (The hook keeps
@@ -40,6 +41,9 @@ export function looseEvent(raw: unknown): GuardianEvent | undefined {
   if (e.type === 'tool_result' && typeof e.id !== 'string') return undefined;
   if ((e.type === 'prompt' || e.type === 'reply') && typeof e.text !== 'string') return undefined;
   if (e.type === 'prompt' && e.from !== undefined && typeof e.from !== 'string') return undefined;
+  if (e.type === 'api_error' && !(optional(e.status, 'number') && optional(e.class, 'string') && optional(e.retry, 'number'))) return undefined;
+  if (e.type === 'delegation' && (typeof e.instruction !== 'string' || !optional(e.to, 'string') || !optional(e.id, 'string'))) return undefined;
+  if (e.type === 'delegation_result' && !(optional(e.id, 'string') && optional(e.output, 'string'))) return undefined;
   if ((e.ok !== undefined && typeof e.ok !== 'boolean') || (e.error !== undefined && typeof e.error !== 'string')) return undefined;
   return e as unknown as GuardianEvent;
 }

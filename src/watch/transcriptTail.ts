@@ -1,19 +1,31 @@
 import * as path from 'node:path';
 import type { JsonlAdapter } from '../agents/transcript';
+import { proseKey } from '../core/canonical';
 import type { GuardianEvent } from '../core/events';
 import { parseJson } from '../core/json';
 import { openRegularFile } from '../state/regularFile';
 
-/** How much of a transcript's end is read for the latest answer: a turn's last records fit well in it. */
+/** How much of a transcript's end is read for the latest turn: a turn's last records fit well in it. */
 export const TRANSCRIPT_TAIL_BYTES = 256 * 1024;
 
+/** What a session's previous turn left in its transcript, beyond the tool calls a hook records itself. */
+export interface PreviousTurn {
+  /** Its last answer in text. */
+  readonly reply?: string;
+  /** Its failed model requests, delegations and what came back, in order. */
+  readonly events: readonly GuardianEvent[];
+}
+
+const TURN_KINDS = new Set(['api_error', 'delegation', 'delegation_result']);
+
 /**
- * The answer a session gave to its latest prompt, from the end of its transcript (which the
- * agent names to its hook): the last `reply` its reader finds after the last prompt, undefined
- * when the end holds none (the turn wrote no text, the file lags, or it is not the agent's
- * format). Read-only, bounded and non-blocking: the file is the agent's, outside the workspace.
+ * The turn before the prompt `current`, from the end of the session's transcript (which the agent
+ * names to its hook): the turn after the transcript's last prompt, or, where that prompt is
+ * `current` itself already written and still unanswered, the turn before it. Empty when the end
+ * holds none (the turn wrote nothing, the file lags, it is not the agent's format). Read-only,
+ * bounded and non-blocking: the file is the agent's, outside the workspace.
  */
-export async function latestAnswer(file: string, adapter: JsonlAdapter, maxBytes = TRANSCRIPT_TAIL_BYTES): Promise<string | undefined> {
+export async function previousTurn(file: string, adapter: JsonlAdapter, current: string, maxBytes = TRANSCRIPT_TAIL_BYTES): Promise<PreviousTurn> {
   const handle = await openRegularFile(file);
   let text: string;
   let cut: boolean;
@@ -30,18 +42,24 @@ export async function latestAnswer(file: string, adapter: JsonlAdapter, maxBytes
   const lines = text.split('\n');
   // A cut first line is a piece of a record.
   if (cut) lines.shift();
-  const events: GuardianEvent[] = [];
+  const turns: { prompt?: string; reply?: string; events: GuardianEvent[] }[] = [{ events: [] }];
   const decoder = adapter.decoder(path.basename(file));
-  const sink = { event: (e: GuardianEvent) => events.push(e), skipped: () => undefined };
+  const sink = {
+    event: (e: GuardianEvent) => {
+      const turn = turns[turns.length - 1] as (typeof turns)[number];
+      if (e.type === 'prompt') turns.push({ prompt: e.text, events: [] });
+      else if (e.type === 'reply') turn.reply = e.text;
+      else if (TURN_KINDS.has(e.type)) turn.events.push(e);
+    },
+    skipped: () => undefined,
+  };
   lines.forEach((line, i) => {
     if (line.trim() === '') return;
     const parsed = parseJson(line);
     if (parsed.ok) decoder.record(parsed.value, i + 1, sink);
   });
-  let answer: string | undefined;
-  for (const e of events) {
-    if (e.type === 'prompt' || e.type === 'user') answer = undefined;
-    else if (e.type === 'reply') answer = e.text;
-  }
-  return answer;
+  let last = turns[turns.length - 1] as (typeof turns)[number];
+  const unanswered = last.reply === undefined && last.events.length === 0;
+  if (unanswered && last.prompt !== undefined && proseKey(last.prompt) === proseKey(current) && turns.length > 1) last = turns[turns.length - 2] as (typeof turns)[number];
+  return { ...(last.reply !== undefined ? { reply: last.reply } : {}), events: last.events };
 }

@@ -33,7 +33,7 @@ const claudePrompt = (prompt: string, transcript?: string, session = 'sess-p') =
 describe('the prompt hook (a real process)', function (this: Mocha.Suite) {
   this.timeout(120_000);
 
-  it('STOP refuses a prompt in each agent that can refuse one, in its own answer; Copilot CLI, which cannot, records it and says so; PAUSE lets prompts through', async () => {
+  it('STOP refuses a prompt in each agent that can refuse one, in its own answer; Copilot CLI, which cannot, is let through with a note and nothing recorded; PAUSE lets prompts through', async () => {
     const ws = await tmpdir();
     assert.equal((await cli(['stop', '--workspace', ws, '--reason', 'runaway costs'])).code, 0);
     const claude = await hook(ws, 'claude', claudePrompt('continue'));
@@ -54,6 +54,9 @@ describe('the prompt hook (a real process)', function (this: Mocha.Suite) {
     const paused = await hook(ws, 'claude', claudePrompt('continue'));
     assert.equal(paused.code, 0);
     assert.equal(paused.stdout, '');
+    // Where it cannot refuse, the hook keeps no record of its own: the session is read from its own log.
+    assert.equal((await hook(ws, 'copilot-cli', { sessionId: 'cp-1', timestamp: 1774039625016, cwd: ws, prompt: 'continue' })).stdout, '');
+    assert.deepEqual(await fs.readdir(path.join(ws, '.tmp', 'current', 'logs')), ['hook-claude-sess-p.jsonl']);
   });
 
   it('--deny-with exit2 refuses a prompt with exit code 2 and the reason on stderr', async () => {
@@ -132,6 +135,45 @@ describeShared('the prompt hook refusing an orchestration loop (a Claude Code tr
     assert.equal(log[1]?.text, cannot);
     const guardianLog = await fs.readFile(path.join(ws, '.tmp/guardian/guardian.log'), 'utf8');
     assert.match(guardianLog, /\[WARN\] hook claude: refused a prompt in session sess-p/);
+  });
+
+  it('the prompt already written to the transcript when the hook runs: the answer compared is the one before it', async () => {
+    const ws = await tmpdir();
+    const transcript = path.join(ws, 'transcript.jsonl');
+    await fs.writeFile(transcript, '');
+    const cannot = 'I cannot make changes in plan mode.';
+    const replies: string[] = [];
+    for (let i = 1; i <= 5; i++) {
+      const [user, assistant] = turn('Implement the plan now.', cannot).trimEnd().split('\n');
+      await fs.appendFile(transcript, `${user}\n`);
+      replies.push((await hook(ws, 'claude', claudePrompt('Implement the plan now.', transcript))).stdout);
+      await fs.appendFile(transcript, `${assistant}\n`);
+    }
+    assert.deepEqual(replies.slice(0, 4), ['', '', '', '']);
+    assert.equal((JSON.parse(replies[4] as string) as { decision: string }).decision, 'block');
+  });
+
+  it("the previous turn's failed requests are recorded from the transcript (the real retry records of slopometry-0f112eb4, lines 379-380), so a storm is seen in a session the hook records", async () => {
+    const ws = await tmpdir();
+    const transcript = path.join(ws, 'transcript.jsonl');
+    const real = readFileSync(path.join(FIXTURES, 'real', 'claude', 'slopometry-0f112eb4.jsonl'), 'utf8').split('\n');
+    const retries = [real[378], real[379]].map((l) => JSON.parse(l as string) as Record<string, any>);
+    assert.deepEqual(retries.map((r) => [r.type, r.subtype, r.retryAttempt]), [['system', 'api_error', 1], ['system', 'api_error', 2]]);
+    await fs.writeFile(transcript, '');
+    for (let i = 1; i <= 4; i++) {
+      assert.equal((await hook(ws, 'claude', claudePrompt('try again', transcript))).stdout, '');
+      // The turn: the person's prompt, the two automatic retries; no answer came.
+      const [user] = turn('try again', '').split('\n');
+      await fs.appendFile(transcript, `${user}\n${retries.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    }
+    await hook(ws, 'claude', claudePrompt('try again', transcript));
+    const log = await logLines(ws);
+    assert.deepEqual(log.filter((l) => l.type === 'api_error').map((l) => [l.class, l.retry]), Array(4).fill([['ConnectionRefused', 1], ['ConnectionRefused', 2]]).flat());
+    const scan = JSON.parse((await cli(['scan', '--workspace', ws, '--json'])).stdout) as { findings: { signal: string; action: string; count: number }[] };
+    const storm = scan.findings.filter((f) => f.signal === 'api-error-storm');
+    // A refused connection passes by itself: the storm warns (the same error 8 times), it does not halt.
+    assert.deepEqual(storm.map((f) => f.action), ['warn']);
+    assert.deepEqual(scan.findings.filter((f) => f.signal === 'repeated-prompt'), [], 'turns without an answer are no evidence of a prompt loop');
   });
 
   it('the same prompt whose answers change (a person saying "continue" through a long task) is never refused', async () => {
