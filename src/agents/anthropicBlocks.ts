@@ -1,5 +1,6 @@
-import type { GuardianEvent } from '../core/events';
-import { argsObject, contentText, isObject, type AdapterSink, type Json, type RecentSet } from './transcript';
+import type { GuardianEvent, PromptSender } from '../core/events';
+import { boundedText } from '../core/redact';
+import { argsObject, contentText, isObject, str, type AdapterSink, type Json, type RecentSet } from './transcript';
 
 /** What every event of one record shares. */
 export interface RecordScope {
@@ -29,9 +30,34 @@ export function resultOutcome(block: Json): { ok: true; output: string } | { ok:
 }
 
 /**
+ * Tools through which an agent hands a subtask to another agent, in Anthropic-style content, and
+ * the input fields holding the instruction and whom it goes to:
+ * - Claude Code's subagent tool `Task` (`{description, prompt, subagent_type}`; seen in the real
+ *   transcripts of ../shared/fixtures/real/claude), named `Agent` in later versions (github/docs
+ *   `content/copilot/reference/hooks-reference.md`: "`task` → `Agent` (the literal `Task` is also
+ *   accepted)");
+ * - Roo Code's and Cline's `new_task`: Roo `{mode, message, todos}` (RooCodeInc/Roo-Code @cb836567
+ *   `src/core/prompts/tools/native-tools/new_task.ts`), Cline `{context}` (cline/cline v3.89.2
+ *   `apps/vscode/src/core/prompts/system-prompt-legacy/families/next-gen-models/gpt-5.ts`). Cline's
+ *   hands the work over to a new task and never comes back: no result follows it, so it never
+ *   counts as re-delegated.
+ */
+const DELEGATION_TOOLS = new Set(['Task', 'Agent', 'new_task']);
+
+/** The delegation a tool_use makes, when it is one with an instruction. */
+function delegationOf(name: string, input: unknown): { instruction: string; to?: string } | undefined {
+  if (!DELEGATION_TOOLS.has(name) || !isObject(input)) return undefined;
+  const instruction = [input.prompt, input.message, input.context].find((v): v is string => typeof v === 'string' && v.trim() !== '');
+  if (instruction === undefined) return undefined;
+  const to = str(input.subagent_type) ?? str(input.mode);
+  return { instruction: boundedText(instruction), ...(to !== undefined ? { to } : {}) };
+}
+
+/**
  * Anthropic-style message content: `tool_use` blocks become `tool` events (each id once: a split
  * message repeats none, but a re-read one would), `tool_result` blocks their `tool_result`
- * events. Returns how many blocks were of either kind.
+ * events. A subagent's tool call is also a `delegation`, and its result a `delegation_result`.
+ * Returns how many blocks were of either kind.
  */
 export function toolBlocks(content: unknown, line: number, scope: RecordScope, seen: RecentSet, sink: AdapterSink, field: string): number {
   if (!Array.isArray(content)) return 0;
@@ -46,6 +72,11 @@ export function toolBlocks(content: unknown, line: number, scope: RecordScope, s
       if (id !== undefined && !seen.add(`use:${scope.session}:${id}`)) return;
       const event: GuardianEvent = { ...common(scope), type: 'tool', tool: name, args: argsObject(block.input), ...(id !== undefined ? { id } : {}) };
       sink.event(event, line);
+      const delegation = delegationOf(name, block.input);
+      if (delegation !== undefined) {
+        if (id !== undefined) seen.add(`delegation:${scope.session}:${id}`);
+        sink.event({ ...common(scope), type: 'delegation', ...delegation, ...(id !== undefined ? { id } : {}) }, line);
+      }
     } else if (block.type === 'tool_result') {
       n++;
       const id = typeof block.tool_use_id === 'string' && block.tool_use_id !== '' ? block.tool_use_id : undefined;
@@ -56,6 +87,10 @@ export function toolBlocks(content: unknown, line: number, scope: RecordScope, s
         ? { ...common(scope), type: 'tool_result', id, ok: true, output: outcome.output }
         : { ...common(scope), type: 'tool_result', id, ok: false, error: outcome.error };
       sink.event(event, line);
+      if (seen.has(`delegation:${scope.session}:${id}`)) {
+        const back = outcome.ok ? { ok: true, output: boundedText(outcome.output) } : { ok: false, error: boundedText(outcome.error) };
+        sink.event({ ...common(scope), type: 'delegation_result', id, ...back }, line);
+      }
     }
   });
   return n;
@@ -71,4 +106,24 @@ export function userText(content: unknown): string {
 /** A user turn the person typed (text, not tool results): the guardian's `user` boundary. */
 export function userEvent(scope: RecordScope, text: string): GuardianEvent {
   return { ...common(scope), type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) };
+}
+
+/** What the agent wrote to the person: the text blocks of an assistant message (thinking and tool calls left out). */
+export function replyText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((b) => (isObject(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : ''))
+    .filter((t) => t.trim() !== '')
+    .join('\n');
+}
+
+/** The prompt a turn starts with (beside its `user` event), bounded; `from` where the format says who sent it. */
+export function promptEvent(scope: RecordScope, text: string, from?: PromptSender): GuardianEvent {
+  return { ...common(scope), type: 'prompt', text: boundedText(text), ...(from !== undefined ? { from } : {}) };
+}
+
+/** The agent's answer in text, bounded. */
+export function replyEvent(scope: RecordScope, text: string): GuardianEvent {
+  return { ...common(scope), type: 'reply', text: boundedText(text) };
 }

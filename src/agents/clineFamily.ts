@@ -1,8 +1,9 @@
 import * as path from 'node:path';
-import type { GuardianEvent } from '../core/events';
+import type { GuardianEvent, PromptSender } from '../core/events';
 import { parseJson } from '../core/json';
+import { boundedText } from '../core/redact';
 import type { DiscoveryScope, FoundTranscript, TranscriptLocator } from './agent';
-import { argsObject, contentText, isObject, isoTime, jsonText, parseArgsText, RecentSet, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from './transcript';
+import { apiErrorFromText, argsObject, contentText, isObject, isoTime, jsonText, parseArgsText, RecentSet, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from './transcript';
 
 /*
  * What Cline and its forks, Roo Code and Kilo Code, share: a task is a folder
@@ -191,6 +192,9 @@ class TaskMessagesDecoder implements Decoder {
       }
     });
     if (role === 'assistant') {
+      // The answer in text (issue 14): compared between turns by the prompt signal.
+      const said = texts.join('\n');
+      if (said.trim() !== '') sink.event({ ...base, type: 'reply', text: boundedText(said) }, line);
       // Tags in the text of a message with native calls are prose, not calls.
       if (native > 0) return;
       // The message's time (Roo, Kilo), else its response id (Cline's `ClineStorageMessage.id`), else its place.
@@ -214,19 +218,35 @@ class TaskMessagesDecoder implements Decoder {
     if (results.length > 0 || (texts.length > 0 && NAG.test(texts[0] as string))) return;
     const text = texts.join('\n');
     sink.event({ ...base, type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) }, line);
+    sink.event({ ...base, type: 'prompt', text: boundedText(promptText(texts)) }, line);
   }
 
   finish(): void {}
 }
 
-/** ui_messages kinds that are neither a call, a result nor a turn (Cline's ClineSay / ClineAsk; Roo's and Kilo's are alike). */
+/**
+ * What the person asked in a user message, without the `<environment_details>` block Cline and
+ * Roo append to every turn (the time, the open files: it changes between two sendings of the same
+ * message).
+ */
+function promptText(texts: readonly string[]): string {
+  return texts
+    .map((t) => {
+      const env = t.indexOf('<environment_details>');
+      return env >= 0 ? t.slice(0, env) : t;
+    })
+    .filter((t) => t.trim() !== '')
+    .join('\n');
+}
+
+/** ui_messages kinds that are neither a call, a result, a turn, an answer, a failed request nor a subtask (Cline's ClineSay / ClineAsk; Roo's and Kilo's are alike). */
 const UI_IGNORED = new Set([
-  'text', 'reasoning', 'api_req_finished', 'api_req_retried', 'api_req_deleted', 'api_req_retry_delayed', 'checkpoint_created', 'checkpoint_saved', 'task_progress',
-  'completion_result', 'resume_task', 'resume_completed_task', 'followup', 'plan_mode_respond', 'error_retry', 'command_output', 'mcp_server_response',
+  'reasoning', 'api_req_finished', 'api_req_retried', 'api_req_deleted', 'checkpoint_created', 'checkpoint_saved', 'task_progress',
+  'resume_task', 'resume_completed_task', 'command_output', 'mcp_server_response',
   'mcp_server_request_started', 'shell_integration_warning', 'deleted_api_reqs', 'condense', 'condense_context', 'condense_context_error', 'info', 'error',
   'diff_error', 'clineignore_error', 'rooignore_error', 'load_mcp_documentation', 'user_feedback_diff', 'mistake_limit_reached', 'auto_approval_max_req_reached',
-  'api_req_failed', 'browser_action_launch', 'browser_action', 'browser_action_result', 'new_task', 'hook', 'hook_output', 'hook_status', 'generate_explanation', 'subagent',
-  'use_subagents', 'subtask_result', 'codebase_search_result', 'todo_list', 'user_edit_todos', 'too_many_tools_warning', 'indexing_status',
+  'browser_action_launch', 'browser_action', 'browser_action_result', 'new_task', 'hook', 'hook_output', 'hook_status', 'generate_explanation',
+  'use_subagents', 'codebase_search_result', 'todo_list', 'user_edit_todos', 'too_many_tools_warning', 'indexing_status',
 ]);
 /** Keys of a `tool` message's JSON that describe how it was shown, not the call. */
 const UI_NOT_ARGS = new Set(['tool', 'operationIsLocatedInWorkspace', 'startLineNumbers', 'isOutsideWorkspace', 'isProtected', 'fastApplyResult']);
@@ -254,6 +274,22 @@ export interface UiOptions {
  * that it stays the same when the file is rewritten with messages removed before it.
  * `partial` messages are streaming copies of a message saved whole after them: not read.
  * Unknown kinds are skipped and counted by kind.
+ *
+ * Turns, answers, failed requests and subtasks (issue 14), from the same messages:
+ * - prompts: `task`, `user_feedback` (the person's), and Roo's and Kilo's task, the first `text`;
+ *   replies: `text`, `completion_result`, a `followup` question, a `plan_mode_respond` response;
+ * - failed model requests (cline/cline v3.89.2 `apps/vscode/src/core/task/index.ts`): `error_retry`
+ *   `{attempt, maxAttempts, delaySeconds, errorMessage?}` is an automatic retry, and with
+ *   `failed: true` the end of them (the `api_req_failed` ask that follows carries the error);
+ *   `api_req_failed`'s text is the error, often Cline's serialised error `{message, status, code,
+ *   modelId}` (`ClineError.serialize()`); `api_req_started`'s `retryStatus {attempt, errorSnippet}`
+ *   a retry inside the provider's client (rewritten in place: its latest attempt only);
+ *   `api_req_retried` is the person's retry and adds nothing. Roo's automatic retry is
+ *   `api_req_retry_delayed`, `<status>\n<message>` (Roo's `backoffAndAnnounce`).
+ * - subtasks: Roo's `newTask` tool message `{mode, content}` and the `subtask_result` that comes
+ *   back (Roo's `ClineProvider.ts`); Cline's subagents, whose final `subagent` status message
+ *   `{status, items: [{prompt, status, result?, error?}]}` holds each one and its outcome
+ *   (cline/cline v3.89.2 `apps/vscode/src/core/task/tools/handlers/SubagentToolHandler.ts`).
  */
 class UiMessagesDecoder implements Decoder {
   private index = 0;
@@ -277,18 +313,65 @@ class UiMessagesDecoder implements Decoder {
       const event: GuardianEvent = { ...base, type: 'tool', tool, args, id };
       sink.event(event, line);
     };
-    if (kind === 'task' || kind === 'user_feedback' || (kind === 'text' && i === 0 && value.type === 'say' && this.opts.firstTextIsTask === true)) {
+    const turn = (from?: PromptSender) => {
       sink.event({ ...base, type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) }, line);
-      return;
-    }
+      sink.event({ ...base, type: 'prompt', text: boundedText(text), ...(from !== undefined ? { from } : {}) }, line);
+    };
+    const reply = (said: string) => {
+      if (said.trim() !== '') sink.event({ ...base, type: 'reply', text: boundedText(said) }, line);
+    };
+    const failed = (fields: ReturnType<typeof apiErrorFromText>, retry?: number) => {
+      const event: GuardianEvent = {
+        ...base,
+        type: 'api_error',
+        ...(fields.error !== undefined ? { error: boundedText(fields.error) } : {}),
+        ...(fields.status !== undefined ? { status: fields.status } : {}),
+        ...(fields.class !== undefined ? { class: fields.class } : {}),
+        ...(fields.model !== undefined ? { model: fields.model } : {}),
+        ...(retry !== undefined ? { retry } : {}),
+      };
+      sink.event(event, line);
+    };
+    if (kind === 'task' || (kind === 'text' && i === 0 && value.type === 'say' && this.opts.firstTextIsTask === true)) return turn();
     switch (kind) {
+      case 'user_feedback':
+        return turn('user');
+      case 'text':
+      case 'completion_result':
+        return reply(text);
+      case 'followup':
+        return reply(str(parseArgsText(text).question) ?? text);
+      case 'plan_mode_respond':
+        return reply(str(parseArgsText(text).response) ?? text);
+      case 'api_req_failed':
+        return failed(apiErrorFromText(text));
+      case 'error_retry': {
+        const info = parseArgsText(text);
+        if (info.failed === true) return;
+        const attempt = typeof info.attempt === 'number' && Number.isInteger(info.attempt) && info.attempt >= 0 ? info.attempt : 0;
+        const message = str(info.errorMessage);
+        return failed(message !== undefined ? apiErrorFromText(message) : 'arguments' in info ? apiErrorFromText(text) : {}, attempt);
+      }
+      case 'api_req_retry_delayed':
+        return failed(apiErrorFromText(text), 0);
+      case 'subtask_result':
+        sink.event({ ...base, type: 'delegation_result', ok: true, output: boundedText(text) }, line);
+        return;
+      case 'subagent':
+        return this.subagents(parseArgsText(text), i, base, line, sink);
       case 'tool': {
         const parsed = parseArgsText(text);
         const tool = str(parsed.tool);
         if (tool === undefined) return sink.skipped(line, `${field}.text`, 'a tool message without its tool');
         const args: Json = {};
         for (const [k, v] of Object.entries(parsed)) if (!UI_NOT_ARGS.has(k)) args[k] = v;
-        return call(tool, args);
+        call(tool, args);
+        const instruction = str(parsed.content);
+        if (tool === 'newTask' && instruction !== undefined) {
+          const to = str(parsed.mode);
+          sink.event({ ...base, type: 'delegation', instruction: boundedText(instruction), id: `${this.session}:${typeof value.ts === 'number' ? value.ts : i}`, ...(to !== undefined ? { to } : {}) }, line);
+        }
+        return;
       }
       case 'command':
         if (text.trim() === '') return sink.skipped(line, `${field}.text`, 'a command message without its command');
@@ -299,8 +382,15 @@ class UiMessagesDecoder implements Decoder {
         return call(name === '' ? 'use_mcp_server' : name, argsObject(typeof parsed.arguments === 'string' ? parseArgsText(parsed.arguments) : parsed.arguments));
       }
       case 'api_req_started': {
+        const info = parseArgsText(text);
+        const retry = isObject(info.retryStatus) ? info.retryStatus : undefined;
+        if (retry !== undefined) {
+          const attempt = typeof retry.attempt === 'number' && Number.isInteger(retry.attempt) && retry.attempt >= 0 ? retry.attempt : 0;
+          const snippet = str(retry.errorSnippet);
+          failed(snippet !== undefined ? apiErrorFromText(snippet) : {}, attempt);
+        }
         if (this.waiting.length === 0) return;
-        const request = str(parseArgsText(text).request);
+        const request = str(info.request);
         if (request === undefined) return;
         for (const body of textResults(request.split(/\n(?=\[[^\n]{1,2000}?\] Result:)|\n\n(?=<environment_details>)/))) {
           const id = this.waiting.shift();
@@ -314,6 +404,21 @@ class UiMessagesDecoder implements Decoder {
         if (UI_IGNORED.has(kind)) return;
         sink.skipped(line, field, `unknown ${value.type === 'ask' ? 'ask' : 'say'} kind ${jsonText(kind)}`);
     }
+  }
+
+  /** Cline's subagents, from their final status message: each one a delegation that came back. */
+  private subagents(status: Json, i: number, base: { v: 1; session: string; agent: string; ts?: string }, line: number, sink: AdapterSink): void {
+    if (status.status !== 'completed' && status.status !== 'failed') return;
+    const items = Array.isArray(status.items) ? status.items : [];
+    items.forEach((item, n) => {
+      if (!isObject(item)) return;
+      const prompt = str(item.prompt);
+      if (prompt === undefined) return;
+      const id = `${this.session}:${i}:${n}`;
+      sink.event({ ...base, type: 'delegation', instruction: boundedText(prompt), id }, line);
+      if (item.status === 'completed') sink.event({ ...base, type: 'delegation_result', id, ok: true, ...(str(item.result) !== undefined ? { output: boundedText(item.result as string) } : {}) }, line);
+      else if (item.status === 'failed') sink.event({ ...base, type: 'delegation_result', id, ok: false, error: boundedText(str(item.error) ?? 'failed') }, line);
+    });
   }
 
   finish(): void {}

@@ -1,5 +1,6 @@
-import type { GuardianEvent } from '../core/events';
-import { isObject, isoTime, parseArgsText, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from './transcript';
+import type { GuardianEvent, PromptSender } from '../core/events';
+import { boundedText } from '../core/redact';
+import { isObject, isoTime, parseArgsText, RecentSet, statusInText, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from './transcript';
 
 /*
  * The Copilot session event log, written by GitHub Copilot CLI
@@ -21,11 +22,28 @@ import { isObject, isoTime, parseArgsText, RecentSet, str, unknownType, type Ada
  * - `tool.execution_complete` `{toolCallId, success, result?: {content, detailedContent?},
  *   error?: {message, code?}}`: its outcome. A shell tool that ran reports `success: true` with
  *   its output ending `<exited with exit code N>` (seen in the real logs): N > 0 is a failure.
+ *
+ * Turns, answers, failed requests and subtasks (issue 14), from the same source:
+ * - `user.message` is also a `prompt`; who sent it from `source` (`agent-<id>`: another agent's
+ *   prompt, an orchestrator; any other source, such as `skill-pdf`, an injection of the agent's own)
+ *   and `isAutopilotContinuation` (autopilot's continuation loop: the agent's own); without them,
+ *   unknown (a person, or a program driving the CLI).
+ * - `assistant.message` `content` is a `reply`.
+ * - `session.error` `{errorType, message, statusCode?, errorCode?}` ("authentication", "quota",
+ *   "rate_limit", "context_limit", … per the SDK's `ErrorData`) is a failed model request, except
+ *   `errorType: "mcp"`, an MCP server's (seen in the real logs). `model.call_failure` is ephemeral:
+ *   never in the file.
+ * - the `task` tool (`{prompt, agent_type, name, mode}`, seen in the real logs; github/docs
+ *   `hooks-reference.md` maps it to Claude's `Agent`) and, in VS Code's transcripts, `runSubagent`
+ *   (`{prompt, description}`; microsoft/vscode-copilot-chat `toolNames.ts`) are delegations.
+ *   Their subagent comes back with `subagent.completed` / `subagent.failed` `{toolCallId}` (a
+ *   `mode: "background"` task's call completes at once, before its subagent does), or, for a call
+ *   that waits for it, with the call's own `tool.execution_complete`.
  */
+const DELEGATION_TOOLS = new Set(['task', 'runSubagent']);
 
 /** Types that carry nothing the signals read (narration, turns, hooks' own events, notices). */
 const IGNORED = new Set([
-  'assistant.message',
   'assistant.turn_start',
   'assistant.turn_end',
   'assistant.reasoning',
@@ -34,7 +52,6 @@ const IGNORED = new Set([
   'hook.end',
   'session.info',
   'session.warning',
-  'session.error',
   'session.resume',
   'session.shutdown',
   'session.mode_changed',
@@ -45,8 +62,6 @@ const IGNORED = new Set([
   'session.truncation',
   'system.notification',
   'subagent.started',
-  'subagent.completed',
-  'subagent.failed',
   'skill.invoked',
   'tool.user_requested',
   'tool.execution_partial_result',
@@ -72,9 +87,19 @@ export function copilotOutcome(data: Json): { ok: true; output: string } | { ok:
   return { ok: true, output: text };
 }
 
+/** Who sent a `user.message`, where its data says. */
+function senderOf(data: Json): PromptSender | undefined {
+  const source = str(data.source);
+  if (source?.startsWith('agent-')) return 'orchestrator';
+  if (source !== undefined || data.isAutopilotContinuation === true) return 'hook';
+  return undefined;
+}
+
 class CopilotEventDecoder implements Decoder {
   private session: string;
   private readonly seen = new RecentSet();
+  /** Delegations out, by call id: whether their subagent comes back apart from the call (background). */
+  private readonly delegations = new Map<string, boolean>();
 
   constructor(fallbackSession: string, private readonly agent: string) {
     this.session = fallbackSession;
@@ -94,6 +119,38 @@ class CopilotEventDecoder implements Decoder {
       case 'user.message': {
         const text = typeof data.content === 'string' ? data.content : '';
         sink.event({ ...base, session: this.session, type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) } as GuardianEvent, line);
+        const from = senderOf(data);
+        sink.event({ ...base, type: 'prompt', text: boundedText(text), ...(from !== undefined ? { from } : {}) }, line);
+        return;
+      }
+      case 'assistant.message': {
+        const text = typeof data.content === 'string' ? data.content : '';
+        if (text.trim() !== '') sink.event({ ...base, type: 'reply', text: boundedText(text) }, line);
+        return;
+      }
+      case 'session.error': {
+        const cls = str(data.errorType);
+        if (cls === 'mcp') return;
+        const message = str(data.message);
+        const status = typeof data.statusCode === 'number' && Number.isInteger(data.statusCode) && data.statusCode >= 100 && data.statusCode <= 599 ? data.statusCode : message !== undefined ? statusInText(message) : undefined;
+        const event: GuardianEvent = {
+          ...base,
+          type: 'api_error',
+          ...(message !== undefined ? { error: boundedText(message) } : {}),
+          ...(status !== undefined ? { status } : {}),
+          ...(str(data.errorCode) !== undefined ? { class: str(data.errorCode) as string } : cls !== undefined ? { class: cls } : {}),
+        };
+        sink.event(event, line);
+        return;
+      }
+      case 'subagent.completed':
+      case 'subagent.failed': {
+        const id = str(data.toolCallId);
+        // A call that waited for its subagent came back with the call's own result.
+        if (id === undefined || this.delegations.get(id) !== true || !this.seen.add(`back:${id}`)) return;
+        this.delegations.delete(id);
+        const failed = type === 'subagent.failed';
+        sink.event({ ...base, type: 'delegation_result', id, ok: !failed, ...(failed ? { error: boundedText(str(data.error) ?? 'failed') } : {}) }, line);
         return;
       }
       case 'tool.execution_start': {
@@ -102,7 +159,14 @@ class CopilotEventDecoder implements Decoder {
         if (id === undefined || tool === undefined) return sink.skipped(line, id === undefined ? 'data.toolCallId' : 'data.toolName', 'missing');
         // A resumed session can repeat what it already wrote: each call once.
         if (!this.seen.add(`start:${id}`)) return;
-        sink.event({ ...base, type: 'tool', tool, args: parseArgsText(data.arguments), id }, line);
+        const args = parseArgsText(data.arguments);
+        sink.event({ ...base, type: 'tool', tool, args, id }, line);
+        const instruction = str(args.prompt);
+        if (DELEGATION_TOOLS.has(tool) && instruction !== undefined) {
+          const to = str(args.agent_type) ?? str(args.name);
+          this.delegations.set(id, args.mode === 'background');
+          sink.event({ ...base, type: 'delegation', instruction: boundedText(instruction), id, ...(to !== undefined ? { to } : {}) }, line);
+        }
         return;
       }
       case 'tool.execution_complete': {
@@ -111,6 +175,12 @@ class CopilotEventDecoder implements Decoder {
         if (!this.seen.add(`done:${id}`)) return;
         const outcome = copilotOutcome(data);
         sink.event({ ...base, type: 'tool_result', id, ...(outcome.ok ? { ok: true, output: outcome.output } : { ok: false, error: outcome.error }) }, line);
+        if (this.delegations.get(id) === false && this.seen.add(`back:${id}`)) {
+          this.delegations.delete(id);
+          // VS Code's transcripts carry no result text: then the output is unknown, not empty.
+          const back = outcome.ok ? (outcome.output !== '' ? { ok: true, output: boundedText(outcome.output) } : { ok: true }) : { ok: false, error: boundedText(outcome.error) };
+          sink.event({ ...base, type: 'delegation_result', id, ...back }, line);
+        }
         return;
       }
       default:

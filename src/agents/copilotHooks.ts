@@ -44,13 +44,27 @@ import { parseToolHookInput, permissionDenyReply, silentAllowReply, type HookCal
 export const LOCAL_CALLER = 'copilot';
 export const CLI_CALLER = 'copilot-cli';
 
-const localEvents = { pre: 'PreToolUse', post: ['PostToolUse', 'PostToolUseFailure'] };
-const CLI_EVENTS = ['preToolUse', 'postToolUse', 'postToolUseFailure'];
+const localEvents = { pre: 'PreToolUse', post: ['PostToolUse', 'PostToolUseFailure'], prompt: 'UserPromptSubmit' };
+const CLI_EVENTS = ['preToolUse', 'postToolUse', 'postToolUseFailure', 'userPromptSubmitted'];
+
+/*
+ * Prompts. Copilot CLI runs a `userPromptSubmitted` hook with `{sessionId, timestamp, cwd, prompt}`
+ * but drops a command hook's output ("`modifiedPrompt` is only honored by SDK programmatic hooks.
+ * Command and HTTP config-file `userPromptSubmitted` hooks have their output dropped", github/docs
+ * `hooks-reference.md`): it cannot refuse a prompt, which is then left alone. VS Code's Local
+ * harness reads the same file's `userPromptSubmitted` as its `UserPromptSubmit` (microsoft/vscode
+ * `src/vs/workbench/contrib/chat/common/promptSyntax/hookTypes.ts`, HOOKS_BY_TARGET) and sends its
+ * Claude-style payload with `prompt`; a result with a `stopReason` (`{"continue": false,
+ * "stopReason"}`, the hooks' common output) aborts the request (microsoft/vscode-copilot-chat
+ * `src/extension/intents/node/hookResultProcessor.ts`, HookAbortError): that refuses it.
+ */
 
 type Dialect = 'local' | 'cli' | 'cli-pascal';
 
 function dialectOf(raw: Record<string, unknown>): Dialect {
   if (raw.tool_name === undefined && raw.hook_event_name === undefined && raw.hookEventName === undefined) return 'cli';
+  // A prompt from VS Code carries no tool: its transcript path or its ISO timestamp tells it.
+  if (raw.tool_name === undefined && typeof raw.prompt === 'string') return typeof raw.transcript_path === 'string' || raw.hookEventName !== undefined || raw.sessionId !== undefined ? 'local' : 'cli-pascal';
   const local = raw.tool_use_id !== undefined || typeof raw.transcript_path === 'string' || raw.hookEventName !== undefined || raw.sessionId !== undefined;
   return local ? 'local' : 'cli-pascal';
 }
@@ -58,7 +72,7 @@ function dialectOf(raw: Record<string, unknown>): Dialect {
 function parseClaudeStyle(raw: Record<string, unknown>, caller: string): HookCall | { problem: string } {
   const name = text(raw.hook_event_name) ?? text(raw.hookEventName);
   // Event names in either case (`preToolUse` is the CLI's spelling of `PreToolUse`).
-  const named = name !== undefined ? [localEvents.pre, ...localEvents.post].find((e) => e.toLowerCase() === name.toLowerCase()) : undefined;
+  const named = name !== undefined ? [localEvents.pre, ...localEvents.post, localEvents.prompt].find((e) => e.toLowerCase() === name.toLowerCase()) : undefined;
   const call = parseToolHookInput(localEvents, {
     ...raw,
     ...(named !== undefined ? { hook_event_name: named } : name !== undefined ? { hook_event_name: name } : {}),
@@ -68,6 +82,9 @@ function parseClaudeStyle(raw: Record<string, unknown>, caller: string): HookCal
 }
 
 function parseCamelCase(raw: Record<string, unknown>): HookCall | { problem: string } {
+  if (raw.toolName === undefined && typeof raw.prompt === 'string') {
+    return { phase: 'prompt', event: 'userPromptSubmitted', session: text(raw.sessionId) ?? 'unknown-session', input: {}, prompt: raw.prompt, caller: CLI_CALLER, ...(text(raw.cwd) !== undefined ? { cwd: raw.cwd as string } : {}) };
+  }
   const event = raw.error !== undefined ? 'postToolUseFailure' : raw.toolResult !== undefined ? 'postToolUse' : 'preToolUse';
   const tool = text(raw.toolName);
   if (tool === undefined) return { problem: `stdin: ${event} without toolName` };
@@ -146,6 +163,8 @@ export function copilotHookProtocol(other: string, events: HookProtocol['events'
     parse: parseCopilotHookInput,
     deny: denyCopilotCall,
     allow: silentAllowReply,
+    // Only VS Code's Local harness can refuse a prompt.
+    denyPrompt: (reason, call): HookReply | undefined => (call.caller === LOCAL_CALLER ? { stdout: `${JSON.stringify({ continue: false, stopReason: reason })}\n`, stderr: '', exitCode: 0 } : undefined),
     registration: copilotRegistration(other),
   };
 }

@@ -7,7 +7,8 @@ import { exceedsDepth, tooDeepReason } from '../core/json';
  * how it refuses, where its hook is registered) is a `HookProtocol` in its folder. Pure: no I/O.
  */
 
-export type HookPhase = 'pre' | 'post' | 'other';
+/** Before a tool call, after it, a prompt about to be sent to the model, or another event. */
+export type HookPhase = 'pre' | 'post' | 'prompt' | 'other';
 
 export interface HookCall {
   readonly phase: HookPhase;
@@ -27,6 +28,10 @@ export interface HookCall {
    * agent's, in its own log. Undefined: the agent the hook was named for.
    */
   readonly caller?: string;
+  /** A prompt call: the prompt's text. */
+  readonly prompt?: string;
+  /** The agent's transcript of the session, where its stdin names it (the answers to earlier prompts are there). */
+  readonly transcript?: string;
 }
 
 /** What the hook process prints and how it exits. */
@@ -84,12 +89,14 @@ export interface HookRegistration {
    * creates it, it adds it to the clone's own ignore list (`.git/info/exclude`, never committed).
    */
   readonly gitIgnored?: boolean;
+  /** Events registered without the tool matcher (a prompt event matches no tool). */
+  readonly unmatched?: readonly string[];
 }
 
 /** One agent's hook contract: stdin to a call, and its allow and deny replies. */
 export interface HookProtocol {
-  /** The agent's names for "before a tool runs" and "after it ran". */
-  readonly events: { readonly pre: string; readonly post: readonly string[] };
+  /** The agent's names for "before a tool runs", "after it ran", and "a prompt is about to be sent" where it has one. */
+  readonly events: { readonly pre: string; readonly post: readonly string[]; readonly prompt?: string };
   /** Environment variables the agent sets to the project's folder, in the order they are trusted. */
   readonly projectDirEnv: readonly string[];
   /** The call the stdin JSON describes; a message naming the field when it is not one. */
@@ -101,6 +108,12 @@ export interface HookProtocol {
   deny(reason: string, call?: HookCall): HookReply;
   /** Lets the call run without a say, so the agent's own permission rules still apply. */
   allow(note?: string): HookReply;
+  /**
+   * Refuses a prompt (a call of phase `prompt`) through the agent's answer; undefined where the
+   * agent, or the dialect it called in, cannot refuse one (the prompt is then only recorded).
+   * Absent: the agent's prompts are not refused.
+   */
+  denyPrompt?(reason: string, call: HookCall): HookReply | undefined;
   readonly registration: HookRegistration;
 }
 
@@ -114,8 +127,12 @@ export function parseToolHookInput(events: HookProtocol['events'], raw: unknown)
   // The call's input is the agent's: nested too deep, it would overflow what compares and logs it.
   if (exceedsDepth(raw)) return { problem: `stdin: ${tooDeepReason()}` };
   const event = text(raw.hook_event_name) ?? (raw.tool_response !== undefined || raw.error !== undefined ? (events.post[0] as string) : events.pre);
-  const phase: HookPhase = event === events.pre ? 'pre' : events.post.includes(event) ? 'post' : 'other';
+  const phase: HookPhase = event === events.pre ? 'pre' : events.post.includes(event) ? 'post' : event === events.prompt ? 'prompt' : 'other';
   const session = text(raw.session_id) ?? 'unknown-session';
+  if (phase === 'prompt') {
+    if (typeof raw.prompt !== 'string') return { problem: `stdin: ${event} without prompt` };
+    return { phase, event, session, input: {}, prompt: raw.prompt, ...(text(raw.cwd) !== undefined ? { cwd: raw.cwd as string } : {}), ...(text(raw.transcript_path) !== undefined ? { transcript: raw.transcript_path as string } : {}) };
+  }
   const tool = text(raw.tool_name);
   if (phase !== 'other' && tool === undefined) return { problem: `stdin: ${event} without tool_name` };
   const input = isObject(raw.tool_input) ? raw.tool_input : raw.tool_input === undefined ? {} : { input: raw.tool_input };
@@ -139,13 +156,25 @@ export function permissionDenyReply(eventName: string, reason: string): HookRepl
   return { stdout: `${JSON.stringify(out)}\n`, stderr: '', exitCode: 0 };
 }
 
+/** Refuses a prompt by Claude Code's `UserPromptSubmit` answer: `decision: "block"`, the reason shown to the person. */
+export function blockPromptReply(reason: string): HookReply {
+  return { stdout: `${JSON.stringify({ decision: 'block', reason })}\n`, stderr: '', exitCode: 0 };
+}
+
 /** No decision: an empty stdout, and the note (if any) on stderr. */
 export function silentAllowReply(note?: string): HookReply {
   return { stdout: '', stderr: note !== undefined ? `${note}\n` : '', exitCode: 0 };
 }
 
-/** Refuses the call: in the agent's JSON answer, or (`exit2`, which every agent here takes) exit code 2 with the reason on stderr. */
-export function denyReply(protocol: HookProtocol, reason: string, style: DenyStyle = 'json', call?: HookCall): HookReply {
+/**
+ * Refuses the call: in the agent's JSON answer, or (`exit2`, which every agent here takes) exit code 2 with the reason on stderr.
+ * A prompt is refused by the agent's prompt answer; undefined where the agent cannot refuse it.
+ */
+export function denyReply(protocol: HookProtocol, reason: string, style: DenyStyle = 'json', call?: HookCall): HookReply | undefined {
+  if (call?.phase === 'prompt') {
+    const reply = protocol.denyPrompt?.(reason, call);
+    return reply === undefined ? undefined : style === 'exit2' ? { stdout: '', stderr: `${reason}\n`, exitCode: 2 } : reply;
+  }
   return style === 'exit2' ? { stdout: '', stderr: `${reason}\n`, exitCode: 2 } : protocol.deny(reason, call);
 }
 

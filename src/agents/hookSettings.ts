@@ -146,7 +146,8 @@ export function mergeHookSettings(existing: unknown, agent: string, reg: HookReg
       if (inner.length > 0 || group.hooks.length === 0) next.push({ ...group, hooks: inner });
     }
     if (!found) {
-      next.push({ ...(reg.matcher !== undefined ? { matcher: reg.matcher } : {}), hooks: [{ type: 'command', command, timeout: reg.timeout }] });
+      const matcher = reg.matcher !== undefined && !(reg.unmatched ?? []).includes(event) ? { matcher: reg.matcher } : {};
+      next.push({ ...matcher, hooks: [{ type: 'command', command, timeout: reg.timeout }] });
       added.push(event);
     }
     merged[event] = next;

@@ -139,3 +139,49 @@ export class RecentSet {
 export function unknownType(sink: AdapterSink, line: number, field: string, type: unknown): void {
   sink.skipped(line, field, type === undefined ? `missing ${field}` : `unknown record ${field} ${jsonText(type)}`);
 }
+
+const STATUS_IN_TEXT = /^\s*([1-5]\d\d)\b|\[([1-5]\d\d)\]|\b(?:status(?: code)?|HTTP(?:\/\d(?:\.\d)?)?|API Error)[:= ]+([1-5]\d\d)\b/i;
+
+/** An HTTP status a provider's error text names: leading (`429 Too Many Requests`), `[401]`, `status 400`, `HTTP 503`, `API Error: 529`. */
+export function statusInText(text: string): number | undefined {
+  const m = STATUS_IN_TEXT.exec(text.slice(0, 2000));
+  const digits = m ? (m[1] ?? m[2] ?? m[3]) : undefined;
+  return digits !== undefined ? Number(digits) : undefined;
+}
+
+/** What an API error an agent relays says: the fields of the `api_error` event. */
+export interface ApiErrorFields {
+  error?: string;
+  status?: number;
+  class?: string;
+  model?: string;
+}
+
+/**
+ * A failed model request as an agent's error text tells it: a JSON object it serialised
+ * (`{message, status, code, modelId}`: Cline's `ClineError.serialize()`, cline/cline v3.89.2
+ * `apps/vscode/src/services/error/ClineError.ts`), or plain text whose status is read by
+ * `statusInText`. Nothing more is guessed.
+ */
+export function apiErrorFromText(text: string): ApiErrorFields {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{')) {
+    const parsed = parseJson(trimmed);
+    if (parsed.ok && isObject(parsed.value)) {
+      const v = parsed.value;
+      const inner = isObject(v.error) ? v.error : undefined;
+      const message = str(v.message) ?? str(inner?.message);
+      const status = [v.status, inner?.status, inner?.code].find((n): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 100 && n <= 599);
+      const cls = str(v.code) ?? str(inner?.type) ?? str(inner?.code);
+      const model = str(v.modelId);
+      return {
+        ...(message !== undefined ? { error: message } : { error: trimmed }),
+        ...(status !== undefined ? { status } : message !== undefined && statusInText(message) !== undefined ? { status: statusInText(message) } : {}),
+        ...(cls !== undefined ? { class: cls } : {}),
+        ...(model !== undefined ? { model } : {}),
+      };
+    }
+  }
+  const status = statusInText(trimmed);
+  return { ...(trimmed !== '' ? { error: trimmed } : {}), ...(status !== undefined ? { status } : {}) };
+}

@@ -8,12 +8,13 @@ import { boundedArgs, boundedText, boundedValue } from '../core/redact';
 import type { StopState } from '../core/stopAll';
 import { HOOK_AGENTS, hookAgent, type AgentWithHook } from '../agents';
 import { denyReply, postOutcome, type DenyStyle, type HookCall, type HookReply } from '../agents/hook';
-import { gate, stopGate, type GateVerdict } from '../core/gate';
+import { gate, promptGate, stopGate, type GateVerdict } from '../core/gate';
 import { LockTimeoutError } from '../state/atomicFile';
 import { GuardianLog } from '../state/guardianLog';
 import { appendEvent, hookConfig, hookLogPath, readHookTail, withSessionLock } from '../state/hookLog';
 import { readStopAllAt } from '../state/stopAllFile';
 import { readToEnd } from '../watch/streamText';
+import { previousTurn, type PreviousTurn } from '../watch/transcriptTail';
 import { PATHS, Workspace } from '../state/workspace';
 
 export const HOOK_USAGE = `Usage: loop-guardian hook ${HOOK_AGENTS.map((a) => a.id).join('|')} [--workspace DIR] [--deny-with json|exit2]
@@ -21,6 +22,8 @@ export const HOOK_USAGE = `Usage: loop-guardian hook ${HOOK_AGENTS.map((a) => a.
 The enforcing hook: reads the agent's hook JSON on stdin, records the call under
 ${PATHS.logsDir}/, and refuses it when STOP_ALL says STOP (every call), PAUSE (new
 subagents and tasks), or when it would trip a halt signal. After a call it records the outcome.
+Before a prompt (where the agent has a prompt hook) it records the prompt and refuses it under
+STOP, or when the same prompt keeps getting the same answer (repeated-prompt).
 
   --workspace DIR   the workspace (default: the project folder the agent names in its
                     environment, else the nearest folder above the hook's cwd holding
@@ -149,8 +152,15 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
   };
   let parsed: HookCall | undefined;
   const refuse = (verdict: { reason: string }, what: string): HookReply => {
+    const reply = denyReply(agent.hook, verdict.reason, style, parsed);
+    if (reply === undefined) {
+      // A prompt this agent (or the dialect it called in) cannot refuse: recorded, and said.
+      log('WARN', `hook ${who.id}: would refuse ${what}, but this agent cannot refuse a prompt: ${verdict.reason}`);
+      notes.push(`${what} cannot be refused here: ${verdict.reason}`);
+      return allow();
+    }
     log('WARN', `hook ${who.id}: refused ${what}: ${verdict.reason}`);
-    return denyReply(agent.hook, verdict.reason, style, parsed);
+    return reply;
   };
 
   // STOP_ALL of the project named without stdin (option, environment) is read at once, beside stdin:
@@ -187,15 +197,40 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
       notes.push(`${PATHS.stopAll}: ${stop.parse.error}; read as CLEAR`);
       log('WARN', `hook ${who.id}: ${PATHS.stopAll}: ${stop.parse.error}; read as CLEAR`);
     }
-    const beforeCall = known === undefined || known.phase === 'pre';
+    const beforeCall = known === undefined || known.phase === 'pre' || known.phase === 'prompt';
     if (stop && beforeCall) {
       const stopped = stopGate(stop.state, undefined, []);
-      if (stopped) return refuse(stopped, `${known?.tool ?? 'a call'} in session ${known?.session ?? '?'}`);
+      if (stopped) return refuse(stopped, `${known?.phase === 'prompt' ? 'a prompt' : (known?.tool ?? 'a call')} in session ${known?.session ?? '?'}`);
     }
     if (known === undefined) return failOpen((call as { problem: string }).problem);
     if (ws === undefined) {
       notes.push(`no project found (no ${MARKERS.join(' or ')} above ${path.resolve(io.cwd, known.cwd ?? '.')}, no project folder in the environment): nothing recorded`);
       return allow();
+    }
+    if (known.phase === 'prompt' && known.prompt !== undefined) {
+      // An agent that cannot refuse a prompt is left alone: its own log has the prompt, and a
+      // record here would make the session look hooked, so that its transcript (its failed
+      // requests) would no longer be read.
+      if (agent.hook.denyPrompt?.('', known) === undefined) return allow();
+      const workspace = ws;
+      const prompt = { ...known, prompt: known.prompt };
+      const config = await withTimeout(
+        hookConfig(workspace, (m) => log('WARN', m)),
+        CONFIG_BUDGET_MS,
+        undefined,
+      );
+      if (config === undefined) return failOpen('the configuration could not be read in time');
+      const rel = hookLogPath(agent.id, known.session);
+      const state = stop?.state ?? { status: 'CLEAR' as const };
+      return withSessionLock(
+        workspace,
+        rel,
+        async () => {
+          const verdict = await beforePrompt(agent, workspace, rel, prompt, state, config);
+          return verdict.allow ? allow() : refuse(verdict, `a prompt in session ${known.session}`);
+        },
+        LOCK_TIMEOUT_MS,
+      );
     }
     const tool = known.tool;
     if (known.phase === 'other' || tool === undefined) return allow();
@@ -256,6 +291,37 @@ async function before(agent: AgentWithHook, ws: Workspace, rel: string, call: Ho
     // The refused call is recorded as a failed one: trying it again goes on counting.
     await appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, ok: false, error: `Refused by Loop Guardian (${verdict.finding?.signal ?? 'loop'})` });
   }
+  return verdict;
+}
+
+/** How long reading the agent's transcript for the previous turn may take. */
+const TRANSCRIPT_BUDGET_MS = 500;
+/** What a previous turn's record in the hook log holds beyond the calls: any of them, and it is recorded. */
+const TURN_RECORDED = new Set(['reply', 'api_error', 'delegation', 'delegation_result']);
+
+/**
+ * Before a prompt: what the previous turn left in the agent's transcript (where stdin names it) is
+ * recorded first, once: its last answer, so that the gate compares answers, and its failed model
+ * requests and delegations, which the hook sees no other way (and which, the session being
+ * recorded here, are not read from the transcript). Then the gate's verdict, and the prompt
+ * recorded (refused or not: sending it again goes on counting).
+ */
+async function beforePrompt(agent: AgentWithHook, ws: Workspace, rel: string, call: HookCall & { prompt: string }, stop: StopState, config: GuardianConfig): Promise<GateVerdict> {
+  let history = await readHookTail(ws.path(rel), rel);
+  const ts = new Date().toISOString();
+  const base = { v: 1 as const, ts, session: call.session, agent: agent.eventAgent };
+  const lastPrompt = history.map((e) => e.event.type).lastIndexOf('prompt');
+  const recorded = lastPrompt >= 0 && history.slice(lastPrompt + 1).some((e) => TURN_RECORDED.has(e.event.type));
+  const adapter = agent.transcript?.layout === 'jsonl' ? agent.transcript : undefined;
+  if (lastPrompt >= 0 && !recorded && call.transcript !== undefined && adapter !== undefined) {
+    const turn = await withTimeout<PreviousTurn>(previousTurn(call.transcript, adapter, call.prompt), TRANSCRIPT_BUDGET_MS, { events: [] });
+    for (const e of turn.events) await appendEvent(ws, rel, { ...e, session: call.session, agent: agent.eventAgent } as GuardianEvent);
+    if (turn.reply !== undefined) await appendEvent(ws, rel, { ...base, type: 'reply', text: boundedText(turn.reply) });
+    if (turn.reply !== undefined || turn.events.length > 0) history = await readHookTail(ws.path(rel), rel);
+  }
+  const text = boundedText(call.prompt);
+  const verdict = promptGate({ history, prompt: { text, session: call.session, agent: base.agent, ts }, stop, config });
+  await appendEvent(ws, rel, { ...base, type: 'prompt', text });
   return verdict;
 }
 

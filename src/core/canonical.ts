@@ -127,3 +127,30 @@ export function clip(text: string, max = 120): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
+
+const PROSE_TIME = /\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?|\b\d{1,2}:\d{2}(?::\d{2})?\b/g;
+const PROSE_UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+const PROSE_TOKEN = /[A-Za-z0-9_-]{6,}/g;
+const HEX = /^[0-9a-f]+$/i;
+const DIGITS = /^\d+$/;
+
+/** A word that is an id rather than language: a long number, a hex hash, a long token of letters and many digits. */
+function idToken(token: string): string {
+  if (DIGITS.test(token)) return '<n>';
+  let digits = 0;
+  for (let i = 0; i < token.length; i++) if (token.charCodeAt(i) >= 48 && token.charCodeAt(i) <= 57) digits++;
+  if (digits === 0) return token;
+  if (token.length >= 8 && HEX.test(token) && digits < token.length) return '<id>';
+  if (token.length >= 12 && digits >= 4) return '<id>';
+  return token;
+}
+
+/**
+ * A message (a prompt, an answer, a subtask's instruction) as it is compared with the next one:
+ * what changes between two sendings of the same message is set aside — white space, case,
+ * timestamps and clock times, UUIDs, long numbers, hex hashes, and tokens of letters and many
+ * digits (`toolu_01AbC…`, `req_8f3…`). Short numbers stay: "fix test 3" is not "fix test 4".
+ */
+export function proseKey(text: string): string {
+  return text.replace(PROSE_UUID, '<id>').replace(PROSE_TIME, '<t>').replace(PROSE_TOKEN, idToken).replace(/\s+/g, ' ').trim().toLowerCase();
+}

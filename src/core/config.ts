@@ -1,24 +1,9 @@
 import { z } from 'zod';
 import { DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_KEYS } from './canonical';
-import { DEFAULT_DELEGATION_TOOLS, DEFAULT_DENY_SIGNALS, DEFAULT_WAIT_TOOLS } from './defaults';
+import { DEFAULT_DELEGATION_TOOLS, DEFAULT_DENY_SIGNALS, DEFAULT_WAIT_TOOLS, SIGNAL_IDS } from './defaults';
 import { MAX_JSON_DEPTH, tooDeepReason } from './json';
 
-/** Stable signal ids: config keys, finding ids and documentation all use these. */
-export const SIGNAL_IDS = [
-  'repeated-invocation',
-  'identical-calls',
-  'repeated-error',
-  'failing-call',
-  'windowed-repeat',
-  'cycle',
-  'identical-output',
-  'retry-exhaustion',
-  'oscillation',
-  'stuck-tier',
-  'quality-gate-loop',
-  'budget',
-] as const;
-export type SignalId = (typeof SIGNAL_IDS)[number];
+export { SIGNAL_IDS, type SignalId } from './defaults';
 
 const count = z.number().int().min(1);
 const percent = z.number().min(0).max(1000);
@@ -59,6 +44,18 @@ const signalsSchema = z
     oscillation: z.strictObject({ enabled, threshold: z.number().int().min(2).default(3) }).prefault({}),
     'stuck-tier': thresholdSignal(3),
     'quality-gate-loop': thresholdSignal(2),
+    // The turn-level signals (issue 14): warn at `warnAt`, halt at `threshold` (see each detector for when).
+    'repeated-prompt': z.strictObject({ enabled, threshold: count.default(5), warnAt: count.default(3) }).prefault({}),
+    'api-error-storm': z
+      .strictObject({
+        enabled,
+        threshold: count.default(5),
+        warnAt: count.default(3),
+        // Automatic retries of failing model requests, in a row, past which the storm is reported whatever the errors.
+        retryBudget: count.default(10),
+      })
+      .prefault({}),
+    're-delegation': z.strictObject({ enabled, threshold: count.default(3), warnAt: count.default(2) }).prefault({}),
     budget: z
       .strictObject({
         enabled,
@@ -260,9 +257,11 @@ export function resolveConfig(raw: unknown): { config: GuardianConfig; problems:
         problems.push({ level: 'error', path: 'tiers.humanReviewFrom', message: `must not exceed tiers.max (${config.tiers.max}); ${config.tiers.max} used` });
         config.tiers.humanReviewFrom = config.tiers.max;
       }
-      const re = config.signals['repeated-error'];
-      if (re.warnAt > re.threshold) {
-        problems.push({ level: 'warning', path: 'signals.repeated-error.warnAt', message: `is above threshold (${re.threshold}): no warning comes before the halt` });
+      for (const id of ['repeated-error', 'repeated-prompt', 'api-error-storm', 're-delegation'] as const) {
+        const sig = config.signals[id];
+        if (sig.warnAt > sig.threshold) {
+          problems.push({ level: 'warning', path: `signals.${id}.warnAt`, message: `is above threshold (${sig.threshold}): no warning comes before the halt` });
+        }
       }
       return { config, problems };
     }

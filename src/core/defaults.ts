@@ -1,4 +1,23 @@
-import type { SignalId } from './config';
+
+/** Stable signal ids: config keys, finding ids and documentation all use these. */
+export const SIGNAL_IDS = [
+  'repeated-invocation',
+  'identical-calls',
+  'repeated-error',
+  'failing-call',
+  'windowed-repeat',
+  'cycle',
+  'identical-output',
+  'retry-exhaustion',
+  'oscillation',
+  'stuck-tier',
+  'quality-gate-loop',
+  'budget',
+  'repeated-prompt',
+  'api-error-storm',
+  're-delegation',
+] as const;
+export type SignalId = (typeof SIGNAL_IDS)[number];
 
 /*
  * Defaults the hook needs even when the configuration cannot be read. Kept apart from the schema
@@ -14,7 +33,8 @@ import type { SignalId } from './config';
 export const DEFAULT_DELEGATION_TOOLS: readonly string[] = ['Task', 'Agent', 'dispatch_agent', 'spawn_agent', 'delegate_to_agent', 'new_task', 'subagent', 'task', 'runSubagent', 'use_subagents', 'team_spawn_teammate'];
 
 /** The signals on which the hook refuses the call that would trip them. */
-export const DEFAULT_DENY_SIGNALS: readonly SignalId[] = ['identical-calls', 'failing-call', 'windowed-repeat', 'cycle', 'repeated-error'];
+// `repeated-prompt`: the prompt hook refuses the prompt that would be the loop's next turn.
+export const DEFAULT_DENY_SIGNALS: readonly SignalId[] = ['identical-calls', 'failing-call', 'windowed-repeat', 'cycle', 'repeated-error', 'repeated-prompt'];
 
 /**
  * Tools that read the output of a process an earlier call started (a long build, a test run, a

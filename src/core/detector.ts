@@ -45,6 +45,11 @@ export interface Detector {
   event?(located: LocatedEvent, scope: Scope, sink: FindingSink): void;
   /** A `user` event: the session starts counting again. */
   endSession(session: string): void;
+  /**
+   * Its patterns run across the person's turns (a prompt re-sent, model requests failing while
+   * the person retries): a `user` event neither ends its state nor its findings.
+   */
+  readonly spansTurns?: boolean;
 }
 
 /** Per-key state with a bound on the number of keys: the oldest keys go first. */

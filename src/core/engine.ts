@@ -1,6 +1,6 @@
 import { callSignature, outcomeKey, outcomeOf, UNKNOWN, type Outcome, type SettledCall } from './calls';
 import { Canonicalizer } from './canonical';
-import type { GuardianConfig } from './config';
+import type { GuardianConfig, SignalId } from './config';
 import type { Detector, DetectorContext, EpisodeState, FindingSink, Scope } from './detector';
 import { createDetectors } from './detectors';
 import { timestampMs } from './eventTime';
@@ -39,7 +39,8 @@ export function scopeOf(located: LocatedEvent): Scope {
 
 /**
  * Events in, findings out. Routes each event to every enabled detector, pairs calls with their
- * results, restarts a session's counters at a `user` event, and keeps the active findings.
+ * results, restarts a session's counters at a `user` event (but those of the signals that span
+ * turns), and keeps the active findings.
  */
 export class Engine {
   readonly stats: EngineStats = { events: 0, calls: 0, unmatchedResults: 0 };
@@ -50,6 +51,8 @@ export class Engine {
   private readonly activeFindings = new Map<string, ActiveEpisode>();
   private emitted: Finding[] = [];
   private readonly exempt: ReadonlySet<string>;
+  /** The signals whose patterns span the person's turns: a `user` event does not end their findings. */
+  private readonly spanning: ReadonlySet<SignalId>;
   /** Per session: the outcomes seen lately, and the latest call that ended in a way none of them did. */
   private readonly news = new Map<string, { seen: Set<string>; last?: SettledCall }>();
   private readonly sink: FindingSink = {
@@ -60,6 +63,7 @@ export class Engine {
   constructor(readonly config: GuardianConfig) {
     this.ctx = { config, canon: new Canonicalizer(config.volatileKeys, config.volatileArgs) };
     this.detectors = createDetectors(this.ctx).filter((d) => config.signals[d.signal].enabled);
+    this.spanning = new Set(this.detectors.filter((d) => d.spansTurns).map((d) => d.signal));
     // Waiting on a running process (`waitTools`) is not repeating oneself: both are left out.
     this.exempt = new Set([...config.exemptTools, ...config.waitTools]);
   }
@@ -87,8 +91,10 @@ export class Engine {
       }
       case 'user':
         this.release(scope.session, true);
-        for (const d of this.detectors) d.endSession(scope.session);
-        for (const [episode, a] of this.activeFindings) if (a.finding.session === scope.session) this.activeFindings.delete(episode);
+        for (const d of this.detectors) if (!d.spansTurns) d.endSession(scope.session);
+        for (const [episode, a] of this.activeFindings) {
+          if (a.finding.session === scope.session && !this.spanning.has(a.finding.signal)) this.activeFindings.delete(episode);
+        }
         break;
       default:
         for (const d of this.detectors) d.event?.(located, scope, this.sink);

@@ -104,6 +104,66 @@ export const userEventSchema = z.object({
   text: z.string().optional(),
 });
 
+/*
+ * Turn-level events (issue 14): what happens above the tool calls. A session receives prompts,
+ * answers them, fails to reach its model, and hands subtasks to other agents. Readers emit them
+ * beside the events above (a prompt follows its `user` event), and the tool-call signals ignore them.
+ */
+
+/** Who sent a prompt, where the agent's format says: a person, a hook, an orchestrating program or agent. */
+export const PROMPT_SENDERS = ['user', 'hook', 'orchestrator', 'unknown'] as const;
+export type PromptSender = (typeof PROMPT_SENDERS)[number];
+
+export const promptEventSchema = z.object({
+  ...common,
+  type: z.literal('prompt'),
+  text: z.string(),
+  from: z.enum(PROMPT_SENDERS).optional(),
+  id: name.optional(),
+});
+
+/** What the agent answered, in text (its narration included): compared between turns, never fed to `identical-output`. */
+export const replyEventSchema = z.object({
+  ...common,
+  type: z.literal('reply'),
+  text: z.string(),
+});
+
+const httpStatus = z.number().int().min(100).max(599);
+/**
+ * A request to the model that failed: its HTTP `status`, the error's `class` (the provider's
+ * type or code: `rate_limit_error`, `context_length_exceeded`…) and message, each when known; and
+ * `retry`, the attempt number when the agent retries it by itself.
+ */
+export const apiErrorEventSchema = z.object({
+  ...common,
+  type: z.literal('api_error'),
+  error: z.string().optional(),
+  status: httpStatus.optional(),
+  class: name.optional(),
+  retry: z.number().int().min(0).optional(),
+  model: name.optional(),
+});
+
+/** A subtask handed to another agent (a subagent, a new task): its `instruction`, and `to` whom when named. */
+export const delegationEventSchema = z.object({
+  ...common,
+  type: z.literal('delegation'),
+  instruction: z.string(),
+  to: name.optional(),
+  id: name.optional(),
+});
+
+/** A delegated subtask came back: the one with this `id` (the latest one open, without an id). */
+export const delegationResultEventSchema = z.object({
+  ...common,
+  type: z.literal('delegation_result'),
+  id: name.optional(),
+  ok: z.boolean().optional(),
+  error: z.string().optional(),
+  output: z.string().optional(),
+});
+
 export const eventSchema = z.discriminatedUnion('type', [
   toolEventSchema,
   toolResultEventSchema,
@@ -113,6 +173,11 @@ export const eventSchema = z.discriminatedUnion('type', [
   usageEventSchema,
   outputEventSchema,
   userEventSchema,
+  promptEventSchema,
+  replyEventSchema,
+  apiErrorEventSchema,
+  delegationEventSchema,
+  delegationResultEventSchema,
 ]);
 
 export type WireEvent = z.infer<typeof eventSchema>;
@@ -123,11 +188,30 @@ export type StatusEvent = z.infer<typeof statusEventSchema>;
 export type UsageEvent = z.infer<typeof usageEventSchema>;
 export type OutputEvent = z.infer<typeof outputEventSchema>;
 export type UserEvent = z.infer<typeof userEventSchema>;
+export type PromptEvent = z.infer<typeof promptEventSchema>;
+export type ReplyEvent = z.infer<typeof replyEventSchema>;
+export type ApiErrorEvent = z.infer<typeof apiErrorEventSchema>;
+export type DelegationEvent = z.infer<typeof delegationEventSchema>;
+export type DelegationResultEvent = z.infer<typeof delegationResultEventSchema>;
 /** Invocations may come from seed 000's history file, whose timestamps are free text: kept verbatim. */
 export type InvocationEvent = z.infer<typeof invocationEventSchema> & { timestamp?: string };
 export type GuardianEvent = Exclude<WireEvent, { type: 'invocation' }> | InvocationEvent;
 export type EventType = GuardianEvent['type'];
-export const EVENT_TYPES: readonly EventType[] = ['tool', 'tool_result', 'invocation', 'attempt', 'status', 'usage', 'output', 'user'];
+export const EVENT_TYPES: readonly EventType[] = [
+  'tool',
+  'tool_result',
+  'invocation',
+  'attempt',
+  'status',
+  'usage',
+  'output',
+  'user',
+  'prompt',
+  'reply',
+  'api_error',
+  'delegation',
+  'delegation_result',
+];
 
 /** Where an event came from: its file, its 1-based line, and its 1-based index among that file's events. */
 export interface EventRef {

@@ -48,7 +48,7 @@ export function stopGate(stop: StopState, tool: string | undefined, delegationTo
     return {
       allow: false,
       why: 'stop',
-      reason: `Loop Guardian: STOP_ALL is set to STOP${why ? ` (${why})` : ''}. Every tool call is refused until a person clears it (loop-guardian clear, or "Loop Guardian: Resume (CLEAR)" in VS Code). Stop working and report where you are.`,
+      reason: `Loop Guardian: STOP_ALL is set to STOP${why ? ` (${why})` : ''}. Every tool call and prompt is refused until a person clears it (loop-guardian clear, or "Loop Guardian: Resume (CLEAR)" in VS Code). Stop working and report where you are.`,
     };
   }
   if (stop.status === 'PAUSE' && tool !== undefined && delegationTools.includes(tool)) {
@@ -127,11 +127,48 @@ function nextInCycle(sigs: readonly (string | undefined)[]): string | undefined 
   return undefined;
 }
 
-function loopVerdict(f: Finding): GateVerdict {
+function loopVerdict(f: Finding, what = 'call'): GateVerdict {
   return {
     allow: false,
     why: 'loop',
     finding: f,
-    reason: `Loop Guardian refused this call (${f.signal}, ${f.count}/${f.threshold}): ${f.message}. ${f.recommendation}`,
+    reason: `Loop Guardian refused this ${what} (${f.signal}, ${f.count}/${f.threshold}): ${f.message}. ${f.recommendation}`,
   };
+}
+
+/** A prompt about to be sent to the model. */
+export interface PendingPrompt {
+  readonly text: string;
+  readonly session: string;
+  readonly agent: string;
+  readonly ts: string;
+}
+
+export interface PromptGateInput {
+  /** The session's recent events (its prompts, the answers recorded, its calls), oldest first. */
+  readonly history: readonly LocatedEvent[];
+  readonly prompt: PendingPrompt;
+  readonly stop: StopState;
+  readonly config: GuardianConfig;
+}
+
+/**
+ * Whether a prompt may be sent: STOP refuses every prompt (PAUSE does not: a person's prompt may
+ * be what ends the pause). Otherwise the session's history is replayed and the prompt tried as the
+ * next event: it is refused when `repeated-prompt` (if the hooks deny on it) halts on it, or a
+ * standing halt of it covers it (the same prompt again, its answers unchanged).
+ */
+export function promptGate(input: PromptGateInput): GateVerdict {
+  const { prompt, stop, config } = input;
+  if (stop.status === 'STOP') return stopGate(stop, undefined, []) as Refusal;
+  if (!config.hooks.deny.includes('repeated-prompt')) return { allow: true };
+  const engine = new Engine(config);
+  for (const e of input.history) engine.push(e);
+  engine.flush();
+  const last = input.history[input.history.length - 1];
+  const ref: EventRef = { file: '(this prompt)', line: (last?.ref.line ?? 0) + 1, event: (last?.ref.event ?? 0) + 1 };
+  const probe: GuardianEvent = { v: 1, type: 'prompt', text: prompt.text, session: prompt.session, agent: prompt.agent, ts: prompt.ts };
+  const raised = engine.push({ event: probe, ref });
+  const halt = [...raised, ...engine.active()].find((f) => f.signal === 'repeated-prompt' && f.action === 'halt' && f.evidence.some((r) => r.file === ref.file));
+  return halt ? loopVerdict(halt, 'prompt') : { allow: true };
 }

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { GuardianConfig } from '../core/config';
+import { SIGNAL_IDS } from '../core/defaults';
 import type { GuardianEvent, LocatedEvent } from '../core/events';
 import { parseJson } from '../core/json';
 import { withFileLock } from './atomicFile';
@@ -23,7 +24,8 @@ export function hookLogPath(agent: string, session: string): string {
 export const TAIL_BYTES = 256 * 1024;
 export const TAIL_EVENTS = 300;
 
-const TYPES = new Set(['tool', 'tool_result', 'user']);
+const TYPES = new Set(['tool', 'tool_result', 'user', 'prompt', 'reply', 'api_error', 'delegation', 'delegation_result']);
+const optional = (v: unknown, type: 'string' | 'number' | 'boolean') => v === undefined || typeof v === type;
 
 /**
  * An event the hook itself wrote, checked for the fields the engine relies on. (The hook keeps
@@ -37,6 +39,11 @@ export function looseEvent(raw: unknown): GuardianEvent | undefined {
   if (e.ts !== undefined && typeof e.ts !== 'string') return undefined;
   if (e.type === 'tool' && (typeof e.tool !== 'string' || (e.args !== undefined && (typeof e.args !== 'object' || e.args === null || Array.isArray(e.args))))) return undefined;
   if (e.type === 'tool_result' && typeof e.id !== 'string') return undefined;
+  if ((e.type === 'prompt' || e.type === 'reply') && typeof e.text !== 'string') return undefined;
+  if (e.type === 'prompt' && e.from !== undefined && typeof e.from !== 'string') return undefined;
+  if (e.type === 'api_error' && !(optional(e.status, 'number') && optional(e.class, 'string') && optional(e.retry, 'number'))) return undefined;
+  if (e.type === 'delegation' && (typeof e.instruction !== 'string' || !optional(e.to, 'string') || !optional(e.id, 'string'))) return undefined;
+  if (e.type === 'delegation_result' && !(optional(e.id, 'string') && optional(e.output, 'string'))) return undefined;
   if ((e.ok !== undefined && typeof e.ok !== 'boolean') || (e.error !== undefined && typeof e.error !== 'string')) return undefined;
   return e as unknown as GuardianEvent;
 }
@@ -122,6 +129,8 @@ function validCache(cached: Partial<CachedConfig>, source: string): cached is Ca
     c !== null &&
     typeof c.signals === 'object' &&
     c.signals !== null &&
+    // A cache written before a signal existed lacks its settings: rebuilt, or the engine would fail.
+    SIGNAL_IDS.every((id) => typeof (c.signals as Record<string, unknown>)[id] === 'object') &&
     isStringList(c.hooks?.deny) &&
     isStringList(c.hooks?.delegationTools) &&
     Array.isArray(c.volatileKeys) &&

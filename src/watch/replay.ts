@@ -19,6 +19,8 @@ export const REPLAY_FORMATS: readonly string[] = ['auto', 'events', 'invocations
 export interface ReplayResult {
   readonly format: ReplayFormat;
   readonly events: number;
+  /** The events read, counted by their type. */
+  readonly byType: Readonly<Record<string, number>>;
   readonly skipped: number;
   /** The first 1000 skipped lines, with their reasons. */
   readonly skippedLines: SkippedLine[];
@@ -197,9 +199,11 @@ async function replay(source: ReplaySource, name: string, detected: Detected, co
     kinds.set(key, kind);
   };
   let events = 0;
+  const byType: Record<string, number> = {};
   const take = onFinding ?? ((f: Finding) => findings.push(f));
   const push = (e: Parameters<Engine['push']>[0]) => {
     events++;
+    byType[e.event.type] = (byType[e.event.type] ?? 0) + 1;
     for (const f of engine.push(e)) take(f);
   };
   const sink: EventSink = { event: push, skipped: skip };
@@ -232,7 +236,7 @@ async function replay(source: ReplaySource, name: string, detected: Detected, co
   for (const f of engine.flush()) take(f);
   const skippedKinds = [...kinds.values()].sort((a, b) => b.count - a.count);
   const blank = 'text' in source ? source.text.trim() === '' : await isBlankFile(source.file);
-  return { format: resolved, events, skipped, skippedLines, skippedKinds, blank, findings };
+  return { format: resolved, events, byType, skipped, skippedLines, skippedKinds, blank, findings };
 }
 
 /** Whether a file holds nothing but white space (read in chunks: a large file is not blank at its first one). */

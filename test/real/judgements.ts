@@ -123,6 +123,58 @@ export const JUDGEMENTS: readonly Judgement[] = [
   ].map(quiet),
 ];
 
+/**
+ * The turn-level events of the corpus (issue 14: prompts, replies, failed model requests,
+ * delegations), read in each file where they are, and what the turn-level signals
+ * (`repeated-prompt`, `api-error-storm`, `re-delegation`) should raise on them at the default
+ * thresholds: `findings` as `action signal@evidence lines`. None of the corpus is such a loop; the
+ * entries below are the files where one could have been suspected, each read and judged.
+ */
+export interface TurnReading {
+  readonly file: string;
+  readonly what: string;
+  readonly findings: readonly string[];
+}
+
+export const TURN_READINGS: readonly TurnReading[] = [
+  {
+    file: 'copilot-cli/engram-07c40cd0-events.jsonl',
+    what:
+      'the person sent "Send a broadcast message to agent-intercom…" (551), the agent answered it could not (no such tool: the MCP server had not connected), and the person sent it again (573) after the server connected: this time it was sent. A re-ask after a real change, once: no loop (at a threshold of 2 it would be one). The one session.error (160, "read ENOTCONN") was followed by work: no storm',
+    findings: [],
+  },
+  {
+    file: 'claude/slopometry-0f112eb4.jsonl',
+    what: 'two automatic retries of a refused connection (379, 380: ConnectionRefused, retryAttempt 1 and 2), then the model answered: a retry that succeeds, no storm. Three Task delegations, the first refused for want of its description (8) and sent again with it (11): a retry after a first failure, not a re-delegation',
+    findings: [],
+  },
+  {
+    file: 'copilot-vscode/dealenx-chat-with-error.json',
+    what: 'one request failed with HTTP 401 (a LiteLLM key rejected): one failed request, no storm',
+    findings: [],
+  },
+  {
+    file: 'copilot-vscode/digitarald-tdd-review.json',
+    what: 'eight subagents; "TDD RED: Next failing test" delegated twice, each time with a new context (the tests passing so far): a corrected instruction, no re-delegation',
+    findings: [],
+  },
+  {
+    file: 'copilot-vscode/digitarald-remove-tests.chatreplay.json',
+    what: 'the prompt log lists one prompt three times: the three model requests of one turn (a search, the narration, the patch), read as one prompt',
+    findings: [],
+  },
+  {
+    file: 'roo/jsb-ac8aa7b4-ui_messages.json',
+    what: 'an orchestrator delegating 22 subtasks, each with its own instruction, 13 of them coming back (the others interrupted by the person): no re-delegation',
+    findings: [],
+  },
+  {
+    file: 'roo/jsb-bc93a6f7-ui_messages.json',
+    what: 'six subtasks, each a different mission: no re-delegation',
+    findings: [],
+  },
+];
+
 /** The key a halt is judged by: its signal and its evidence lines. */
 export function haltKey(f: { readonly signal: string; readonly evidence: readonly { readonly line: number }[] }): string {
   return `${f.signal}@${f.evidence.map((r) => r.line).join(',')}`;

@@ -3,12 +3,17 @@
  * through `replay --format auto`, as a table per agent: files, files read, events, halts and warns,
  * and against the judgements in `judgements.ts` (what a careful reader found in each file): loops
  * caught, loops missed, false halts. The README's "Measured on real transcripts" is its output.
+ * A second table counts, per transcript, the turn-level events read (prompts, replies, failed
+ * model requests, delegations and their results) and the findings of the turn-level signals.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { defaultConfig } from '../../src/core/config';
 import { replayFile } from '../../src/watch/replay';
 import { haltKey, JUDGEMENTS, REAL } from './judgements';
+
+/** The signals over turn-level events (issue 14). */
+const TURN_SIGNALS = new Set(['repeated-prompt', 'api-error-storm', 're-delegation']);
 
 interface Row {
   files: number;
@@ -36,6 +41,7 @@ async function corpus(dir: string): Promise<string[]> {
 async function main(): Promise<void> {
   const rows = new Map<string, Row>();
   const details: string[] = [];
+  const turnRows = ['| transcript | prompts | replies | API errors | delegations | came back | turn-level findings |', '| --- | ---: | ---: | ---: | ---: | ---: | --- |'];
   for (const file of await corpus(REAL)) {
     const agent = file.split(path.sep)[0] as string;
     const row = rows.get(agent) ?? { files: 0, read: 0, events: 0, halts: 0, warns: 0, loops: 0, caught: 0, missed: 0, falseHalts: 0, unjudged: 0 };
@@ -50,6 +56,9 @@ async function main(): Promise<void> {
       row.halts += halts.length;
       row.warns += r.findings.filter((f) => f.action === 'warn' || f.action === 'escalate').length;
       details.push(`${file}: ${r.format}, ${r.events} events, ${r.skipped} skipped, halts [${halts.join(', ')}]`);
+      const n = (t: string) => r.byType[t] ?? 0;
+      const turnFindings = r.findings.filter((f) => TURN_SIGNALS.has(f.signal)).map((f) => `${f.action} ${haltKey(f)}`);
+      turnRows.push(`| ${file} | ${n('prompt')} | ${n('reply')} | ${n('api_error')} | ${n('delegation')} | ${n('delegation_result')} | ${turnFindings.join(', ') || '–'} |`);
     } catch (err) {
       details.push(`${file}: not read (${(err as Error).message.split('\n')[0]})`);
     }
@@ -75,7 +84,7 @@ async function main(): Promise<void> {
   }
   const t = total;
   lines.push(`| **all** | ${t.files} | ${t.read} | ${t.events} | ${t.halts} | ${t.warns} | ${t.loops} | ${t.caught} | ${t.missed} | ${t.falseHalts} | ${t.unjudged} |`);
-  process.stdout.write(`${lines.join('\n')}\n\n${process.argv.includes('--files') ? `${details.join('\n')}\n` : ''}`);
+  process.stdout.write(`${lines.join('\n')}\n\n${turnRows.join('\n')}\n\n${process.argv.includes('--files') ? `${details.join('\n')}\n` : ''}`);
 }
 
 main().catch((err: unknown) => {

@@ -1,6 +1,6 @@
-import { parseToolHookInput, permissionDenyReply, silentAllowReply, type HookProtocol } from '../hook';
+import { blockPromptReply, parseToolHookInput, permissionDenyReply, silentAllowReply, type HookProtocol } from '../hook';
 
-const events = { pre: 'PreToolUse', post: ['PostToolUse', 'PostToolUseFailure'] };
+const events = { pre: 'PreToolUse', post: ['PostToolUse', 'PostToolUseFailure'], prompt: 'UserPromptSubmit' };
 
 /**
  * Claude Code's hooks (docs.claude.com, "Hooks reference"): stdin carries `session_id`, `cwd`,
@@ -8,6 +8,9 @@ const events = { pre: 'PreToolUse', post: ['PostToolUse', 'PostToolUseFailure'] 
  * (PostToolUse) or `error` (PostToolUseFailure). A call is refused by
  * `hookSpecificOutput.permissionDecision: "deny"`; an empty answer leaves the decision to its own
  * permission rules. `CLAUDE_PROJECT_DIR` names the project.
+ * `UserPromptSubmit` runs before a prompt reaches the model, with `prompt` and `transcript_path`;
+ * `{"decision": "block", "reason"}` keeps the prompt from being processed and shows the reason to
+ * the person (same reference, "UserPromptSubmit decision control"). Matchers do not apply to it.
  */
 export const claudeHook: HookProtocol = {
   events,
@@ -15,14 +18,17 @@ export const claudeHook: HookProtocol = {
   parse: (raw) => parseToolHookInput(events, raw),
   deny: (reason) => permissionDenyReply(events.pre, reason),
   allow: silentAllowReply,
-  // "*" matches every tool; the timeout is in seconds. The per-user project file: "not checked in,
-  // useful for personal preferences … Claude Code will configure git to ignore
-  // `.claude/settings.local.json` when it is created" (code.claude.com/docs/en/settings,
-  // "Settings files"). Earlier versions wrote the shared `.claude/settings.json`.
+  denyPrompt: (reason) => blockPromptReply(reason),
+  // "*" matches every tool; the prompt event takes no matcher; the timeout is in seconds. The
+  // per-user project file: "not checked in, useful for personal preferences … Claude Code will
+  // configure git to ignore `.claude/settings.local.json` when it is created"
+  // (code.claude.com/docs/en/settings, "Settings files"). Earlier versions wrote the shared
+  // `.claude/settings.json`.
   registration: {
     settingsFile: '.claude/settings.local.json',
-    events: ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'],
+    events: ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit'],
     matcher: '*',
+    unmatched: ['UserPromptSubmit'],
     timeout: 10,
     migrateFrom: ['.claude/settings.json'],
     gitIgnored: true,

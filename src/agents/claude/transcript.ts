@@ -1,5 +1,7 @@
-import { isObject, isoTime, RecentSet, str, unknownType, type AdapterSink, type Decoder, type JsonlAdapter } from '../transcript';
-import { toolBlocks, userEvent, userText, type RecordScope } from '../anthropicBlocks';
+import type { GuardianEvent } from '../../core/events';
+import { boundedText } from '../../core/redact';
+import { contentText, isObject, isoTime, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
+import { promptEvent, replyEvent, replyText, toolBlocks, userEvent, userText, type RecordScope } from '../anthropicBlocks';
 
 /** Record types Claude Code writes that say nothing about tool calls. */
 const IGNORED = new Set([
@@ -27,6 +29,7 @@ class ClaudeDecoder implements Decoder {
   record(value: unknown, line: number, sink: AdapterSink): void {
     if (!isObject(value)) return sink.skipped(line, '(line)', 'not a JSON object');
     const type = value.type;
+    if (type === 'system' && value.subtype === 'api_error') return this.retry(value, line, sink);
     if (type !== 'user' && type !== 'assistant') {
       if (typeof type === 'string' && IGNORED.has(type)) return;
       return unknownType(sink, line, 'type', type);
@@ -40,7 +43,10 @@ class ClaudeDecoder implements Decoder {
     const scope: RecordScope = { session, agent: AGENT, ...(ts !== undefined ? { ts } : {}) };
     const content = message.content;
     if (type === 'assistant') {
+      if (value.isApiErrorMessage === true) return this.failed(value, content, line, scope, sink);
       toolBlocks(content, line, scope, this.seen, sink, 'message.content');
+      const reply = replyText(content);
+      if (reply.trim() !== '') sink.event(replyEvent(scope, reply), line);
       return;
     }
     if (toolBlocks(content, line, scope, this.seen, sink, 'message.content') > 0) return;
@@ -50,6 +56,69 @@ class ClaudeDecoder implements Decoder {
     if (uuid !== undefined && !this.seen.add(`user:${uuid}`)) return;
     const text = userText(content);
     sink.event(userEvent(scope, text), line);
+    // A sidechain's prompts are the delegating agent's instruction, not a person's.
+    sink.event(promptEvent(scope, text, value.isSidechain === true ? 'orchestrator' : undefined), line);
+  }
+
+  /**
+   * A request to the model that failed for good: Claude Code writes an assistant record in the
+   * model's place, `isApiErrorMessage: true`, with `apiErrorStatus` (the HTTP status, when there is
+   * one), `error` (a code: `rate_limit`, `authentication_failed`, `server_error`…) and the message
+   * as its text ("API Error: 529 Overloaded…", "Please run /login · API Error: 401…"). Not in
+   * Anthropic's documentation; seen by third-party transcript readers (code search, 2026; L):
+   * parsed tolerantly, every field optional.
+   */
+  private failed(value: Json, content: unknown, line: number, scope: RecordScope, sink: AdapterSink): void {
+    const text = contentText(content).trim();
+    const status = typeof value.apiErrorStatus === 'number' && Number.isInteger(value.apiErrorStatus) && value.apiErrorStatus >= 100 && value.apiErrorStatus <= 599 ? value.apiErrorStatus : undefined;
+    const cls = str(value.error) ?? (isObject(value.error) ? str(value.error.type) : undefined);
+    const model = isObject(value.message) ? str(value.message.model) : undefined;
+    const event: GuardianEvent = {
+      v: 1,
+      type: 'api_error',
+      session: scope.session,
+      agent: scope.agent,
+      ...(scope.ts !== undefined ? { ts: scope.ts } : {}),
+      ...(text !== '' ? { error: boundedText(text) } : {}),
+      ...(status !== undefined ? { status } : {}),
+      ...(cls !== undefined ? { class: cls } : {}),
+      ...(model !== undefined && model !== '<synthetic>' ? { model } : {}),
+    };
+    sink.event(event, line);
+  }
+
+  /**
+   * An automatic retry of a failing request: a `system` record of subtype `api_error` with
+   * `retryAttempt`, `maxRetries`, `retryInMs` and the `error`, an object: `status` and `message`,
+   * the provider's `error.error.{type, message}`, or a network failure's `cause.code`
+   * (`{"error": {"cause": {"code": "ConnectionRefused", …}}}`, Claude Code 2.0.65 in the real
+   * transcript ../shared/fixtures/real/claude/slopometry-0f112eb4.jsonl, lines 379-380; the other
+   * fields as third-party readers show them, L).
+   */
+  private retry(value: Json, line: number, sink: AdapterSink): void {
+    const base = str(value.sessionId) ?? this.fallbackSession;
+    const session = value.isSidechain === true ? `${base}/${str(value.agentId) ?? 'sidechain'}` : base;
+    const ts = isoTime(value.timestamp);
+    const err = isObject(value.error) ? value.error : undefined;
+    const inner = err !== undefined && isObject(err.error) ? (isObject(err.error.error) ? err.error.error : err.error) : undefined;
+    const message = str(err?.message) ?? str(inner?.message) ?? str(value.content);
+    const status = typeof err?.status === 'number' && Number.isInteger(err.status) && err.status >= 100 && err.status <= 599 ? err.status : undefined;
+    const cause = isObject(err?.cause) ? err.cause : isObject(value.cause) ? value.cause : undefined;
+    const cls = str(inner?.type) ?? str(inner?.code) ?? str(cause?.code);
+    const attempt = typeof value.retryAttempt === 'number' && Number.isInteger(value.retryAttempt) && value.retryAttempt >= 0 ? value.retryAttempt : undefined;
+    const event: GuardianEvent = {
+      v: 1,
+      type: 'api_error',
+      session,
+      agent: AGENT,
+      ...(ts !== undefined ? { ts } : {}),
+      ...(message !== undefined ? { error: boundedText(message) } : {}),
+      ...(status !== undefined ? { status } : {}),
+      ...(cls !== undefined ? { class: cls } : {}),
+      // A retry record is a retry even when it does not number itself.
+      retry: attempt ?? 0,
+    };
+    sink.event(event, line);
   }
 
   finish(): void {}

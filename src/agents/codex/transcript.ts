@@ -1,5 +1,6 @@
 import type { GuardianEvent } from '../../core/events';
-import { isObject, isoTime, jsonText, parseArgsText, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
+import { boundedText } from '../../core/redact';
+import { isObject, isoTime, jsonText, parseArgsText, RecentSet, statusInText, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
 
 const AGENT = 'codex';
 const IGNORED_TYPES = new Set(['turn_context', 'compacted']);
@@ -7,6 +8,8 @@ const IGNORED_TYPES = new Set(['turn_context', 'compacted']);
 const IGNORED_ITEMS = new Set(['message', 'reasoning', 'web_search_call', 'ghost_snapshot', 'compaction', 'other']);
 /** What Codex itself puts in a user message at a session's start (not a person's turn). */
 const INJECTED = /^\s*<(user_instructions|environment_context)>/;
+/** "Reconnecting... 2/5", "retrying 3/5 in 800ms": the attempt of a retried stream. */
+const RETRY_OF = /\b(\d{1,3})\/\d{1,3}\b/;
 const EXIT_LINE = /^(?:Exit code:|Process exited with code)\s*(-?\d+)\s*$/m;
 /** Header lines newer builds put before `Output:`; their values change between identical runs. */
 const HEADER_LINE = /^(?:Chunk ID|Wall time|Exit code|Process exited with code|Original token count|Total output lines)\b.*$/;
@@ -73,7 +76,10 @@ class CodexDecoder implements Decoder {
       }
       case 'event_msg':
         // The person's prompt starts a new turn; other event messages repeat what response items say.
-        if (payload.type === 'user_message') sink.event({ ...base(), type: 'user', ...(typeof payload.message === 'string' ? { text: payload.message.slice(0, 500) } : {}) }, line);
+        if (payload.type === 'user_message') {
+          sink.event({ ...base(), type: 'user', ...(typeof payload.message === 'string' ? { text: payload.message.slice(0, 500) } : {}) }, line);
+          sink.event({ ...base(), type: 'prompt', text: boundedText(typeof payload.message === 'string' ? payload.message : '') }, line);
+        } else if (payload.type === 'error' || payload.type === 'stream_error') this.failed(payload, line, base(), sink);
         return;
       case 'response_item':
         return this.item(payload, line, base(), sink);
@@ -109,9 +115,38 @@ class CodexDecoder implements Decoder {
           : '';
       if (INJECTED.test(text)) return;
       sink.event({ ...base, type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) }, line);
+      sink.event({ ...base, type: 'prompt', text: boundedText(text) }, line);
       return;
     }
     this.item(value, line, base, sink);
+  }
+
+  /**
+   * A failed model request, from the event messages Codex keeps (openai/codex
+   * `codex-rs/protocol/src/protocol.rs`: `ErrorEvent {message, codex_error_info?}`, and
+   * `StreamErrorEvent {message, codex_error_info?, additional_details?}`, the notice that a
+   * dropped stream is being retried; which of them a rollout keeps depends on the version's
+   * persistence policy, `codex-rs/core/src/rollout/policy.rs`, so both are read where present).
+   * `codex_error_info` is a variant name (`context_window_exceeded`, `usage_limit_exceeded`…) or
+   * an object naming one with its `http_status_code`; a retry's number is read from "…2/5…".
+   */
+  private failed(p: Json, line: number, base: { v: 1; session: string; agent: string; ts?: string }, sink: AdapterSink): void {
+    const message = str(p.message) ?? str(p.additional_details);
+    const info = p.codex_error_info;
+    const variant = typeof info === 'string' ? info : isObject(info) ? Object.keys(info)[0] : undefined;
+    const inner = isObject(info) && variant !== undefined && isObject(info[variant]) ? (info[variant] as Json) : undefined;
+    const code = inner?.http_status_code;
+    const status = typeof code === 'number' && Number.isInteger(code) && code >= 100 && code <= 599 ? code : message !== undefined ? statusInText(message) : undefined;
+    const attempt = p.type === 'stream_error' ? RETRY_OF.exec(message ?? '') : null;
+    const event: GuardianEvent = {
+      ...base,
+      type: 'api_error',
+      ...(message !== undefined ? { error: boundedText(message) } : {}),
+      ...(status !== undefined ? { status } : {}),
+      ...(variant !== undefined && variant !== '' ? { class: variant } : {}),
+      ...(p.type === 'stream_error' ? { retry: attempt ? Number(attempt[1]) : 0 } : {}),
+    };
+    sink.event(event, line);
   }
 
   private item(p: Json, line: number, base: { v: 1; session: string; agent: string; ts?: string }, sink: AdapterSink): void {
@@ -135,6 +170,12 @@ class CodexDecoder implements Decoder {
         ? { ...base, type: 'tool_result', id, ok: true, output: outcome.text }
         : { ...base, type: 'tool_result', id, ok: false, error: outcome.text.trim() || 'failed' };
       sink.event(event, line);
+      return;
+    }
+    if (type === 'message' && p.role === 'assistant') {
+      // The model's answer: its `output_text` parts (response items are kept by every version).
+      const text = Array.isArray(p.content) ? p.content.map((c) => (isObject(c) && typeof c.text === 'string' ? c.text : '')).filter((t) => t.trim() !== '').join('\n') : '';
+      if (text !== '') sink.event({ ...base, type: 'reply', text: boundedText(text) }, line);
       return;
     }
     if (typeof type === 'string' && IGNORED_ITEMS.has(type)) return;

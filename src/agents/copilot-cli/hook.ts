@@ -7,4 +7,4 @@ import type { HookProtocol } from '../hook';
  * which reads the same file: `copilotHooks.ts` has both dialects, their sources and how the
  * hook tells them apart.
  */
-export const copilotCliHook: HookProtocol = copilotHookProtocol(LOCAL_CALLER, { pre: 'preToolUse', post: ['postToolUse', 'postToolUseFailure'] });
+export const copilotCliHook: HookProtocol = copilotHookProtocol(LOCAL_CALLER, { pre: 'preToolUse', post: ['postToolUse', 'postToolUseFailure'], prompt: 'userPromptSubmitted' });

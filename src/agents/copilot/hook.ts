@@ -9,4 +9,4 @@ import type { HookProtocol } from '../hook';
  * No failure event: `PostToolUse` fires on success only, so a failing call shows as a call with
  * no outcome, and repeating it still trips the identical-call signal.
  */
-export const copilotHook: HookProtocol = copilotHookProtocol(CLI_CALLER, { pre: 'PreToolUse', post: ['PostToolUse'] });
+export const copilotHook: HookProtocol = copilotHookProtocol(CLI_CALLER, { pre: 'PreToolUse', post: ['PostToolUse'], prompt: 'UserPromptSubmit' });

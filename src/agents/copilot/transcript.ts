@@ -1,6 +1,7 @@
 import type { GuardianEvent } from '../../core/events';
+import { boundedText } from '../../core/redact';
 import { copilotEventLog, isCopilotSessionStart } from '../copilotEvents';
-import { isObject, isoTime, parseArgsText, RecentSet, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
+import { isObject, isoTime, parseArgsText, RecentSet, statusInText, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
 
 /** The `agent` the events of Copilot in VS Code carry, whichever of its files they come from. */
 export const AGENT = 'copilot-vscode';
@@ -21,7 +22,21 @@ export const AGENT = 'copilot-vscode';
  *   id shared with the rounds: they are not read. So a failure is not known from these documents
  *   (a call with a result is taken as done, one without has no outcome). The operation log VS Code
  *   persists from 1.109 on (`chatSessions/*.jsonl`) is read by chatSessionLog.ts.
+ *
+ * Turns, answers, failed requests and subtasks (issue 14):
+ * - each request's `message.text` is also its `prompt` (who sent it is not recorded);
+ * - the answer is the text of the request's tool-call rounds (`toolCallRounds[].response`), else
+ *   its markdown response parts (`response[].value`);
+ * - `result.errorDetails {code, message}` is a failed request ("Sorry, your request failed…
+ *   Reason: … [401] …" in the real export dealenx-chat-with-error.json; the status read from the
+ *   message), except `code: "canceled"`, the person stopping it (dealenx-canceled-chat.json);
+ * - a `runSubagent` call (`{prompt, description}`; microsoft/vscode-copilot-chat
+ *   `src/extension/tools/common/toolNames.ts`), and the `runSubagent2` a real export shows, is a
+ *   delegation; its rendered result is what came back.
  */
+
+/** The subagent tools: `runSubagent`, and numbered variants seen in a real export (digitarald-tdd-review.json). */
+const SUBAGENT_TOOL = /^runSubagent\d*$/;
 
 /** The text a prompt-tsx result tree renders: its text nodes, in order. */
 export function renderedText(tree: unknown): string {
@@ -54,8 +69,30 @@ class CopilotChatDecoder implements Decoder {
     const ts = isoTime(value.timestamp);
     const base = { v: 1 as const, session: this.session, agent: AGENT, ...(ts !== undefined ? { ts } : {}) };
     const message = isObject(value.message) && typeof value.message.text === 'string' ? value.message.text : undefined;
-    if (message !== undefined) sink.event({ ...base, type: 'user', ...(message !== '' ? { text: message.slice(0, 500) } : {}) }, line);
-    const meta = isObject(value.result) && isObject(value.result.metadata) ? value.result.metadata : undefined;
+    if (message !== undefined) {
+      sink.event({ ...base, type: 'user', ...(message !== '' ? { text: message.slice(0, 500) } : {}) }, line);
+      sink.event({ ...base, type: 'prompt', text: boundedText(message) }, line);
+    }
+    const result = isObject(value.result) ? value.result : undefined;
+    const meta = result !== undefined && isObject(result.metadata) ? result.metadata : undefined;
+    this.calls(meta, base, line, sink);
+    const rounds = meta !== undefined && Array.isArray(meta.toolCallRounds) ? meta.toolCallRounds : [];
+    const said = rounds.map((r) => (isObject(r) && typeof r.response === 'string' ? r.response : ''));
+    if (said.every((t) => t.trim() === '') && Array.isArray(value.response)) {
+      for (const part of value.response) if (isObject(part) && part.kind === undefined && typeof part.value === 'string') said.push(part.value);
+    }
+    const reply = said.filter((t) => t.trim() !== '').join('\n');
+    if (reply !== '') sink.event({ ...base, type: 'reply', text: boundedText(reply) }, line);
+    const details = result !== undefined && isObject(result.errorDetails) ? result.errorDetails : undefined;
+    const error = details !== undefined ? str(details.message) : undefined;
+    if (details !== undefined && details.code !== 'canceled' && error !== undefined) {
+      const status = statusInText(error);
+      const code = str(details.code);
+      sink.event({ ...base, type: 'api_error', error: boundedText(error), ...(status !== undefined ? { status } : {}), ...(code !== undefined ? { class: code } : {}) }, line);
+    }
+  }
+
+  private calls(meta: Json | undefined, base: { v: 1; session: string; agent: string; ts?: string }, line: number, sink: AdapterSink): void {
     if (meta === undefined) return;
     const results = isObject(meta.toolCallResults) ? meta.toolCallResults : {};
     for (const round of Array.isArray(meta.toolCallRounds) ? meta.toolCallRounds : []) {
@@ -69,16 +106,23 @@ class CopilotChatDecoder implements Decoder {
         }
         if (id !== undefined && !this.seen.add(id)) continue;
         const result = id !== undefined ? results[id] : undefined;
+        const args = parseArgsText(call.arguments);
+        const at = { ...base, ...(roundTs !== undefined ? { ts: roundTs } : {}) };
+        const output = result !== undefined ? renderedText(result) : undefined;
         const event: GuardianEvent = {
-          ...base,
-          ...(roundTs !== undefined ? { ts: roundTs } : {}),
+          ...at,
           type: 'tool',
           tool: name,
-          args: parseArgsText(call.arguments),
+          args,
           ...(id !== undefined ? { id } : {}),
-          ...(result !== undefined ? { ok: true, output: renderedText(result) } : {}),
+          ...(output !== undefined ? { ok: true, output } : {}),
         };
         sink.event(event, line);
+        const instruction = str(args.prompt);
+        if (SUBAGENT_TOOL.test(name) && instruction !== undefined) {
+          sink.event({ ...at, type: 'delegation', instruction: boundedText(instruction), ...(id !== undefined ? { id } : {}) }, line);
+          if (output !== undefined && id !== undefined) sink.event({ ...at, type: 'delegation_result', id, ok: true, output: boundedText(output) }, line);
+        }
       }
     }
   }
@@ -104,16 +148,34 @@ export const copilotChatTranscript: DocumentAdapter = {
  * digitarald/vscode-chat-logs `samples/remove-tests.chatreplay.json`): `{exportedAt, prompts:
  * [{prompt, logs: [...]}]}` where a log `{kind: "toolCall", id, tool, args: <JSON string>, time,
  * response: [text…]}` is one call and its result. Other log kinds (`request`, `element`) are the
- * model's requests and the prompt's parts: not calls.
+ * model's requests and the prompt's parts: not calls. Consecutive entries with the same prompt
+ * are the iterations of one request (its tool-calling rounds), so the prompt is one prompt event.
+ * A `request` log's `response {type:
+ * "success", message: [text…]}` is the model's answer; a request whose response is of another
+ * type failed (no failed one in the sample: its fields are read tolerantly, `reason` or the
+ * message as the error, the log's `type` as the class).
  */
 class PromptLogDecoder implements Decoder {
+  /** The prompt of the entry before: consecutive entries with the same prompt are one request's iterations. */
+  private previous: string | undefined;
+
   constructor(private readonly session: string) {}
 
   record(value: unknown, line: number, sink: AdapterSink): void {
     if (!isObject(value)) return sink.skipped(line, '(prompt)', 'not an object');
     const base = { v: 1 as const, session: this.session, agent: AGENT };
-    if (typeof value.prompt === 'string') sink.event({ ...base, type: 'user', ...(value.prompt !== '' ? { text: value.prompt.slice(0, 500) } : {}) }, line);
+    if (typeof value.prompt === 'string') {
+      sink.event({ ...base, type: 'user', ...(value.prompt !== '' ? { text: value.prompt.slice(0, 500) } : {}) }, line);
+      // The log lists each model request of a turn under the prompt that started it (the real sample
+      // has one prompt three times: a search, the narration, the patch): one prompt, sent once.
+      if (value.prompt !== this.previous) sink.event({ ...base, type: 'prompt', text: boundedText(value.prompt) }, line);
+      this.previous = value.prompt;
+    }
     for (const log of Array.isArray(value.logs) ? (value.logs as unknown[]) : []) {
+      if (isObject(log) && log.kind === 'request') {
+        this.request(log, base, line, sink);
+        continue;
+      }
       if (!isObject(log) || log.kind !== 'toolCall') continue;
       const tool = str(log.tool);
       if (tool === undefined) {
@@ -125,6 +187,20 @@ class PromptLogDecoder implements Decoder {
       const id = str(log.id);
       sink.event({ ...base, ...(ts !== undefined ? { ts } : {}), type: 'tool', tool, args: parseArgsText(log.args) as Json, ...(id !== undefined ? { id } : {}), ...(output !== undefined ? { ok: true, output } : {}) }, line);
     }
+  }
+
+  private request(log: Json, base: { v: 1; session: string; agent: string }, line: number, sink: AdapterSink): void {
+    const response = isObject(log.response) ? log.response : undefined;
+    if (response === undefined) return;
+    const text = Array.isArray(response.message) ? response.message.filter((m): m is string => typeof m === 'string').join('\n') : typeof response.message === 'string' ? response.message : '';
+    if (response.type === 'success') {
+      if (text.trim() !== '') sink.event({ ...base, type: 'reply', text: boundedText(text) }, line);
+      return;
+    }
+    const error = str(response.reason) ?? (text.trim() !== '' ? text : str(response.type));
+    const status = error !== undefined ? statusInText(error) : undefined;
+    const cls = str(log.type);
+    sink.event({ ...base, type: 'api_error', ...(error !== undefined ? { error: boundedText(error) } : {}), ...(status !== undefined ? { status } : {}), ...(cls !== undefined ? { class: cls } : {}) }, line);
   }
 
   finish(): void {}

@@ -1,10 +1,33 @@
 import type { GuardianEvent } from '../../core/events';
-import { argsObject, isObject, isoTime, jsonText, RecentSet, str, unknownType, type AdapterSink, type Decoder, type DocumentAdapter, type Json, type JsonlAdapter } from '../transcript';
+import { boundedText } from '../../core/redact';
+import { argsObject, isObject, isoTime, jsonText, RecentSet, statusInText, str, unknownType, type AdapterSink, type Decoder, type DocumentAdapter, type Json, type JsonlAdapter } from '../transcript';
 
 const AGENT = 'gemini-cli';
 /** Statuses after which a tool call does not change any more. */
 const FINAL = new Set(['success', 'error', 'cancelled']);
 const IGNORED = new Set(['info', 'error', 'warning']);
+
+/**
+ * Gemini CLI shows a failed model request as `[API Error: <message> (Status: <status>)]`
+ * (google-gemini/gemini-cli `packages/core/src/utils/errorParsing.ts`, `parseAndFormatApiError`);
+ * an `error` record or event with that text is one. Other errors (a tool's, the CLI's) are not.
+ */
+const API_ERROR = /^\s*\[API Error:/;
+const STATUS_WORD = /\(Status: ([A-Z][A-Z_]+)\)/;
+
+/** The text of a message's content: a string, or its parts' text. */
+function partsText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((p) => (isObject(p) && typeof p.text === 'string' ? p.text : '')).filter((t) => t.trim() !== '').join('\n');
+}
+
+function apiError(text: string, base: { v: 1; session: string; agent: string; ts?: string }): GuardianEvent | undefined {
+  if (!API_ERROR.test(text)) return undefined;
+  const status = statusInText(text);
+  const word = STATUS_WORD.exec(text)?.[1];
+  return { ...base, type: 'api_error', error: boundedText(text.trim()), ...(status !== undefined ? { status } : {}), ...(word !== undefined ? { class: word } : {}) };
+}
 
 /** The text of a tool call's result: function responses' output or error, else the result as JSON. */
 export function geminiResultText(result: unknown): string {
@@ -64,7 +87,11 @@ class GeminiDecoder implements Decoder {
         return;
       }
       case 'message':
-        if (value.role === 'user') sink.event({ ...base, type: 'user', ...(typeof value.content === 'string' && value.content !== '' ? { text: value.content.slice(0, 500) } : {}) }, line);
+        if (value.role === 'user') {
+          sink.event({ ...base, type: 'user', ...(typeof value.content === 'string' && value.content !== '' ? { text: value.content.slice(0, 500) } : {}) }, line);
+          sink.event({ ...base, type: 'prompt', text: boundedText(typeof value.content === 'string' ? value.content : '') }, line);
+        }
+        // The assistant's text comes in `delta` pieces: not joined into answers here.
         return;
       case 'tool_use': {
         const name = str(value.tool_name);
@@ -91,11 +118,24 @@ class GeminiDecoder implements Decoder {
       case 'user': {
         const id = str(value.id);
         if (id !== undefined && !this.done.add(`user:${id}`)) return;
-        const text = typeof value.content === 'string' ? value.content : '';
+        const text = typeof value.content === 'string' ? value.content : partsText(value.content);
         sink.event({ v: 1, type: 'user', session: this.session, agent: AGENT, ...(ts !== undefined ? { ts } : {}), ...(text !== '' ? { text: text.slice(0, 500) } : {}) }, line);
+        sink.event({ ...base, type: 'prompt', text: boundedText(text) }, line);
+        return;
+      }
+      case 'error': {
+        // A chat record `{id, type: "error", content}`, or a headless `{type: "error", severity, message}`.
+        const id = str(value.id);
+        if (id !== undefined && !this.done.add(`error:${id}`)) return;
+        const failed = apiError(typeof value.message === 'string' ? value.message : partsText(value.content), base);
+        if (failed !== undefined) sink.event(failed, line);
         return;
       }
       case 'gemini': {
+        // Its answer, once per message (later copies add tool calls' progress).
+        const said = partsText(value.content);
+        const id = str(value.id);
+        if (said.trim() !== '' && (id === undefined || this.done.add(`reply:${id}`))) sink.event({ ...base, type: 'reply', text: boundedText(said) }, line);
         const calls = value.toolCalls;
         if (calls === undefined) return;
         if (!Array.isArray(calls)) return sink.skipped(line, 'toolCalls', 'not an array');

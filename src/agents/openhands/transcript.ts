@@ -1,4 +1,5 @@
 import type { GuardianEvent } from '../../core/events';
+import { boundedText } from '../../core/redact';
 import { isObject, isoTime, jsonText, str, unknownType, type AdapterSink, type Decoder, type DocumentAdapter, type Json, type JsonlAdapter } from '../transcript';
 
 const AGENT = 'openhands';
@@ -61,7 +62,11 @@ class OpenHandsDecoder implements Decoder {
     if (typeof value.action === 'string') {
       this.settle(sink);
       if (value.source === 'user') {
-        if (value.action === 'message') sink.event({ ...base, type: 'user', ...(typeof value.message === 'string' ? { text: value.message.slice(0, 500) } : {}) }, line);
+        if (value.action === 'message') {
+          sink.event({ ...base, type: 'user', ...(typeof value.message === 'string' ? { text: value.message.slice(0, 500) } : {}) }, line);
+          // The person's message is also the prompt of the turn it starts.
+          sink.event({ ...base, type: 'prompt', text: boundedText(typeof value.message === 'string' ? value.message : '') }, line);
+        }
         return;
       }
       if (NOT_CALLS.has(value.action)) return;

@@ -1,3 +1,4 @@
+import { boundedText } from '../../core/redact';
 import { isObject, jsonText, parseArgsText, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
 
 const AGENT = 'swe-agent';
@@ -85,7 +86,10 @@ class SweAgentHistoryDecoder implements Decoder {
         sink.event({ ...base, type: 'tool', tool: call.tool, args: call.args, ok: true, output: text }, call.line);
         return;
       }
-      if (role === 'user' && value.message_type !== 'observation') sink.event({ ...base, type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) }, line);
+      if (role === 'user' && value.message_type !== 'observation') {
+        sink.event({ ...base, type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) }, line);
+        sink.event({ ...base, type: 'prompt', text: boundedText(text) }, line);
+      }
       return;
     }
     if (role === 'system') return;

@@ -1,4 +1,5 @@
 import type { Detector, DetectorContext } from '../detector';
+import { ApiErrorStormDetector } from './api-error-storm';
 import { BudgetDetector } from './budget';
 import { CycleDetector } from './cycle';
 import { FailingCallDetector } from './failing-call';
@@ -6,8 +7,10 @@ import { IdenticalCallsDetector } from './identical-calls';
 import { IdenticalOutputDetector } from './identical-output';
 import { OscillationDetector } from './oscillation';
 import { QualityGateLoopDetector } from './quality-gate-loop';
+import { ReDelegationDetector } from './re-delegation';
 import { RepeatedErrorDetector } from './repeated-error';
 import { RepeatedInvocationDetector } from './repeated-invocation';
+import { RepeatedPromptDetector } from './repeated-prompt';
 import { RetryExhaustionDetector } from './retry-exhaustion';
 import { StuckTierDetector } from './stuck-tier';
 import { WindowedRepeatDetector } from './windowed-repeat';
@@ -27,5 +30,8 @@ export function createDetectors(ctx: DetectorContext): Detector[] {
     new StuckTierDetector(ctx),
     new QualityGateLoopDetector(ctx),
     new BudgetDetector(ctx),
+    new RepeatedPromptDetector(ctx),
+    new ApiErrorStormDetector(ctx),
+    new ReDelegationDetector(ctx),
   ];
 }

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { claudeTranscript } from '../../../src/agents/claude/transcript';
 import { resultOutcome } from '../../../src/agents/anthropicBlocks';
-import { decode, halts, jsonlText, replayText } from './util';
+import { callLevel, decode, halts, jsonlText, replayText } from './util';
 
 const SESSION = '8f0c2f7e-1111-4c1e-9b2a-000000000001';
 let n = 0;
@@ -43,7 +43,7 @@ describe('Claude Code adapter', () => {
       line('user', [result('t5', 'permission denied', true)]),
     ]);
     assert.deepEqual(skipped, []);
-    const e = events.map((x) => x.event);
+    const e = callLevel(events).map((x) => x.event);
     assert.deepEqual(
       e.map((x) => (x.type === 'tool' ? `tool ${x.tool} ${x.id}` : x.type === 'tool_result' ? `result ${x.id} ${x.ok}` : x.type)),
       ['user', 'tool Bash t1', 'result t1 false', 'tool Read t2', 'result t2 true', 'tool Edit t3', 'result t3 false', 'tool Bash t4', 'result t4 true', 'tool Grep t5', 'result t5 false'],
@@ -57,7 +57,7 @@ describe('Claude Code adapter', () => {
     assert.equal(first.agent, 'claude-code');
     assert.equal(first.ts, '2026-11-22T10:00:02.000Z');
     assert.deepEqual(first.args, { command: 'npm test' });
-    assert.equal(events[1]?.line, 3);
+    assert.equal(callLevel(events)[1]?.line, 3);
   });
 
   it('de-duplicates a message split over lines and re-written tool uses', () => {
@@ -74,7 +74,7 @@ describe('Claude Code adapter', () => {
       line('user', 'Caveat: injected', { isMeta: true }),
       line('assistant', [use('s1', 'Grep', { pattern: 'a' })], { isSidechain: true, agentId: 'a1b2' }),
     ]);
-    assert.deepEqual(events.map((x) => `${x.event.type} ${x.event.session}`), [`user ${SESSION}`, `tool ${SESSION}/a1b2`]);
+    assert.deepEqual(callLevel(events).map((x) => `${x.event.type} ${x.event.session}`), [`user ${SESSION}`, `tool ${SESSION}/a1b2`]);
   });
 
   it('skips and counts unknown record types and malformed blocks, never throws', () => {

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { clineTranscript, textResultOutcome } from '../../../src/agents/cline/transcript';
-import { decode, halts, replayText } from './util';
+import { callLevel, decode, halts, replayText } from './util';
 
 /** Cline native tool calling: tool_use blocks, results back as user text (our own text, their shape). */
 function nativeHistory(steps: readonly [string, string][]): unknown[] {
@@ -33,7 +33,7 @@ describe('Cline: native tool calling and ui_messages.json', () => {
     const { events, skipped } = decode(clineTranscript, nativeHistory([['terraform plan', FAILED], ['ls', 'Command executed successfully (exit code 0).\nOutput:\nmain.tf']]));
     assert.deepEqual(skipped, []);
     assert.deepEqual(
-      events.map((e) => (e.event.type === 'tool_result' ? `result ${e.event.id} ${String(e.event.ok)}` : e.event.type === 'tool' ? `tool ${e.event.id}` : e.event.type)),
+      callLevel(events).map((e) => (e.event.type === 'tool_result' ? `result ${e.event.id} ${String(e.event.ok)}` : e.event.type === 'tool' ? `tool ${e.event.id}` : e.event.type)),
       ['user', 'tool toolu_0', 'result toolu_0 false', 'tool toolu_1', 'result toolu_1 true'],
     );
   });
@@ -75,7 +75,8 @@ describe('Cline: native tool calling and ui_messages.json', () => {
   it('ui_messages.json: tool asks are calls, their results come from the next request; a loop halts', async () => {
     const replay = await replayText('ui_messages.json', JSON.stringify(ui([['command', 'cargo check', FAILED], ['command', 'cargo check', FAILED], ['command', 'cargo check', FAILED]])));
     assert.equal(replay.format, 'cline');
-    assert.equal(replay.events, 1 + 3 * 2);
+    // The task, three calls and their results; and the turn-level events: the prompt, each step's and the completion's reply.
+    assert.equal(replay.events, 1 + 3 * 2 + 1 + 3 + 1);
     assert.ok(halts(replay).length > 0, JSON.stringify(replay.findings.map((f) => `${f.action} ${f.signal}`)));
     assert.deepEqual(replay.skippedKinds.map((k) => `${k.count} ${k.field}: ${k.reason}`), ['1 [].ask: unknown ask kind "hologram"']);
   });
@@ -95,6 +96,6 @@ describe('Cline: native tool calling and ui_messages.json', () => {
     ]);
     const replay = await replayText('ui_messages.json', JSON.stringify(records));
     assert.deepEqual(halts(replay), []);
-    assert.equal(replay.events, 7);
+    assert.equal(replay.events, 7 + 1 + 3 + 1);
   });
 });

@@ -8,7 +8,14 @@ import { clineTranscript } from '../../../src/agents/cline/transcript';
 import { defaultConfig } from '../../../src/core/config';
 import { replayFile } from '../../../src/watch/replay';
 import { describeShared, FIXTURES } from '../helpers';
-import { decode, halts, replayText } from './util';
+import { decode as decodeAll, halts, replayText } from './util';
+
+/** The turn-level events (prompts, replies, failed requests, subtasks) have tests of their own (turnEvents.test.ts): these look at calls and turns. */
+const TURN_LEVEL = new Set(['prompt', 'reply', 'api_error', 'delegation', 'delegation_result']);
+const decode = (...args: Parameters<typeof decodeAll>) => {
+  const out = decodeAll(...args);
+  return { ...out, events: out.events.filter((e) => !TURN_LEVEL.has(e.event.type)) };
+};
 
 /*
  * Documents written from the documented shapes (our own text, their shape): Cline's and Roo's

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { codexTranscript, codexOutcome } from '../../../src/agents/codex/transcript';
-import { decode, halts, jsonlText, replayText } from './util';
+import { callLevel, decode, halts, jsonlText, replayText } from './util';
 
 const SESSION = '0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
 const at = (i: number) => new Date(Date.UTC(2026, 10, 22, 9, 0, i)).toISOString();
@@ -35,13 +35,13 @@ describe('Codex CLI adapter', () => {
       { timestamp: at(5), type: 'mystery', payload: {} },
       { timestamp: at(5), type: 'response_item', payload: { type: 'new_item_kind' } },
     ]);
-    assert.deepEqual(events.map((x) => x.event.type), ['user', 'tool', 'tool', 'tool_result', 'tool_result']);
-    const first = events[1]?.event;
+    assert.deepEqual(events.map((x) => x.event.type), ['user', 'prompt', 'tool', 'tool', 'tool_result', 'tool_result']);
+    const first = callLevel(events)[1]?.event;
     assert.ok(first?.type === 'tool');
     assert.equal(first.session, SESSION);
     assert.equal(first.tool, 'shell');
     assert.deepEqual(first.args, { command: ['bash', '-lc', 'npm test'], workdir: '/work/project' });
-    const r = events[3]?.event;
+    const r = callLevel(events)[3]?.event;
     assert.ok(r?.type === 'tool_result');
     assert.equal(r.id, 'call_2');
     assert.equal(r.ok, false);

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { copilotChatTranscript, copilotPromptLog, renderedText } from '../../../src/agents/copilot/transcript';
-import { decode, halts, replayText } from './util';
+import { callLevel, decode, halts, replayText } from './util';
 
 /** A chat in the shape VS Code's *Export Chat…* writes (our own text). */
 function chat(requests: unknown[]) {
@@ -24,8 +24,8 @@ describe('Copilot in VS Code: chat documents', () => {
     const doc = chat([request('q1', 'fix the footer', [{ name: 'read_file', args: { filePath: '/p/Footer.tsx' }, id: 'c1__vscode-1', result: '```tsx\nexport const Footer' }, { name: 'run_in_terminal', args: { command: 'npm test', explanation: 'Run the tests' }, id: 'c2' }])]);
     const { events, skipped } = decode(copilotChatTranscript, doc.requests, doc);
     assert.deepEqual(skipped, []);
-    assert.deepEqual(events.map((e) => e.event.type), ['user', 'tool', 'tool']);
-    const [, read, run] = events.map((e) => e.event);
+    assert.deepEqual(events.map((e) => e.event.type), ['user', 'prompt', 'tool', 'tool']);
+    const [, read, run] = callLevel(events).map((e) => e.event);
     assert.equal(read?.type === 'tool' && read.output, '```tsx\nexport const Footer');
     assert.equal(read?.type === 'tool' && read.ok, true);
     assert.equal(run?.type === 'tool' && run.ok, undefined);
@@ -47,6 +47,6 @@ describe('Copilot in VS Code: chat documents', () => {
   it('reads the chat debug prompt log: each prompt a turn, each toolCall log a call with its response', () => {
     const doc = { exportedAt: '2026-11-20T10:00:00Z', totalPrompts: 1, prompts: [{ prompt: 'remove the tests', logs: [{ kind: 'element', name: 'x' }, { kind: 'toolCall', id: 't1', tool: 'grep_search', args: '{"query":"x"}', time: '2026-11-20T10:00:01Z', response: ['2 matches'] }] }] };
     const { events } = decode(copilotPromptLog, doc.prompts, doc);
-    assert.deepEqual(events.map((e) => [e.event.type, e.event.type === 'tool' ? e.event.output : '']), [['user', ''], ['tool', '2 matches']]);
+    assert.deepEqual(events.map((e) => [e.event.type, e.event.type === 'tool' ? e.event.output : '']), [['user', ''], ['prompt', ''], ['tool', '2 matches']]);
   });
 });

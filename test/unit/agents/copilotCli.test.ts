@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { copilotCliTranscript } from '../../../src/agents/copilot-cli/transcript';
 import { cli, describeShared, FIXTURES, tmpdir, write } from '../helpers';
-import { decode, halts, jsonlText, replayText } from './util';
+import { callLevel, decode, halts, jsonlText, replayText } from './util';
 
 /** Records in the shape Copilot CLI writes to session-state/<id>/events.jsonl (our own text). */
 let n = 0;
@@ -28,9 +28,11 @@ describe('Copilot CLI adapter', () => {
       rec('session.brand_new_kind', {}),
     ]);
     assert.deepEqual(
-      events.map((e) => [e.event.type, e.event.type === 'tool' ? e.event.tool : e.event.type === 'tool_result' ? e.event.ok : '']),
+      callLevel(events).map((e) => [e.event.type, e.event.type === 'tool' ? e.event.tool : e.event.type === 'tool_result' ? e.event.ok : '']),
       [['user', ''], ['tool', 'powershell'], ['tool_result', false], ['tool', 'edit'], ['tool_result', false], ['tool', 'view'], ['tool_result', true]],
     );
+    // The turn-level view: the prompt, and the narration as the answer.
+    assert.deepEqual(events.filter((e) => e.event.type === 'prompt' || e.event.type === 'reply').map((e) => [e.event.type, 'text' in e.event ? e.event.text : '']), [['prompt', 'fix the build'], ['reply', 'Let me look.']]);
     assert.equal(events[0]?.event.session, 'cp-1');
     assert.equal(events[0]?.event.agent, 'copilot-cli');
     assert.deepEqual(skipped.map((s) => [s.line, s.field]), [[11, 'type']]);
@@ -59,11 +61,12 @@ describe('Copilot CLI adapter', () => {
 describeShared('Copilot CLI adapter on real session logs', 'the real transcripts', () => {
   const dir = path.join(FIXTURES, 'real', 'copilot-cli');
   for (const [file, events] of [
-    ['engram-07c40cd0-events.jsonl', 181],
-    ['engram-8baa78ec-events.jsonl', 546],
-    ['msvcc-2acc594f-590b-4c79-9fcc-c1b1ea774875.jsonl', 1],
-    ['msvcc-c8963ad7-e7b1-414c-a9fc-930905e76708.jsonl', 5],
-    ['msvcc-cb2aca77-f42b-4dbd-a10a-41bd04eaa3ba.jsonl', 2],
+    // The call-level events (181, 546, 1, 5, 2) and the turn-level ones: prompts, replies, API errors, delegations.
+    ['engram-07c40cd0-events.jsonl', 211],
+    ['engram-8baa78ec-events.jsonl', 658],
+    ['msvcc-2acc594f-590b-4c79-9fcc-c1b1ea774875.jsonl', 3],
+    ['msvcc-c8963ad7-e7b1-414c-a9fc-930905e76708.jsonl', 8],
+    ['msvcc-cb2aca77-f42b-4dbd-a10a-41bd04eaa3ba.jsonl', 6],
   ] as const) {
     it(`${file}: read as copilot-cli, ${events} events, nothing skipped`, async () => {
       const r = await cli(['replay', path.join(dir, file), '--json']);

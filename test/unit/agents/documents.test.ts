@@ -43,9 +43,9 @@ describe('SWE-agent, OpenHands and Cline adapters', () => {
     ]);
     assert.deepEqual(
       events.map((x) => (x.event.type === 'tool' ? `tool ${x.event.tool} ${x.event.id}` : x.event.type === 'tool_result' ? `result ${x.event.id} ${String(x.event.ok)}` : x.event.type)),
-      ['user', 'tool execute_bash 1', 'result 1 false', 'tool execute_bash 3', 'result 3 false', 'tool execute_bash 5', 'result 5 true'],
+      ['user', 'prompt', 'tool execute_bash 1', 'result 1 false', 'tool execute_bash 3', 'result 3 false', 'tool execute_bash 5', 'result 5 true'],
     );
-    const call = events[1]?.event;
+    const call = events[2]?.event;
     assert.ok(call?.type === 'tool');
     // The thought differs each time and is not part of the call.
     assert.deepEqual(call.args, { command: 'pytest' });

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { codexTranscript } from '../../../src/agents/codex/transcript';
 import { geminiTranscript } from '../../../src/agents/gemini/transcript';
-import { decode, halts, jsonlText, replayText } from './util';
+import { callLevel, decode, halts, jsonlText, replayText } from './util';
 
 /** A legacy Codex rollout (before the {timestamp,type,payload} wrapper), in its shape, our own text. */
 function legacyRollout(commands: readonly [string, number][]): unknown[] {
@@ -28,13 +28,14 @@ describe('legacy Codex rollouts', () => {
     const { events, skipped } = decode(codexTranscript, records);
     assert.deepEqual(skipped, []);
     assert.deepEqual(
-      events.map((e) => (e.event.type === 'tool_result' ? `result ${String(e.event.ok)}` : e.event.type === 'tool' ? `tool ${e.event.tool}` : e.event.type)),
+      callLevel(events).map((e) => (e.event.type === 'tool_result' ? `result ${String(e.event.ok)}` : e.event.type === 'tool' ? `tool ${e.event.tool}` : e.event.type)),
       ['user', 'tool shell', 'result false', 'tool shell', 'result true'],
     );
     assert.equal(events[0]?.event.session, 'b7c1a0de-0000-4000-8000-00000000c0de');
     const replay = await replayText('rollout-2025-09-01.jsonl', jsonlText(records));
     assert.equal(replay.format, 'codex');
-    assert.equal(replay.events, 5);
+    // And the prompt beside the person's turn.
+    assert.equal(replay.events, 5 + 1);
   });
 
   it('the same failing command three times halts; a healthy run does not', async () => {
@@ -71,7 +72,7 @@ describe('Gemini CLI: headless stream-json and session documents', () => {
   it('stream-json: init names the session; tool_use/tool_result pair by tool_id; status error fails', () => {
     const { events, skipped } = decode(geminiTranscript, [...stream([['read_file', { file_path: 'a.md' }, 'success', '# A'], ['run_shell_command', { command: 'npm run build' }, 'error', 'exit 1']]), { type: 'telemetry', n: 1 }]);
     assert.deepEqual(
-      events.map((e) => (e.event.type === 'tool_result' ? `result ${String(e.event.ok)}` : e.event.type === 'tool' ? `tool ${e.event.tool}` : e.event.type)),
+      callLevel(events).map((e) => (e.event.type === 'tool_result' ? `result ${String(e.event.ok)}` : e.event.type === 'tool' ? `tool ${e.event.tool}` : e.event.type)),
       ['user', 'tool read_file', 'result true', 'tool run_shell_command', 'result false'],
     );
     assert.equal(events[0]?.event.session, 'aaaabbbb-1111-4222-8333-ccccddddeeee');
@@ -86,7 +87,8 @@ describe('Gemini CLI: headless stream-json and session documents', () => {
     const prompt = { type: 'message', role: 'user', content: 'Figma URL: ...' };
     const healthy = await replayText('transcript.jsonl', jsonlText([prompt, ...stream([['list_directory', { dir_path: '.' }, 'success', 'a b'], ['read_file', { file_path: 'a' }, 'success', 'x']])]));
     assert.equal(healthy.format, 'gemini');
-    assert.equal(healthy.events, 6);
+    // Two calls with their results and two user messages (before and after init), each now also a prompt.
+    assert.equal(healthy.events, 6 + 2);
     assert.deepEqual(halts(healthy), []);
   });
 
@@ -115,7 +117,7 @@ describe('Gemini CLI: headless stream-json and session documents', () => {
     const failing: [string, Record<string, unknown>, 'error', string] = ['replace', { file_path: 'a.tsx', old_string: 'x' }, 'error', 'Failed to edit, 0 occurrences found'];
     const looping = await replayText('session-2026-01-30T06-08-7befeae5.json', JSON.stringify(session([failing, failing, failing]), null, 2));
     assert.equal(looping.format, 'gemini');
-    assert.equal(looping.events, 4);
+    assert.equal(looping.events, 4 + 1);
     assert.ok(halts(looping).length > 0);
     assert.equal(looping.findings[0]?.session, '7befeae5-0000-4000-8000-000000000001');
     assert.deepEqual(looping.skippedLines.map((s) => s.field), ['type']);

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { geminiTranscript, geminiResultText } from '../../../src/agents/gemini/transcript';
-import { decode, halts, jsonlText, replayText } from './util';
+import { callLevel, decode, halts, jsonlText, replayText } from './util';
 
 const meta = { sessionId: 'a1b2c3d4-0000-4000-8000-000000000000', projectHash: 'f'.repeat(64), startTime: '2026-11-22T08:00:00.000Z', lastUpdated: '2026-11-22T08:00:00.000Z' };
 const response = (name: string, key: 'output' | 'error', text: string) => [{ functionResponse: { id: 'x', name, response: { [key]: text } } }];
@@ -21,8 +21,8 @@ describe('Gemini CLI adapter', () => {
       { id: 'i1', type: 'info', content: 'note' },
       { id: 'z', type: 'hologram' },
     ]);
-    assert.deepEqual(events.map((x) => `${x.event.type}@${x.line}`), ['user@2', 'tool@5']);
-    const call = events[1]?.event;
+    assert.deepEqual(events.map((x) => `${x.event.type}@${x.line}`), ['user@2', 'prompt@2', 'tool@5']);
+    const call = callLevel(events)[1]?.event;
     assert.ok(call?.type === 'tool');
     assert.equal(call.ok, false);
     assert.equal(call.error, 'File not found: /p/missing.ts');

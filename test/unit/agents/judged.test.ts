@@ -4,7 +4,7 @@ import { defaultConfig } from '../../../src/core/config';
 import type { Finding } from '../../../src/core/finding';
 import { groupIncidents } from '../../../src/core/incidents';
 import { replayFile, type ReplayResult } from '../../../src/watch/replay';
-import { haltKey, JUDGEMENTS } from '../../real/judgements';
+import { haltKey, JUDGEMENTS, TURN_READINGS } from '../../real/judgements';
 import { config, describeShared, FIXTURES } from '../helpers';
 
 /*
@@ -113,6 +113,22 @@ describeShared('judged on real transcripts (issue 9)', 'the real transcripts', f
     assert.deepEqual(of(r.findings, 'halt'), []);
     assert.deepEqual(of(r.findings, 'warn'), ['repeated-error@107,114']);
   });
+
+  it('copilot-cli/engram-07c40cd0-events.jsonl: the same message re-sent once (551, 573) after the agent said it could not, then done: no repeated-prompt; one ENOTCONN (160) then work: no storm', async () => {
+    const r = await replay('copilot-cli/engram-07c40cd0-events.jsonl');
+    assert.equal(r.byType.api_error, 1);
+    assert.deepEqual(r.findings.filter((f) => f.signal === 'repeated-prompt' || f.signal === 'api-error-storm'), []);
+  });
+
+  // The turn-level readings (issue 14): each file's turn-level findings are exactly the judged ones.
+  const TURN = new Set(['repeated-prompt', 'api-error-storm', 're-delegation']);
+  for (const t of TURN_READINGS) {
+    it(`${t.file} (turn level): ${t.what}: ${t.findings.length === 0 ? 'no finding' : t.findings.join(', ')}`, async () => {
+      const r = await replay(t.file);
+      assert.ok(r.events > 0);
+      assert.deepEqual(r.findings.filter((f) => TURN.has(f.signal)).map((f) => `${f.action} ${haltKey(f)}`), [...t.findings]);
+    });
+  }
 
   // Every judged file: its halts are exactly those of its loops, its warnings exactly the judged
   // ones (a file with neither raises no finding at all: even with every repetition threshold at 2,

@@ -67,7 +67,8 @@ describe('OpenHands: older histories and evaluation output.jsonl', () => {
     const text = jsonlText([instance('repo__a-1', ['make', 'make', 'make'], 2), instance('repo__b-2', ['ls', 'make', 'make test'], 0)]);
     const replay = await replayText('output.jsonl', text);
     assert.equal(replay.format, 'openhands');
-    assert.equal(replay.events, 2 * 7);
+    // Per instance: the task (user, prompt) and three calls with their results.
+    assert.equal(replay.events, 2 * 8);
     assert.equal(replay.skipped, 0);
     const halted = replay.findings.filter((f) => f.action === 'halt');
     assert.ok(halted.length > 0);

@@ -37,3 +37,11 @@ export async function replayText(fileName: string, text: string, format: ReplayF
 export function halts(result: ReplayResult): string[] {
   return result.findings.filter((f) => f.action === 'halt').map((f) => f.signal);
 }
+
+/** The event kinds the readers wrote before the turn-level ones (issue 14): the tool-call view. */
+const CALL_LEVEL: ReadonlySet<string> = new Set(['tool', 'tool_result', 'invocation', 'attempt', 'status', 'usage', 'output', 'user']);
+
+/** The decoded events without the turn-level ones (prompt, reply, api_error, delegation…). */
+export function callLevel<T extends { event: GuardianEvent }>(events: readonly T[]): T[] {
+  return events.filter((e) => CALL_LEVEL.has(e.event.type));
+}

@@ -20,7 +20,7 @@ describe('loop-guardian init (hook registration)', () => {
     await write(ws, '.claude/settings.local.json', JSON.stringify({ permissions: { allow: ['Bash(make)'] }, hooks: { PostToolUse: [{ matcher: 'Edit|Write', hooks: [mine] }] } }, null, 2));
     const r = await cli(['init', 'claude', '--workspace', ws]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /Updated \.claude\/settings\.local\.json: the hook runs on PreToolUse, PostToolUse, PostToolUseFailure/);
+    assert.match(r.stdout, /Updated \.claude\/settings\.local\.json: the hook runs on PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit/);
     const s = await read(ws, '.claude/settings.local.json');
     assert.deepEqual(s.permissions, { allow: ['Bash(make)'] });
     assert.deepEqual(s.hooks.PostToolUse[0], { matcher: 'Edit|Write', hooks: [mine] });
@@ -97,6 +97,24 @@ describe('loop-guardian init (hook registration)', () => {
     assert.deepEqual(await read(ws, '.claude/settings.json'), team);
   });
 
+  it('registers the prompt hook: UserPromptSubmit without a matcher (Claude Code), userPromptSubmitted (the Copilot hook file); an older install gains it and nothing else', async () => {
+    const ws = await tmpdir();
+    const command = `node ${JSON.stringify('/opt/lg/dist/cli.js')} hook claude`;
+    const tool = (matcher: string) => ({ matcher, hooks: [{ type: 'command', command, timeout: 10 }] });
+    // What init wrote before the prompt hook existed.
+    await write(ws, '.claude/settings.json', JSON.stringify({ hooks: { PreToolUse: [tool('*')], PostToolUse: [tool('*')], PostToolUseFailure: [tool('*')] } }));
+    const r = await cli(['init', 'claude', '--workspace', ws, '--command', command, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual((JSON.parse(r.stdout) as { added: string[] }).added, ['UserPromptSubmit']);
+    const s = await read(ws, '.claude/settings.json');
+    assert.deepEqual(s.hooks.UserPromptSubmit, [{ hooks: [{ type: 'command', command, timeout: 10 }] }]);
+    assert.deepEqual(s.hooks.PreToolUse, [tool('*')]);
+    assert.equal((JSON.parse((await cli(['init', 'claude', '--workspace', ws, '--command', command, '--json'])).stdout) as { added: string[] }).added.length, 0);
+    assert.equal((await cli(['init', 'copilot-cli', '--workspace', ws])).code, 0);
+    const copilot = await read(ws, '.github/hooks/loop-guardian.json');
+    assert.deepEqual(Object.keys(copilot.hooks), ['preToolUse', 'postToolUse', 'postToolUseFailure', 'userPromptSubmitted']);
+  });
+
   it('updates a registration whose path changed instead of adding a second one', () => {
     const first = mergeHookSettings(undefined, 'gemini', gemini.hook!.registration, 'node "/old/dist/cli.js" hook gemini', 'x');
     const second = mergeHookSettings(first.settings, 'gemini', gemini.hook!.registration, 'node "/new/dist/cli.js" hook gemini', 'x');
@@ -139,5 +157,8 @@ describe('loop-guardian init (hook registration)', () => {
     const input = JSON.stringify({ session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'x' });
     const out = execFileSync('sh', ['-c', command], { input, cwd: ws, env: { ...process.env, CLAUDE_PROJECT_DIR: ws } }).toString();
     assert.match(out, /"permissionDecision":"deny"/);
+    const prompt = (await read(ws, '.claude/settings.json')).hooks.UserPromptSubmit[0].hooks[0].command as string;
+    const refused = execFileSync('sh', ['-c', prompt], { input: JSON.stringify({ session_id: 's', hook_event_name: 'UserPromptSubmit', prompt: 'go on' }), cwd: ws, env: { ...process.env, CLAUDE_PROJECT_DIR: ws } }).toString();
+    assert.match(refused, /"decision":"block"/);
   });
 });

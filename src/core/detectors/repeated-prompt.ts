@@ -1,0 +1,143 @@
+import { outcomeKey, type SettledCall } from '../calls';
+import { clip, hashText, proseKey } from '../canonical';
+import { BoundedMap, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import type { EventRef, LocatedEvent, PromptSender } from '../events';
+import { pushEvidence } from '../finding';
+import { episodeId, whoOf } from './common';
+
+/** What a session did since its latest prompt: its answer, as far as the log shows one. */
+interface Turn {
+  /** The answer's items (replies, calls with their outcomes, delegations) hashed in order. */
+  key: string;
+  /** Whether anything answered: a reply, a call, a delegation. API errors alone are no answer. */
+  known: boolean;
+  lastReply?: string;
+}
+
+/** A run of prompts that are the same message, and the answer they keep getting. */
+interface Run {
+  readonly key: string;
+  readonly text: string;
+  readonly from?: PromptSender;
+  /** The answer the run's prompts got, once one is known. */
+  answer?: string;
+  /** Identical prompts whose answers, where known, did not change. */
+  count: number;
+  refs: EventRef[];
+  episode: string;
+  last: EventRef;
+}
+
+const SENDER: Readonly<Record<PromptSender, string>> = { user: ' by the person', hook: ' by a hook', orchestrator: ' by an orchestrator', unknown: '' };
+
+/**
+ * Seed 000's "consecutive identical invocations", where orchestration loops happen in real agents:
+ * the same prompt (`proseKey`: white space, case, timestamps and ids aside) sent again and again
+ * to a session whose answers do not change in substance. A re-ask after a different answer starts
+ * the count again (the person got something new and asks on); a prompt whose turn shows no answer
+ * (only failed model requests: `api-error-storm`'s; or nothing recorded) neither counts nor breaks
+ * the run. Empty prompts (an attachment alone) are left out.
+ *
+ * Severity: warn at `warnAt` (3), halt at `threshold` (5). By the fifth identical prompt answered
+ * identically four times over, nothing that sends it reads the answers: stopping it costs the
+ * sender one refused message with the reason, while letting it run costs a turn of the model each
+ * time. Below that, a person may be re-asking deliberately, so it only warns.
+ */
+export class RepeatedPromptDetector implements Detector {
+  readonly signal = 'repeated-prompt' as const;
+  readonly spansTurns = true;
+  private readonly runs = new BoundedMap<Run>();
+  private readonly turns = new BoundedMap<Turn>();
+
+  constructor(private readonly ctx: DetectorContext) {}
+
+  call(c: SettledCall, _sink: FindingSink): void {
+    this.note(c.session, `c:${hashText(c.signature)}:${outcomeKey(c.outcome) ?? '?'}`);
+  }
+
+  event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
+    const e = located.event;
+    switch (e.type) {
+      case 'prompt':
+        return this.prompt(e.text, e.from, located.ref, scope, sink);
+      case 'reply': {
+        const key = proseKey(e.text);
+        if (key !== '') this.note(scope.session, `r:${key}`, e.text);
+        return;
+      }
+      case 'delegation':
+        return this.note(scope.session, `d:${proseKey(`${e.to ?? ''} ${e.instruction}`)}`);
+      default:
+    }
+  }
+
+  endSession(): void {
+    // Spans turns: a `user` event is each prompt's own boundary, not the end of the run.
+  }
+
+  private note(session: string, item: string, reply?: string): void {
+    const turn = this.turns.get(session) ?? { key: '', known: false };
+    turn.key = hashText(`${turn.key}\u0000${item}`);
+    turn.known = true;
+    if (reply !== undefined) turn.lastReply = clip(reply, 160);
+    this.turns.set(session, turn);
+  }
+
+  private prompt(raw: string, from: PromptSender | undefined, ref: EventRef, scope: Scope, sink: FindingSink): void {
+    const text = proseKey(raw);
+    if (text === '') return;
+    const session = scope.session;
+    const answered = this.turns.get(session);
+    this.turns.set(session, { key: '', known: false });
+    const key = hashText(text);
+    let run = this.runs.get(session);
+    if (!run || run.key !== key) {
+      if (run) sink.resolve(run.episode);
+      this.runs.set(session, { key, text: raw, ...(from !== undefined ? { from } : {}), count: 1, refs: [ref], episode: episodeId(this.signal, session, ref), last: ref });
+      return;
+    }
+    if (answered?.known) {
+      if (run.answer === answered.key) {
+        run.count++;
+        pushEvidence(run.refs, ref);
+      } else {
+        // The first answer known, or a different one: count from the prompt that got it.
+        if (run.answer !== undefined) {
+          sink.resolve(run.episode);
+          run.episode = episodeId(this.signal, session, run.last);
+        }
+        run.answer = answered.key;
+        run.count = 2;
+        run.refs = [run.last, ref];
+      }
+    } else {
+      // No answer to compare: the prompt joins the evidence (a standing halt still covers it), the count stays.
+      pushEvidence(run.refs, ref);
+    }
+    run.last = ref;
+    this.check(run, answered?.lastReply, ref, scope, sink);
+  }
+
+  private check(run: Run, reply: string | undefined, at: EventRef, scope: Scope, sink: FindingSink): void {
+    const { threshold, warnAt } = this.ctx.config.signals[this.signal];
+    if (run.count < Math.min(warnAt, threshold)) return;
+    const halt = run.count >= threshold;
+    const action = halt ? ('halt' as const) : ('warn' as const);
+    sink.report({ episode: run.episode, action, count: run.count, evidence: run.refs }, () => ({
+      signal: this.signal,
+      action,
+      count: run.count,
+      threshold,
+      at,
+      ...whoOf(scope),
+      subject: clip(run.text, 100),
+      message: `The same prompt was sent ${run.count} times in a row${SENDER[run.from ?? 'unknown'] ?? ''}, each time after the same answer${reply !== undefined ? ` ("${reply}")` : ''}: "${clip(run.text, 120)}"`,
+      recommendation:
+        'An orchestration loop: whatever sends this prompt (a hook, a script, an orchestrating agent, or a person pasting it again) does not act on the answer. Stop it, read the answer, and change the prompt, the agent\'s mode or its permissions before sending again.',
+      evidence: [...run.refs],
+      ...(halt ? { status: 'STALLED' as const } : {}),
+      episode: run.episode,
+      details: { promptKey: run.key },
+    }));
+  }
+}

@@ -1,0 +1,65 @@
+import * as path from 'node:path';
+import type { JsonlAdapter } from '../agents/transcript';
+import { proseKey } from '../core/canonical';
+import type { GuardianEvent } from '../core/events';
+import { parseJson } from '../core/json';
+import { openRegularFile } from '../state/regularFile';
+
+/** How much of a transcript's end is read for the latest turn: a turn's last records fit well in it. */
+export const TRANSCRIPT_TAIL_BYTES = 256 * 1024;
+
+/** What a session's previous turn left in its transcript, beyond the tool calls a hook records itself. */
+export interface PreviousTurn {
+  /** Its last answer in text. */
+  readonly reply?: string;
+  /** Its failed model requests, delegations and what came back, in order. */
+  readonly events: readonly GuardianEvent[];
+}
+
+const TURN_KINDS = new Set(['api_error', 'delegation', 'delegation_result']);
+
+/**
+ * The turn before the prompt `current`, from the end of the session's transcript (which the agent
+ * names to its hook): the turn after the transcript's last prompt, or, where that prompt is
+ * `current` itself already written and still unanswered, the turn before it. Empty when the end
+ * holds none (the turn wrote nothing, the file lags, it is not the agent's format). Read-only,
+ * bounded and non-blocking: the file is the agent's, outside the workspace.
+ */
+export async function previousTurn(file: string, adapter: JsonlAdapter, current: string, maxBytes = TRANSCRIPT_TAIL_BYTES): Promise<PreviousTurn> {
+  const handle = await openRegularFile(file);
+  let text: string;
+  let cut: boolean;
+  try {
+    const { size } = await handle.stat();
+    const start = Math.max(0, size - maxBytes);
+    const buf = Buffer.alloc(size - start);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, start);
+    text = buf.toString('utf8', 0, bytesRead);
+    cut = start > 0;
+  } finally {
+    await handle.close();
+  }
+  const lines = text.split('\n');
+  // A cut first line is a piece of a record.
+  if (cut) lines.shift();
+  const turns: { prompt?: string; reply?: string; events: GuardianEvent[] }[] = [{ events: [] }];
+  const decoder = adapter.decoder(path.basename(file));
+  const sink = {
+    event: (e: GuardianEvent) => {
+      const turn = turns[turns.length - 1] as (typeof turns)[number];
+      if (e.type === 'prompt') turns.push({ prompt: e.text, events: [] });
+      else if (e.type === 'reply') turn.reply = e.text;
+      else if (TURN_KINDS.has(e.type)) turn.events.push(e);
+    },
+    skipped: () => undefined,
+  };
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    const parsed = parseJson(line);
+    if (parsed.ok) decoder.record(parsed.value, i + 1, sink);
+  });
+  let last = turns[turns.length - 1] as (typeof turns)[number];
+  const unanswered = last.reply === undefined && last.events.length === 0;
+  if (unanswered && last.prompt !== undefined && proseKey(last.prompt) === proseKey(current) && turns.length > 1) last = turns[turns.length - 2] as (typeof turns)[number];
+  return { ...(last.reply !== undefined ? { reply: last.reply } : {}), events: last.events };
+}
