@@ -45,7 +45,7 @@ export function resultOutcome(block: Json): { ok: true; output: string } | { ok:
 const DELEGATION_TOOLS = new Set(['Task', 'Agent', 'new_task']);
 
 /** The delegation a tool_use makes, when it is one with an instruction. */
-function delegationOf(name: string, input: unknown): { instruction: string; to?: string } | undefined {
+export function delegationOf(name: string, input: unknown): { instruction: string; to?: string } | undefined {
   if (!DELEGATION_TOOLS.has(name) || !isObject(input)) return undefined;
   const instruction = [input.prompt, input.message, input.context].find((v): v is string => typeof v === 'string' && v.trim() !== '');
   if (instruction === undefined) return undefined;

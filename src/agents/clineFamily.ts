@@ -3,6 +3,7 @@ import type { GuardianEvent, PromptSender } from '../core/events';
 import { parseJson } from '../core/json';
 import { boundedText } from '../core/redact';
 import type { DiscoveryScope, FoundTranscript, TranscriptLocator } from './agent';
+import { delegationOf } from './anthropicBlocks';
 import { apiErrorFromText, argsObject, contentText, isObject, isoTime, jsonText, parseArgsText, RecentSet, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from './transcript';
 
 /*
@@ -181,6 +182,13 @@ class TaskMessagesDecoder implements Decoder {
         if (id !== undefined && !this.seen.add(`use:${id}`)) return;
         if (id !== undefined) this.waiting.push(id);
         sink.event({ ...base, type: 'tool', tool, args: argsObject(block.input), ...(id !== undefined ? { id } : {}) }, line);
+        // A native `new_task` (Roo `{mode, message, todos}`, Cline `{context}`: sources at `delegationOf`
+        // in anthropicBlocks.ts) hands a subtask out (issue 14); its tool_result is what came back.
+        const delegation = delegationOf(tool, block.input);
+        if (delegation !== undefined) {
+          if (id !== undefined) this.seen.add(`delegation:${id}`);
+          sink.event({ ...base, type: 'delegation', ...delegation, ...(id !== undefined ? { id } : {}) }, line);
+        }
       } else if (block.type === 'tool_result') {
         native++;
         const id = str(block.tool_use_id);
@@ -189,12 +197,19 @@ class TaskMessagesDecoder implements Decoder {
         if (!this.seen.add(`result:${id}`)) return;
         const outcome = blockOutcome(block);
         sink.event(outcome.ok ? { ...base, type: 'tool_result', id, ok: true, output: outcome.output } : { ...base, type: 'tool_result', id, ok: false, error: outcome.error }, line);
+        if (this.seen.has(`delegation:${id}`)) {
+          const back = outcome.ok ? { ok: true, output: boundedText(outcome.output) } : { ok: false, error: boundedText(outcome.error) };
+          sink.event({ ...base, type: 'delegation_result', id, ...back }, line);
+        }
       }
     });
     if (role === 'assistant') {
-      // The answer in text (issue 14): compared between turns by the prompt signal.
+      // The answer in text (issue 14): compared between turns by the prompt signal. Roo's
+      // context-condensing summary (`isSummary`, written as an assistant message with the summary's
+      // text and the tool_use blocks it keeps: Roo `src/core/condense/index.ts` @04fc2a02,
+      // `summarizeConversation`) is no answer to the person.
       const said = texts.join('\n');
-      if (said.trim() !== '') sink.event({ ...base, type: 'reply', text: boundedText(said) }, line);
+      if (said.trim() !== '' && value.isSummary !== true) sink.event({ ...base, type: 'reply', text: boundedText(said) }, line);
       // Tags in the text of a message with native calls are prose, not calls.
       if (native > 0) return;
       // The message's time (Roo, Kilo), else its response id (Cline's `ClineStorageMessage.id`), else its place.

@@ -82,7 +82,8 @@ describe('Cline family: Cline, Roo Code, Kilo Code task files', () => {
     ]);
     const replay = await replayText('api_conversation_history.json', JSON.stringify(records));
     assert.equal(replay.format, 'cline');
-    assert.equal(replay.events, 1 + 4 * 2);
+    // The person's turn (`user`, `prompt`), and each step's call, result and the assistant's text (`reply`, issue 14).
+    assert.equal(replay.events, 2 + 4 * 3);
     assert.deepEqual(halts(replay), []);
   });
 

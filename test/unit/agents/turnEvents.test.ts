@@ -5,6 +5,7 @@ import { codexTranscript } from '../../../src/agents/codex/transcript';
 import { copilotCliTranscript } from '../../../src/agents/copilot-cli/transcript';
 import { copilotChatTranscript, copilotPromptLog } from '../../../src/agents/copilot/transcript';
 import { geminiTranscript } from '../../../src/agents/gemini/transcript';
+import { rooTranscript } from '../../../src/agents/roo/transcript';
 import { apiErrorFromText, statusInText } from '../../../src/agents/transcript';
 import type { GuardianEvent } from '../../../src/core/events';
 import { decode } from './util';
@@ -124,11 +125,12 @@ describe('Cline and Roo Code ui_messages.json: prompts, replies, failed requests
       ask('tool', JSON.stringify({ tool: 'newTask', mode: '💻 Code', content: 'Write the audit script.' })),
       say('subtask_result', 'The script is in scripts/audit.ps1.'),
     ];
-    const { events } = decode(clineTranscript, records, records);
+    const { events } = decode(rooTranscript, records, records);
     assert.deepEqual(turns(events), [
       'prompt Restore the tasks.',
       'api_error 503 | retry 0 | 503\nService Unavailable',
-      `delegation(💻 Code) ${'file-session'}:4 Write the audit script.`,
+      // A ui call's id is `<session>:<ts>`.
+      `delegation(💻 Code) file-session:${records[4]?.ts} Write the audit script.`,
       'back  true The script is in scripts/audit.ps1.',
     ]);
   });
@@ -153,9 +155,10 @@ describe('Cline and Roo Code ui_messages.json: prompts, replies, failed requests
     const records = [
       { role: 'user', content: [{ type: 'text', text: '<task>\nDeploy.\n</task>' }, { type: 'text', text: '<environment_details>\n# Time 10:00\n</environment_details>' }] },
       { role: 'assistant', content: [{ type: 'text', text: 'On it.' }, { type: 'tool_use', id: 'n1', name: 'new_task', input: { mode: 'code', message: 'Write the script', todos: null } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'n1', content: [{ type: 'text', text: 'The script is written.' }] }] },
     ];
     const { events } = decode(clineTranscript, records, records);
-    assert.deepEqual(turns(events), ['prompt <task>\nDeploy.\n</task>', 'delegation(code) n1 Write the script', 'reply On it.']);
+    assert.deepEqual(turns(events), ['prompt <task>\nDeploy.\n</task>', 'delegation(code) n1 Write the script', 'reply On it.', 'back n1 true The script is written.']);
   });
 });
 

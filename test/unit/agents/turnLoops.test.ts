@@ -133,7 +133,8 @@ describeShared('the loops above the tool calls, rebuilt from real transcripts (i
       const model = 'No endpoints found for deepseek/deepseek-r1:free.';
       const doc = [...start, ...Array.from({ length: 37 }, () => retry(404, model)), again(request), again(said), ...Array.from({ length: 6 }, () => retry(404, model))];
       const r = await replayText('ui_messages.json', JSON.stringify(doc));
-      assert.equal(r.format, 'cline');
+      // The task starts with `say: "text"`: Roo's.
+      assert.equal(r.format, 'roo');
       assert.deepEqual(of(r, 'api-error-storm'), ['warn 3', 'halt 5', 'warn 3', 'halt 5']);
       assert.match(r.findings.find((f) => f.action === 'halt')?.recommendation ?? '', /model is not available/);
       assert.equal(groupIncidents(r.findings).filter((i) => i.action === 'halt').length, 2);
