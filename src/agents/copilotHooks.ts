@@ -63,7 +63,8 @@ type Dialect = 'local' | 'cli' | 'cli-pascal';
 
 function dialectOf(raw: Record<string, unknown>): Dialect {
   if (raw.tool_name === undefined && raw.hook_event_name === undefined && raw.hookEventName === undefined) return 'cli';
-  // A prompt from VS Code carries no tool: its transcript path or its ISO timestamp tells it.
+  // A prompt from VS Code carries no tool: its `transcript_path` (a common key of every VS Code payload)
+  // or its 2026-02 camelCase keys tell it; the CLI's PascalCase payload has neither.
   if (raw.tool_name === undefined && typeof raw.prompt === 'string') return typeof raw.transcript_path === 'string' || raw.hookEventName !== undefined || raw.sessionId !== undefined ? 'local' : 'cli-pascal';
   const local = raw.tool_use_id !== undefined || typeof raw.transcript_path === 'string' || raw.hookEventName !== undefined || raw.sessionId !== undefined;
   return local ? 'local' : 'cli-pascal';

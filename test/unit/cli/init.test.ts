@@ -99,17 +99,21 @@ describe('loop-guardian init (hook registration)', () => {
 
   it('registers the prompt hook: UserPromptSubmit without a matcher (Claude Code), userPromptSubmitted (the Copilot hook file); an older install gains it and nothing else', async () => {
     const ws = await tmpdir();
-    const command = `node ${JSON.stringify('/opt/lg/dist/cli.js')} hook claude`;
+    const command = hookCommand('claude', claude.hook!);
     const tool = (matcher: string) => ({ matcher, hooks: [{ type: 'command', command, timeout: 10 }] });
     // What init wrote before the prompt hook existed.
-    await write(ws, '.claude/settings.json', JSON.stringify({ hooks: { PreToolUse: [tool('*')], PostToolUse: [tool('*')], PostToolUseFailure: [tool('*')] } }));
-    const r = await cli(['init', 'claude', '--workspace', ws, '--command', command, '--json']);
+    const older = { permissions: { allow: ['Bash(make)'] }, hooks: { PreToolUse: [tool('*')], PostToolUse: [tool('*')], PostToolUseFailure: [tool('*')] } };
+    await write(ws, '.claude/settings.local.json', JSON.stringify(older));
+    const r = await cli(['init', 'claude', '--workspace', ws, '--json']);
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual((JSON.parse(r.stdout) as { added: string[] }).added, ['UserPromptSubmit']);
-    const s = await read(ws, '.claude/settings.json');
+    const out = JSON.parse(r.stdout) as { file: string; added: string[]; updated: string[] };
+    assert.equal(out.file, '.claude/settings.local.json');
+    assert.deepEqual(out.added, ['UserPromptSubmit']);
+    assert.deepEqual(out.updated, []);
+    const s = await read(ws, '.claude/settings.local.json');
     assert.deepEqual(s.hooks.UserPromptSubmit, [{ hooks: [{ type: 'command', command, timeout: 10 }] }]);
-    assert.deepEqual(s.hooks.PreToolUse, [tool('*')]);
-    assert.equal((JSON.parse((await cli(['init', 'claude', '--workspace', ws, '--command', command, '--json'])).stdout) as { added: string[] }).added.length, 0);
+    assert.deepEqual(s, { ...older, hooks: { ...older.hooks, UserPromptSubmit: s.hooks.UserPromptSubmit } }, 'nothing else changed');
+    assert.equal((JSON.parse((await cli(['init', 'claude', '--workspace', ws, '--json'])).stdout) as { added: string[] }).added.length, 0);
     assert.equal((await cli(['init', 'copilot-cli', '--workspace', ws])).code, 0);
     const copilot = await read(ws, '.github/hooks/loop-guardian.json');
     assert.deepEqual(Object.keys(copilot.hooks), ['preToolUse', 'postToolUse', 'postToolUseFailure', 'userPromptSubmitted']);
@@ -157,7 +161,7 @@ describe('loop-guardian init (hook registration)', () => {
     const input = JSON.stringify({ session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'x' });
     const out = execFileSync('sh', ['-c', command], { input, cwd: ws, env: { ...process.env, CLAUDE_PROJECT_DIR: ws } }).toString();
     assert.match(out, /"permissionDecision":"deny"/);
-    const prompt = (await read(ws, '.claude/settings.json')).hooks.UserPromptSubmit[0].hooks[0].command as string;
+    const prompt = (await read(ws, '.claude/settings.local.json')).hooks.UserPromptSubmit[0].hooks[0].command as string;
     const refused = execFileSync('sh', ['-c', prompt], { input: JSON.stringify({ session_id: 's', hook_event_name: 'UserPromptSubmit', prompt: 'go on' }), cwd: ws, env: { ...process.env, CLAUDE_PROJECT_DIR: ws } }).toString();
     assert.match(refused, /"decision":"block"/);
   });

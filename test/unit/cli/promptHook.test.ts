@@ -41,8 +41,9 @@ describe('the prompt hook (a real process)', function (this: Mocha.Suite) {
     const answer = JSON.parse(claude.stdout) as { decision: string; reason: string };
     assert.equal(answer.decision, 'block');
     assert.match(answer.reason, /STOP_ALL is set to STOP \(runaway costs.*Every tool call and prompt is refused/);
-    // VS Code's Local harness, through the versioned Copilot hook file: its own answer.
-    const local = await hook(ws, 'copilot-cli', { timestamp: '2026-10-02T09:14:03.101Z', hook_event_name: 'UserPromptSubmit', session_id: 'vs-1', cwd: ws, prompt: 'continue' });
+    // VS Code's Local harness, through the versioned Copilot hook file (its payload's common keys, ../shared/docs/vscode-agents.md 1.3): its own answer.
+    const transcript = '/home/u/.config/Code/User/workspaceStorage/9d1/GitHub.copilot-chat/transcripts/vs-1.jsonl';
+    const local = await hook(ws, 'copilot-cli', { timestamp: '2026-10-02T09:14:03.101Z', hook_event_name: 'UserPromptSubmit', session_id: 'vs-1', transcript_path: transcript, cwd: ws, prompt: 'continue' });
     assert.deepEqual(Object.keys(JSON.parse(local.stdout) as object).sort(), ['continue', 'stopReason']);
     assert.equal((JSON.parse(local.stdout) as { continue: boolean }).continue, false);
     // Copilot CLI drops a prompt hook's output: refusing is impossible, so the prompt is let through and recorded.
