@@ -247,7 +247,8 @@ describe("Cline, Roo Code and Kilo Code tasks in the editor's global storage", (
     assert.deepEqual(monitor.agentSources().map((s) => `${s.label} ${s.sessions.join()}`).sort(), ['Cline 1001', 'Cline 1003', 'Cline s1', 'Kilo Code k1', 'Roo Code r1', 'Roo Code r2']);
     const halted = update.raised.filter((f) => f.action === 'halt').map((f) => `${f.agent} ${f.session}`);
     assert.deepEqual([...new Set(halted)].sort(), ['cline 1001', 'roo-code r1']);
-    assert.equal(monitor.agentSources().find((s) => s.sessions.includes('1003'))?.events, 3);
+    // The person's turn (`user` and its `prompt`), the call and its result.
+    assert.equal(monitor.agentSources().find((s) => s.sessions.includes('1003'))?.events, 4);
   });
 
   it('reads a task as it is rewritten: only what is new counts, and the third failure halts once', async () => {
@@ -257,18 +258,18 @@ describe("Cline, Roo Code and Kilo Code tasks in the editor's global storage", (
     const monitor = new WorkspaceMonitor(new Workspace(ws), config(all), { HOME: '/nonexistent' }, undefined, storage);
     const first = await monitor.poll();
     assert.deepEqual(first.raised.filter((f) => f.action === 'halt'), []);
-    assert.equal(monitor.agentSources()[0]?.events, 5);
+    assert.equal(monitor.agentSources()[0]?.events, 2 + 2 * 2);
     // Rewritten whole (temp file, rename) with one more failing call.
     const doc = JSON.parse(history(ROO, ws, 3)) as unknown[];
     const before = JSON.parse(await fs.readFile(file, 'utf8')) as unknown[];
     await fs.writeFile(`${file}.tmp`, JSON.stringify([...before, ...doc.slice(5)]));
     await fs.rename(`${file}.tmp`, file);
     const next = await monitor.poll();
-    assert.equal(monitor.agentSources()[0]?.events, 7);
+    assert.equal(monitor.agentSources()[0]?.events, 2 + 3 * 2);
     assert.ok(next.raised.some((f) => f.action === 'halt' && f.agent === 'roo-code' && f.session === 'r9'));
     const quiet = await monitor.poll();
     assert.deepEqual(quiet.raised, []);
-    assert.equal(monitor.agentSources()[0]?.events, 7);
+    assert.equal(monitor.agentSources()[0]?.events, 2 + 3 * 2);
   });
 
   it("looks in VS Code's standard global storage under the user's home from the CLI, leaves a task the hook records to the hook, and reads nothing not opted in", async () => {

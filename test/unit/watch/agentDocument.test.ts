@@ -38,12 +38,13 @@ describe('rewritten documents, read for what is new', () => {
     await rewrite(file, [task, call(1)], true);
     const first = collector();
     await reader.read(first.sink);
-    assert.deepEqual(first.events.map(describeEvent), ['1@2 user', '2@12 tool toolu_1']);
+    // The task is a `user` turn and its `prompt` (one record, two events).
+    assert.deepEqual(first.events.map(describeEvent), ['1@2 user', '2@2 prompt', '3@12 tool toolu_1']);
     await rewrite(file, [task, call(1), result(1), call(2)], true);
     const second = collector();
     const read = await reader.read(second.sink);
     assert.equal(read.reset, false, 'never a reset: what was counted stands');
-    assert.deepEqual(second.events.map((e) => `${e.ref.event} ${e.event.type}`), ['3 tool_result', '4 tool']);
+    assert.deepEqual(second.events.map((e) => `${e.ref.event} ${e.event.type}`), ['4 tool_result', '5 tool']);
     assert.ok((second.events[0]?.ref.line ?? 0) > 12, 'its line is where its record starts in the document now');
     // Unchanged: not even read.
     const third = collector();
@@ -58,22 +59,23 @@ describe('rewritten documents, read for what is new', () => {
     await rewrite(file, [task, call(1), result(1), call(2), result(2)]);
     const a = collector();
     await reader.read(a.sink);
-    assert.equal(a.events.length, 5);
+    assert.equal(a.events.length, 6);
     const summary = { role: 'assistant', ts: 1001, isSummary: true, content: 'So far: make fails.' };
     await rewrite(file, [task, summary, call(2), result(2), call(3)]);
     const b = collector();
     await reader.read(b.sink);
-    assert.deepEqual(b.events.map(describeEvent), ['6@1 tool toolu_3']);
+    // The summary is no answer (no `reply`); its kept calls were reported already.
+    assert.deepEqual(b.events.map(describeEvent), ['7@1 tool toolu_3']);
     // Two identical events (a message without time typed twice) are two occurrences: only the second is new.
     const goOn = { role: 'user', content: 'go on' };
     await rewrite(file, [task, summary, call(2), result(2), call(3), result(3), goOn]);
     const c = collector();
     await reader.read(c.sink);
-    assert.deepEqual(c.events.map((e) => e.event.type), ['tool_result', 'user']);
+    assert.deepEqual(c.events.map((e) => e.event.type), ['tool_result', 'user', 'prompt']);
     await rewrite(file, [task, summary, call(2), result(2), call(3), result(3), goOn, goOn]);
     const d = collector();
     await reader.read(d.sink);
-    assert.deepEqual(d.events.map((e) => `${e.ref.event} ${e.event.type}`), ['9 user']);
+    assert.deepEqual(d.events.map((e) => `${e.ref.event} ${e.event.type}`), ['11 user', '12 prompt']);
   });
 
   it('a document caught mid-write is not counted as corrupt: nothing is reported, and the next change is read whole', async () => {
@@ -98,7 +100,7 @@ describe('rewritten documents, read for what is new', () => {
     const done = collector();
     await reader.read(done.sink);
     assert.deepEqual(done.skipped, []);
-    assert.deepEqual(done.events.map((e) => `${e.ref.event} ${e.event.type}`), ['3 tool_result', '4 tool']);
+    assert.deepEqual(done.events.map((e) => `${e.ref.event} ${e.event.type}`), ['4 tool_result', '5 tool']);
   });
 
   it('a document that stays broken is reported once, with its line, and read again once it is mended', async () => {
@@ -125,7 +127,7 @@ describe('rewritten documents, read for what is new', () => {
     await rewrite(file, [task, call(1)]);
     const mended = collector();
     await reader.read(mended.sink);
-    assert.deepEqual(mended.events.map((e) => e.event.type), ['user', 'tool']);
+    assert.deepEqual(mended.events.map((e) => e.event.type), ['user', 'prompt', 'tool']);
   });
 
   it('an old broken document (a one-shot scan) is reported at the first reading; a missing one says so without throwing', async () => {
