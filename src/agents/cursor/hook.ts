@@ -42,14 +42,14 @@ import type { HookCall, HookPhase, HookProtocol, HookReply } from '../hook';
 
 const PRE = 'preToolUse';
 const POST = ['postToolUse', 'postToolUseFailure'];
-const events = { pre: PRE, post: POST };
+const events = { pre: PRE, post: POST, prompt: 'beforeSubmitPrompt' };
 
 /** The per-kind events, as the generic layer would name their tool: what they are read as. */
 const KIND_PRE: Readonly<Record<string, string>> = { beforeShellExecution: 'Shell', beforeMCPExecution: 'MCP', beforeReadFile: 'Read' };
 const KIND_POST: Readonly<Record<string, string>> = { afterShellExecution: 'Shell', afterMCPExecution: 'MCP', afterFileEdit: 'Write' };
 
-/** The prompt event. A prompt is not a tool call: read as `other` (nothing recorded, nothing refused) until the hook takes prompt calls. */
-const PROMPT = 'beforeSubmitPrompt';
+/** The prompt event: `{prompt, attachments}`, refused by `{"continue": false, "user_message"}`. */
+const PROMPT = events.prompt;
 
 /** A JSON string (as some of Cursor's fields are) as an object; anything else under `input`. */
 function objectOf(v: unknown): Record<string, unknown> {
@@ -105,9 +105,11 @@ function parse(raw: unknown): HookCall | { problem: string } {
     const after = outcome(event, raw);
     return after === undefined ? { ...base, phase: 'other', tool, input } : { ...base, phase: 'post', tool, input, ...after };
   }
-  // `beforeSubmitPrompt` and the rest (stop, sessionStart, subagentStart, …): no tool call.
-  // When the hook core takes prompt calls, the prompt event maps here: phase 'prompt' with
-  // `raw.prompt` as its text; `deny` below already answers it in the prompt event's form.
+  if (event === PROMPT) {
+    if (typeof raw.prompt !== 'string') return { problem: `stdin: ${PROMPT} without prompt` };
+    return { ...base, phase: 'prompt', input: {}, prompt: raw.prompt, ...(text(raw.transcript_path) !== undefined ? { transcript: raw.transcript_path as string } : {}) };
+  }
+  // The rest (stop, sessionStart, subagentStart, …): no tool call.
   return { ...base, phase: 'other', input: {} };
 }
 
@@ -122,13 +124,14 @@ export const cursorHook: HookProtocol = {
   projectDirEnv: ['CURSOR_PROJECT_DIR'],
   parse,
   deny,
+  denyPrompt: (reason) => deny(reason, { phase: 'prompt', event: PROMPT, session: '', input: {} }),
   // No decision: an empty answer, so Cursor's own rules (and its prompts to the person) apply.
   allow: (note) => ({ stdout: '', stderr: note !== undefined ? `${note}\n` : '', exitCode: 0 }),
   // The project's file: Cursor has no per-user file for one project (`~/.cursor/hooks.json`
   // applies to every project). The timeout is in seconds.
   registration: {
     settingsFile: '.cursor/hooks.json',
-    events: [PRE, ...POST],
+    events: [PRE, ...POST, PROMPT],
     timeout: 10,
     layout: 'flat',
     entry: { commandKey: 'command', fields: { type: 'command', timeout: 10, failClosed: false } },

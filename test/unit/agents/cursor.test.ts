@@ -80,7 +80,12 @@ describe('loop-guardian hook cursor (a real process)', () => {
     assert.match(stopped.user_message, /STOP_ALL is set to STOP \(runaway/);
     const shell = await hook(ws, { ...common(ws), hook_event_name: 'beforeShellExecution', command: 'ls', cwd: ws, sandbox: false });
     assert.equal((JSON.parse(shell.stdout) as Deny).permission, 'deny');
+    // STOP refuses prompts too, in the prompt event's answer: {"continue": false, "user_message"}.
+    const prompt = JSON.parse((await hook(ws, { ...common(ws), hook_event_name: 'beforeSubmitPrompt', prompt: 'go on', attachments: [] })).stdout) as { continue: boolean; user_message: string };
+    assert.equal(prompt.continue, false);
+    assert.match(prompt.user_message, /STOP_ALL is set to STOP/);
     await cli(['pause', '--workspace', ws]);
+    assert.equal((await hook(ws, { ...common(ws), hook_event_name: 'beforeSubmitPrompt', prompt: 'go on', attachments: [] })).stdout, '', 'PAUSE lets prompts through');
     assert.match((await hook(ws, pre(ws, 'p1', 'Task', { description: 'explore', prompt: 'look around' }))).stdout, /"permission":"deny".*PAUSE/);
     assert.equal((await hook(ws, pre(ws, 'p2', 'Shell', { command: 'ls' }))).stdout, '');
   });
