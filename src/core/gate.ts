@@ -73,7 +73,7 @@ export function gate(input: GateInput): GateVerdict {
   const stopped = stopGate(stop, call.tool, config.hooks.delegationTools);
   if (stopped) return stopped;
   const deny = new Set<SignalId>(config.hooks.deny);
-  const engine = new Engine(config);
+  const engine = new Engine(config, { trackNews: true });
   const canon = new Canonicalizer(config.volatileKeys, config.volatileArgs);
   const signatures = new Map<string, string>();
   const key = (ref: EventRef) => `${ref.file}:${ref.line}`;

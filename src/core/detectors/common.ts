@@ -15,5 +15,5 @@ export function episodeId(signal: string, key: string, start: EventRef): string 
 /** Keeps the last `max` items. */
 export function pushBounded<T>(list: T[], item: T, max: number): void {
   list.push(item);
-  if (list.length > max) list.splice(0, list.length - max);
+  while (list.length > max) list.shift();
 }

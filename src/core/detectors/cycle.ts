@@ -1,14 +1,9 @@
-import { outcomeKey, type Outcome, type SettledCall } from '../calls';
+import { sameCall, type SettledCall } from '../calls';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
-import type { EventRef } from '../events';
 import { episodeId, pushBounded, whoOf } from './common';
 
-interface Step {
-  readonly signature: string;
-  readonly tool: string;
-  readonly ref: EventRef;
-  readonly outcome: Outcome;
-}
+/** The calls a cycle is looked for in. */
+type Step = SettledCall;
 
 interface Run {
   readonly period: number;
@@ -40,13 +35,13 @@ export class CycleDetector implements Detector {
     const { threshold, maxPeriod, history } = this.ctx.config.signals[this.signal];
     let s = this.sessions.get(c.session);
     if (!s) this.sessions.set(c.session, (s = { steps: [] }));
-    pushBounded(s.steps, { signature: c.signature, tool: c.tool, ref: c.ref, outcome: c.outcome }, Math.max(history ?? 0, maxPeriod * threshold));
+    pushBounded(s.steps, c, Math.max(history ?? 0, maxPeriod * threshold));
     const steps = s.steps;
     const n = steps.length;
 
     if (s.run) {
       const back = steps[n - 1 - s.run.period];
-      if (back && back.signature === c.signature) s.run.length++;
+      if (back && sameCall(back, c)) s.run.length++;
       else {
         sink.resolve(s.run.episode);
         delete s.run;
@@ -96,7 +91,7 @@ export class CycleDetector implements Detector {
 function isPeriodic(steps: readonly Step[], period: number, span: number): boolean {
   const n = steps.length;
   for (let i = n - span + period; i < n; i++) {
-    if ((steps[i] as Step).signature !== (steps[i - period] as Step).signature) return false;
+    if (!sameCall(steps[i] as Step, steps[i - period] as Step)) return false;
   }
   return true;
 }
@@ -104,8 +99,8 @@ function isPeriodic(steps: readonly Step[], period: number, span: number): boole
 /** A unit made of one call repeated is identical-calls' business, not a cycle. */
 function isUniform(steps: readonly Step[], period: number): boolean {
   const n = steps.length;
-  const first = (steps[n - period] as Step).signature;
-  for (let i = n - period + 1; i < n; i++) if ((steps[i] as Step).signature !== first) return false;
+  const first = steps[n - period] as Step;
+  for (let i = n - period + 1; i < n; i++) if (!sameCall(steps[i] as Step, first)) return false;
   return true;
 }
 
@@ -113,9 +108,9 @@ function isUniform(steps: readonly Step[], period: number): boolean {
 function outcomesRepeat(steps: readonly Step[], period: number, span: number): boolean {
   const n = steps.length;
   for (let i = n - span; i < n; i++) {
-    const key = outcomeKey((steps[i] as Step).outcome);
+    const key = (steps[i] as Step).outcome.key;
     if (key === undefined) return false;
-    if (i >= n - span + period && key !== outcomeKey((steps[i - period] as Step).outcome)) return false;
+    if (i >= n - span + period && key !== (steps[i - period] as Step).outcome.key) return false;
   }
   return true;
 }
@@ -127,9 +122,9 @@ function outcomesRepeat(steps: readonly Step[], period: number, span: number): b
 function unitsProgress(span: readonly Step[], period: number): boolean {
   const seen = new Set<string>();
   for (let i = 0; i < span.length; i += period) {
-    const parts: string[] = [];
+    const parts: number[] = [];
     for (const step of span.slice(i, i + period)) {
-      const key = outcomeKey(step.outcome);
+      const key = step.outcome.key;
       if (key === undefined) return false;
       parts.push(key);
     }

@@ -1,4 +1,4 @@
-import { describeCall, type SettledCall } from '../calls';
+import { callTimeMs, describeCall, type SettledCall } from '../calls';
 import { clip } from '../canonical';
 import { adviceForCall } from '../advice';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
@@ -7,18 +7,23 @@ import type { EventRef } from '../events';
 import { pushEvidence } from '../finding';
 import { episodeId, whoOf } from './common';
 
+/** One failure signature's failures. Its episode is named when first reported: most never are. */
 interface Failures {
-  readonly call: string;
+  readonly kind: ErrorKind;
+  /** The first failing call's. */
+  readonly tool: string;
+  readonly args: string;
+  readonly start: EventRef;
   count: number;
   firstTs?: number;
   lastTs?: number;
-  readonly episode: string;
+  episode?: string;
   readonly refs: EventRef[];
 }
 
 interface SessionFailures {
-  /** signature → error kind → failures, least recently failed first */
-  readonly bySignature: Map<string, Map<ErrorKind, Failures>>;
+  /** signature → its failures by error kind (in the order the kinds first failed), least recently failed first */
+  readonly bySignature: Map<string, Failures[]>;
 }
 
 const MAX_SIGNATURES = 500;
@@ -41,63 +46,67 @@ export class FailingCallDetector implements Detector {
     if (c.outcome.kind === 'ok') {
       const cleared = s?.bySignature.get(c.signature);
       if (cleared) {
-        for (const f of cleared.values()) sink.resolve(f.episode);
+        resolveAll(cleared, sink);
         s?.bySignature.delete(c.signature);
       }
       return;
     }
     const cfg = this.ctx.config.signals[this.signal];
     if (!s) this.sessions.set(c.session, (s = { bySignature: new Map() }));
-    if (c.ts !== undefined) prune(s, c.ts - cfg.windowMinutes * 60_000, sink);
+    const ts = callTimeMs(c);
+    if (ts !== undefined) prune(s, ts - cfg.windowMinutes * 60_000, sink);
     const kind: ErrorKind = c.outcome.errorKind;
     const family = FAMILY_OF[kind];
     let kinds = s.bySignature.get(c.signature);
     // Re-inserted at the end: the map stays ordered by last failure, so pruning stops early.
     if (kinds) s.bySignature.delete(c.signature);
-    else kinds = new Map();
+    else kinds = [];
     s.bySignature.set(c.signature, kinds);
     if (s.bySignature.size > MAX_SIGNATURES) {
-      const [oldest, dropped] = s.bySignature.entries().next().value as [string, Map<ErrorKind, Failures>];
-      for (const f of dropped.values()) sink.resolve(f.episode);
+      const [oldest, dropped] = s.bySignature.entries().next().value as [string, Failures[]];
+      resolveAll(dropped, sink);
       s.bySignature.delete(oldest);
     }
-    let f = kinds.get(kind);
+    let f = kinds.find((k) => k.kind === kind);
     if (!f) {
-      f = { call: describeCall(c.tool, c.args), count: 0, episode: episodeId(this.signal, `${c.session}|${c.signature}|${kind}`, c.ref), refs: [] };
-      kinds.set(kind, f);
+      f = { kind, tool: c.tool, args: c.args, start: c.ref, count: 0, refs: [] };
+      kinds.push(f);
     }
     f.count++;
-    if (c.ts !== undefined) {
-      f.firstTs ??= c.ts;
-      f.lastTs = c.ts;
+    if (ts !== undefined) {
+      f.firstTs ??= ts;
+      f.lastTs = ts;
     }
     pushEvidence(f.refs, c.ref);
     const error = c.outcome.error;
     const budget = cfg.retries[family];
     const trips = budget + 1;
     if (f.count < trips) return;
-    sink.report({ episode: f.episode, action: 'halt', count: f.count, evidence: f.refs }, () => ({
+    const failures = f;
+    const episode = (f.episode ??= episodeId(this.signal, `${c.session}|${c.signature}|${kind}`, f.start));
+    const call = describeCall(f.tool, f.args);
+    sink.report({ episode, action: 'halt', count: f.count, evidence: f.refs }, () => ({
       signal: this.signal,
       action: 'halt',
-      count: f.count,
+      count: failures.count,
       threshold: trips,
       at: c.settledAt,
       ...whoOf(c),
-      subject: f.call,
-      message: `Retry loop on ${f.call}: failed ${f.count} times with ${family === 'unknown' ? 'an' : 'a'} ${family} error (${kind}) against a budget of ${budget} ${budget === 1 ? 'retry' : 'retries'}: ${clip(error, 160)}`,
+      subject: call,
+      message: `Retry loop on ${call}: failed ${failures.count} times with ${family === 'unknown' ? 'an' : 'a'} ${family} error (${kind}) against a budget of ${budget} ${budget === 1 ? 'retry' : 'retries'}: ${clip(error, 160)}`,
       recommendation: `${adviceForCall(c.tool, c.outcome)} Options: fix the arguments, skip this step, or abort the task.`,
-      evidence: [...f.refs],
+      evidence: [...failures.refs],
       status: 'STALLED',
-      episode: f.episode,
+      episode,
       details: {
         tool: c.tool,
         args: c.args,
         error,
         error_class: kind,
         family,
-        fail_count: f.count,
-        ...(f.firstTs !== undefined ? { first_ts: new Date(f.firstTs).toISOString() } : {}),
-        ...(f.lastTs !== undefined ? { last_ts: new Date(f.lastTs).toISOString() } : {}),
+        fail_count: failures.count,
+        ...(failures.firstTs !== undefined ? { first_ts: new Date(failures.firstTs).toISOString() } : {}),
+        ...(failures.lastTs !== undefined ? { last_ts: new Date(failures.lastTs).toISOString() } : {}),
       },
     }));
   }
@@ -111,9 +120,14 @@ export class FailingCallDetector implements Detector {
 function prune(s: SessionFailures, before: number, sink: FindingSink): void {
   for (const [sig, kinds] of s.bySignature) {
     let last = -Infinity;
-    for (const f of kinds.values()) last = Math.max(last, f.lastTs ?? Infinity);
+    for (const f of kinds) last = Math.max(last, f.lastTs ?? Infinity);
     if (last >= before) return;
-    for (const f of kinds.values()) sink.resolve(f.episode);
+    resolveAll(kinds, sink);
     s.bySignature.delete(sig);
   }
+}
+
+/** Resolves the failures' episodes: those reported (named) only, the others were never raised. */
+function resolveAll(kinds: readonly Failures[], sink: FindingSink): void {
+  for (const f of kinds) if (f.episode !== undefined) sink.resolve(f.episode);
 }
