@@ -39,7 +39,7 @@ export interface SettledCall {
   readonly args: string;
   /** `tool` + canonical arguments: equal signatures are the same call. */
   readonly signature: string;
-  /** The signature's hash: calls whose hashes differ are different calls, told at the cost of comparing two numbers. */
+  /** A hash of the signature: calls whose hashes differ are different calls, told at the cost of comparing two numbers. */
   readonly signatureHash: number;
   readonly outcome: Outcome;
   /** The call's `ts`, as written (callTimeMs reads it: only a signal that needs the time parses it). */

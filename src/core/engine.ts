@@ -135,7 +135,8 @@ export class Engine {
       tool: e.tool,
       args,
       signature,
-      signatureHash: hash53(signature),
+      // Below 2^30: a small integer, kept in the call without a box of its own.
+      signatureHash: hash53(signature) % 1073741824,
       outcome: outcome ?? UNKNOWN,
       time: e.ts,
       session,

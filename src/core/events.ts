@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseJson } from './json';
+import { exceedsDepth, parseJson, stripBom } from './json';
 
 /**
  * The guardian's own event log, version 1: one JSON object per line.
@@ -152,6 +152,20 @@ export function parseEventLine(text: string): LineVerdict {
   if (!parsed.ok) return { ok: false, field: '(line)', reason: parsed.tooDeep ? parsed.error : `not JSON: ${parsed.error}` };
   const fast = wellFormedEvent(parsed.value);
   return fast !== undefined ? { ok: true, event: fast } : validateEvent(parsed.value);
+}
+
+/**
+ * A line's event when it is a well-formed one, by the fast path alone (no verdict built: the
+ * readers' hot path); undefined otherwise, and `parseEventLine` says why.
+ */
+export function wellFormedLine(text: string): GuardianEvent | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(stripBom(text));
+  } catch {
+    return undefined;
+  }
+  return exceedsDepth(value) ? undefined : wellFormedEvent(value);
 }
 
 export function validateEvent(raw: unknown): LineVerdict {

@@ -10,7 +10,12 @@ export class Chain<K> {
   private id: string | undefined;
 
   /** `key`: what the run repeats (the latest one, where sameness is fuzzy). */
-  constructor(public key: K, private readonly signal: string, private readonly slot: string, private readonly start: EventRef) {}
+  constructor(public key: K, private readonly signal: string, private readonly slot: string, private start: EventRef) {}
+
+  /** The event the run started at: a new run starts at another. */
+  get started(): EventRef {
+    return this.start;
+  }
 
   /** Named when first asked for: most runs end at their first event, unreported. */
   get episode(): string {
@@ -20,6 +25,14 @@ export class Chain<K> {
   /** Whether the episode was ever named: one that was not was never reported, so there is nothing to resolve. */
   get named(): boolean {
     return this.id !== undefined;
+  }
+
+  /** Starts a new run in this object: only for a run never named (nothing but its slot holds it). */
+  restart(key: K, start: EventRef): void {
+    this.key = key;
+    this.count = 0;
+    this.refs.length = 0;
+    this.start = start;
   }
 }
 
@@ -37,8 +50,11 @@ export class Chains<K> {
     let chain = this.runs.get(slot);
     if (chain && this.same(chain.key, key)) {
       chain.key = key;
+    } else if (chain && !chain.named) {
+      // Most runs end unreported at their first event: the next one reuses the object.
+      chain.restart(key, ref);
     } else {
-      if (chain?.named) sink.resolve(chain.episode);
+      if (chain) sink.resolve(chain.episode);
       chain = new Chain(key, this.signal, slot, ref);
       this.runs.set(slot, chain);
     }

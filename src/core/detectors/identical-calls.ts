@@ -1,7 +1,8 @@
 import { describeCall, isProgress, sameCall, type Outcome, type SettledCall } from '../calls';
 import { adviceForCall } from '../advice';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
-import { Chains, type Chain } from './chains';
+import type { EventRef } from '../events';
+import { Chains } from './chains';
 import { pushBounded, whoOf } from './common';
 
 /** Seed 001: the same tool with the same canonical arguments N times in a row. */
@@ -9,7 +10,7 @@ export class IdenticalCallsDetector implements Detector {
   readonly signal = 'identical-calls' as const;
   private readonly chains = new Chains<SettledCall>(this.signal, sameCall);
   /** The outcomes of each session's current run, for the progress rule. */
-  private readonly outcomes = new BoundedMap<{ chain: Chain<SettledCall>; readonly list: Outcome[] }>();
+  private readonly outcomes = new BoundedMap<{ start: EventRef; readonly list: Outcome[] }>();
 
   constructor(private readonly ctx: DetectorContext) {}
 
@@ -17,10 +18,10 @@ export class IdenticalCallsDetector implements Detector {
     const { threshold } = this.ctx.config.signals[this.signal];
     const chain = this.chains.extend(c.session, c, c.ref, sink);
     let outcomes = this.outcomes.get(c.session);
-    if (!outcomes) this.outcomes.set(c.session, (outcomes = { chain, list: [] }));
-    else if (outcomes.chain !== chain) {
+    if (!outcomes) this.outcomes.set(c.session, (outcomes = { start: chain.started, list: [] }));
+    else if (outcomes.start !== chain.started) {
       // A new run: the session's list starts again (one list per session, not one per run).
-      outcomes.chain = chain;
+      outcomes.start = chain.started;
       outcomes.list.length = 0;
     }
     pushBounded(outcomes.list, c.outcome, 50);
