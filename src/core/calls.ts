@@ -83,6 +83,11 @@ export function callSignature(tool: string, canonicalArgs: string): string {
   return `${tool}\u0000${canonicalArgs}`;
 }
 
+/** The hash a call carries of its signature: below 2^30, a small integer kept without a box of its own. */
+export function signatureHash(signature: string): number {
+  return hash53(signature) % 1073741824;
+}
+
 /** Whether two calls are the same call (their signatures are equal). */
 export function sameCall(a: Pick<SettledCall, 'signature' | 'signatureHash'>, b: Pick<SettledCall, 'signature' | 'signatureHash'>): boolean {
   return a.signatureHash === b.signatureHash && a.signature === b.signature;

@@ -1,5 +1,5 @@
-import { callSignature, outcomeOf, UNKNOWN, type SettledCall } from './calls';
-import { Canonicalizer, hash53 } from './canonical';
+import { callSignature, outcomeOf, signatureHash, UNKNOWN, type SettledCall } from './calls';
+import { Canonicalizer } from './canonical';
 import type { GuardianConfig } from './config';
 import type { Detector, DetectorContext, EpisodeState, FindingSink, Scope } from './detector';
 import { createDetectors } from './detectors';
@@ -135,8 +135,7 @@ export class Engine {
       tool: e.tool,
       args,
       signature,
-      // Below 2^30: a small integer, kept in the call without a box of its own.
-      signatureHash: hash53(signature) % 1073741824,
+      signatureHash: signatureHash(signature),
       outcome: outcome ?? UNKNOWN,
       time: e.ts,
       session,

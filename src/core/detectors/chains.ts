@@ -1,7 +1,7 @@
 import { BoundedMap, type FindingSink } from '../detector';
 import type { EventRef } from '../events';
 import { pushEvidence } from '../finding';
-import { episodeId } from './common';
+import { clear, episodeId } from './common';
 
 /** A run of consecutive events that are "the same" by a detector's measure. */
 export class Chain<K> {
@@ -31,7 +31,7 @@ export class Chain<K> {
   restart(key: K, start: EventRef): void {
     this.key = key;
     this.count = 0;
-    this.refs.length = 0;
+    clear(this.refs);
     this.start = start;
   }
 }

@@ -1,4 +1,4 @@
-import { callTimeMs, describeCall, type SettledCall } from '../calls';
+import { callTimeMs, describeCall, signatureHash, type SettledCall } from '../calls';
 import { clip } from '../canonical';
 import { adviceForCall } from '../advice';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
@@ -21,9 +21,44 @@ interface Failures {
   readonly refs: EventRef[];
 }
 
-interface SessionFailures {
-  /** signature → its failures by error kind (in the order the kinds first failed), least recently failed first */
-  readonly bySignature: Map<string, Failures[]>;
+/**
+ * A session's failing signatures, each with its failures by error kind (in the order the kinds
+ * first failed), least recently failed first; and how many of them share each signature hash, so
+ * that a success looks its signature up only when a call of the same hash failed (most never did).
+ */
+class SessionFailures {
+  private readonly bySignature = new Map<string, Failures[]>();
+  private readonly hashes = new Map<number, number>();
+
+  get size(): number {
+    return this.bySignature.size;
+  }
+
+  get(c: SettledCall): Failures[] | undefined {
+    return this.hashes.has(c.signatureHash) ? this.bySignature.get(c.signature) : undefined;
+  }
+
+  /** Sets the signature's failures, as the most recent. */
+  setLatest(c: SettledCall, kinds: Failures[]): void {
+    if (this.bySignature.delete(c.signature)) this.bySignature.set(c.signature, kinds);
+    else {
+      this.bySignature.set(c.signature, kinds);
+      this.hashes.set(c.signatureHash, (this.hashes.get(c.signatureHash) ?? 0) + 1);
+    }
+  }
+
+  delete(signature: string): void {
+    if (!this.bySignature.delete(signature)) return;
+    const h = signatureHash(signature);
+    const n = (this.hashes.get(h) ?? 1) - 1;
+    if (n > 0) this.hashes.set(h, n);
+    else this.hashes.delete(h);
+  }
+
+  /** Least recently failed first. */
+  entries(): IterableIterator<[string, Failures[]]> {
+    return this.bySignature.entries();
+  }
 }
 
 const MAX_SIGNATURES = 500;
@@ -44,28 +79,26 @@ export class FailingCallDetector implements Detector {
     if (c.outcome.kind === 'unknown') return;
     let s = this.sessions.get(c.session);
     if (c.outcome.kind === 'ok') {
-      const cleared = s?.bySignature.get(c.signature);
+      const cleared = s?.get(c);
       if (cleared) {
         resolveAll(cleared, sink);
-        s?.bySignature.delete(c.signature);
+        s?.delete(c.signature);
       }
       return;
     }
     const cfg = this.ctx.config.signals[this.signal];
-    if (!s) this.sessions.set(c.session, (s = { bySignature: new Map() }));
+    if (!s) this.sessions.set(c.session, (s = new SessionFailures()));
     const ts = callTimeMs(c);
     if (ts !== undefined) prune(s, ts - cfg.windowMinutes * 60_000, sink);
     const kind: ErrorKind = c.outcome.errorKind;
     const family = FAMILY_OF[kind];
-    let kinds = s.bySignature.get(c.signature);
+    const kinds = s.get(c) ?? [];
     // Re-inserted at the end: the map stays ordered by last failure, so pruning stops early.
-    if (kinds) s.bySignature.delete(c.signature);
-    else kinds = [];
-    s.bySignature.set(c.signature, kinds);
-    if (s.bySignature.size > MAX_SIGNATURES) {
-      const [oldest, dropped] = s.bySignature.entries().next().value as [string, Failures[]];
+    s.setLatest(c, kinds);
+    if (s.size > MAX_SIGNATURES) {
+      const [oldest, dropped] = s.entries().next().value as [string, Failures[]];
       resolveAll(dropped, sink);
-      s.bySignature.delete(oldest);
+      s.delete(oldest);
     }
     let f = kinds.find((k) => k.kind === kind);
     if (!f) {
@@ -118,12 +151,12 @@ export class FailingCallDetector implements Detector {
 
 /** Drops signatures whose last failure is older than `before`, oldest first, stopping at the first recent one. */
 function prune(s: SessionFailures, before: number, sink: FindingSink): void {
-  for (const [sig, kinds] of s.bySignature) {
+  for (const [sig, kinds] of s.entries()) {
     let last = -Infinity;
     for (const f of kinds) last = Math.max(last, f.lastTs ?? Infinity);
     if (last >= before) return;
     resolveAll(kinds, sink);
-    s.bySignature.delete(sig);
+    s.delete(sig);
   }
 }
 

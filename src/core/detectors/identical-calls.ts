@@ -3,7 +3,7 @@ import { adviceForCall } from '../advice';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
 import type { EventRef } from '../events';
 import { Chains } from './chains';
-import { pushBounded, whoOf } from './common';
+import { clear, pushBounded, whoOf } from './common';
 
 /** Seed 001: the same tool with the same canonical arguments N times in a row. */
 export class IdenticalCallsDetector implements Detector {
@@ -22,7 +22,7 @@ export class IdenticalCallsDetector implements Detector {
     else if (outcomes.start !== chain.started) {
       // A new run: the session's list starts again (one list per session, not one per run).
       outcomes.start = chain.started;
-      outcomes.list.length = 0;
+      clear(outcomes.list);
     }
     pushBounded(outcomes.list, c.outcome, 50);
     if (chain.count < threshold) return;
