@@ -53,6 +53,8 @@ export class Engine {
   readonly stats: EngineStats = { events: 0, calls: 0, unmatchedResults: 0 };
   private readonly ctx: DetectorContext;
   private readonly detectors: readonly Detector[];
+  private readonly callDetectors: readonly Detector[];
+  private readonly eventDetectors: readonly Detector[];
   private readonly queues = new Map<string, QueuedCall[]>();
   private readonly waiting = new Map<string, QueuedCall>();
   private readonly activeFindings = new Map<string, ActiveEpisode>();
@@ -70,6 +72,9 @@ export class Engine {
     if (trackNews) this.news = new Map();
     this.ctx = { config, canon: new Canonicalizer(config.volatileKeys, config.volatileArgs) };
     this.detectors = createDetectors(this.ctx).filter((d) => config.signals[d.signal].enabled);
+    // Each event goes to the detectors that read its kind only, in the detectors' order.
+    this.callDetectors = this.detectors.filter((d) => d.call !== undefined);
+    this.eventDetectors = this.detectors.filter((d) => d.event !== undefined);
     // Waiting on a running process (`waitTools`) is not repeating oneself: both are left out.
     this.exempt = new Set([...config.exemptTools, ...config.waitTools]);
   }
@@ -104,7 +109,7 @@ export class Engine {
         break;
       default: {
         const scope = scopeOf(located);
-        for (const d of this.detectors) d.event?.(located, scope, this.sink);
+        for (const d of this.eventDetectors) d.event?.(located, scope, this.sink);
       }
     }
     return this.take();
@@ -168,7 +173,7 @@ export class Engine {
 
   private dispatch(call: SettledCall): void {
     if (this.news !== undefined) this.noteNews(call);
-    for (const d of this.detectors) d.call?.(call, this.sink);
+    for (const d of this.callDetectors) d.call?.(call, this.sink);
   }
 
   private noteNews(call: SettledCall): void {
