@@ -296,7 +296,8 @@ function installPeer(): string | undefined {
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
     execFileSync(npm, ['install', '--prefix', PEER_DIR, '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', `${PEER_PACKAGE}@${PEER_VERSION}`], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 600_000 });
   } catch (err) {
-    const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim().split('\n').slice(-2).join(' ');
+    // npm's first error lines say what went wrong (the last ones point to its log).
+    const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim().split('\n').slice(0, 2).join(' ');
     return `npm install failed (${stderr || (err as Error).message})`;
   }
   return installed() ? undefined : 'npm install finished, but the package is not there';
