@@ -296,8 +296,10 @@ function installPeer(): string | undefined {
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
     execFileSync(npm, ['install', '--prefix', PEER_DIR, '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', `${PEER_PACKAGE}@${PEER_VERSION}`], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 600_000 });
   } catch (err) {
-    // npm's first error lines say what went wrong (the last ones point to its log).
-    const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim().split('\n').slice(0, 2).join(' ');
+    // npm's first error lines say what went wrong (its warnings do not, its last lines point to its log).
+    const lines = (err as { stderr?: Buffer }).stderr?.toString().trim().split('\n') ?? [];
+    const errors = lines.filter((l) => /^npm (error|ERR!)/.test(l));
+    const stderr = (errors.length > 0 ? errors : lines).slice(0, 2).join('; ');
     return `npm install failed (${stderr || (err as Error).message})`;
   }
   return installed() ? undefined : 'npm install finished, but the package is not there';
