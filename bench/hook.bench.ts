@@ -1,7 +1,9 @@
 /**
  * npm run bench (second part): the wall time of one `loop-guardian hook claude` call, as the agent
- * sees it (a new node process each time, stdin in, decision out), against a bare `node -e 0`.
- * The session log already holds HISTORY calls, so the decision replays a realistic tail.
+ * sees it (a new node process each time, stdin in, decision out), against a bare `node -e 0`
+ * started the same way: the difference is the hook's own work. The session log already holds
+ * HISTORY calls and their results (300 events), so the decision reads a realistic tail. The
+ * bundle runs from its code cache (written by the warm-up call); one series runs without it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
@@ -10,23 +12,24 @@ import * as path from 'node:path';
 
 const CLI = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
 const RUNS = Number(process.env.BENCH_HOOK_RUNS ?? 40);
-const HISTORY = Number(process.env.BENCH_HOOK_HISTORY ?? 400);
+const HISTORY = Number(process.env.BENCH_HOOK_HISTORY ?? 150);
 
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
 }
 
-function time(cmd: string, args: string[], input: string, cwd: string): number {
+function time(cmd: string, args: string[], input: string, cwd: string, env: NodeJS.ProcessEnv = process.env): number {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { input, cwd, encoding: 'utf8' });
+  const r = spawnSync(cmd, args, { input, cwd, encoding: 'utf8', env });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${String(r.status)}: ${r.stderr}`);
   return ms;
 }
 
-function summary(name: string, samples: number[]): string {
+function summary(name: string, samples: number[], bare?: number[]): string {
   const s = [...samples].sort((a, b) => a - b);
-  return `${name.padEnd(34)} median ${quantile(s, 0.5).toFixed(1)} ms   p90 ${quantile(s, 0.9).toFixed(1)} ms   max ${(s[s.length - 1] as number).toFixed(1)} ms`;
+  const own = bare ? `   own work ${(quantile(s, 0.5) - quantile([...bare].sort((a, b) => a - b), 0.5)).toFixed(1)} ms` : '';
+  return `${name.padEnd(40)} median ${quantile(s, 0.5).toFixed(1)} ms   p90 ${quantile(s, 0.9).toFixed(1)} ms   max ${(s[s.length - 1] as number).toFixed(1)} ms${own}`;
 }
 
 async function main(): Promise<void> {
@@ -49,15 +52,19 @@ async function main(): Promise<void> {
   const bare: number[] = [];
   const before: number[] = [];
   const after: number[] = [];
+  const uncached: number[] = [];
+  const noCache = { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' };
   for (let i = 0; i < RUNS; i++) {
     bare.push(time(process.execPath, ['-e', '0'], '', ws));
     before.push(time(process.execPath, [CLI, 'hook', 'claude', '--workspace', ws], pre(i, `cmd ${i}`), ws));
     after.push(time(process.execPath, [CLI, 'hook', 'claude', '--workspace', ws], post(i, `cmd ${i}`), ws));
+    uncached.push(time(process.execPath, [CLI, 'hook', 'claude', '--workspace', ws], pre(i, `uncached ${i}`), ws, noCache));
   }
-  console.log(`hook latency: ${RUNS} runs, session log with ${HISTORY * 2} earlier events`);
+  console.log(`\nhook latency: ${RUNS} runs of each, interleaved; a session log of ${HISTORY * 2} earlier events`);
   console.log(summary('node -e 0 (process start alone)', bare));
-  console.log(summary('hook claude, PreToolUse', before));
-  console.log(summary('hook claude, PostToolUse', after));
+  console.log(summary('hook claude, PreToolUse', before, bare));
+  console.log(summary('hook claude, PostToolUse', after, bare));
+  console.log(summary('hook claude, PreToolUse, no code cache', uncached, bare));
   await fs.rm(ws, { recursive: true, force: true });
 }
 

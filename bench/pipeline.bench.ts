@@ -1,20 +1,44 @@
 /**
- * npm run bench: the pipeline's throughput against bare JSON.parse, its peak memory, and the cost of
- * one appended line at the end of a 100 MB log. Each phase runs in its own process so that its
- * peak memory (maxRSS) is its own.
+ * npm run bench (first part), issue 10. On one generated JSONL stream, each in a process of its
+ * own, timed whole (start to exit) and in-process:
+ * - the floor: reading it line by line with `JSON.parse`;
+ * - the peer: Gemini CLI's loop detector (`LoopDetectionService.addAndCheck`, from
+ *   `@google/gemini-cli-core`, installed by this script into `.bench-peer/`, never a dependency of
+ *   the product) fed the stream's tool calls;
+ * - ours: the whole pipeline (read, parse, validate, every signal, findings out as JSON lines).
+ * Then peak memory on 1 M events (and 10 M with BENCH_10M=1), the cost of one appended line at the
+ * end of a 100 MB log, and the event-loop delay while the watch layer reads 300 MB of agent
+ * transcripts for the first time. Each figure is the median of BENCH_RUNS runs.
  */
-import { execFileSync } from 'node:child_process';
-import { createWriteStream, promises as fs } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createWriteStream, existsSync, readFileSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { defaultConfig } from '../src/core/config';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { claudeProjectDir } from '../src/agents/claude/discovery';
 import { LogTail } from '../src/watch/logTail';
-import { replayFile } from '../src/watch/replay';
-import { Workspace } from '../src/state/workspace';
-import { WorkspaceMonitor } from '../src/watch/workspaceMonitor';
 
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+// Each phase loads what it uses, when it runs: the floor's process loads no more than the floor needs.
+const guardian = async () => ({
+  ...(await import('../src/core/config')),
+  ...(await import('../src/watch/replay')),
+  ...(await import('../src/state/workspace')),
+  ...(await import('../src/watch/workspaceMonitor')),
+});
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 300_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const MEMORY_EVENTS = Number(process.env.BENCH_MEMORY_EVENTS ?? 1_000_000);
+const TEN_MILLION = process.env.BENCH_10M === '1';
 const APPEND_MB = Number(process.env.BENCH_APPEND_MB ?? 100);
+const TRANSCRIPT_MB = Number(process.env.BENCH_TRANSCRIPT_MB ?? 300);
+
+/** The peer, pinned: its detector's source is read at this version (see phasePeer). */
+const PEER_PACKAGE = '@google/gemini-cli-core';
+const PEER_VERSION = '0.61.0';
+const PEER_DIR = path.resolve(__dirname, '..', '..', '.bench-peer');
+const PEER_MODULE = path.join(PEER_DIR, 'node_modules', PEER_PACKAGE, 'dist', 'src', 'services', 'loopDetectionService.js');
 
 /** A deterministic, varied stream: 40 sessions, mostly distinct calls, some loops, every event type. */
 export function* generate(n: number): Generator<string> {
@@ -63,24 +87,90 @@ export async function writeLines(file: string, lines: Iterable<string>, maxBytes
   return { lines: count, bytes };
 }
 
-async function phaseFloor(file: string): Promise<object> {
-  const start = process.hrtime.bigint();
+// ---- the phases, each in a child process: it reports what it did, its own clock and its peak memory
+
+interface PhaseReport {
+  readonly events: number;
+  /** From the process's start to the work's start: loading the modules. */
+  readonly loadSeconds: number;
+  /** The work itself. */
+  readonly seconds: number;
+  readonly maxRSS_MB: number;
+  readonly [key: string]: number;
+}
+
+async function phaseFloor(file: string): Promise<Record<string, number>> {
   let n = 0;
   await new LogTail(file).read((text) => {
     JSON.parse(text);
     n++;
   });
-  return { events: n, seconds: Number(process.hrtime.bigint() - start) / 1e9 };
+  return { events: n };
 }
 
-async function phasePipeline(file: string): Promise<object> {
-  const start = process.hrtime.bigint();
+/**
+ * Gemini CLI's detector, read from its source at 0.61.0
+ * (node_modules/@google/gemini-cli-core/dist/src/services/loopDetectionService.js, as installed;
+ * google-gemini/gemini-cli packages/core/src/services/loopDetectionService.ts): one instance per
+ * conversation; `addAndCheck(event)` with `{ type: 'tool_call_request', value: { name, args } }`
+ * hashes `name:JSON.stringify(args)` (sha256) and reports a loop when the last 5 calls, or the last
+ * 5 rounds of a cycle of up to 5 calls, repeat; after a detection it answers the same until
+ * `clearDetection()` (its recovery turn) or `reset(promptId)` (a new prompt). Here: one instance per
+ * session, every `tool` event fed to it, a `user` event is a new prompt, and each detection is
+ * counted and cleared so that it goes on looking, as ours does.
+ */
+async function phasePeer(file: string): Promise<Record<string, number>> {
+  // An ES module, imported from this CommonJS file.
+  const importModule = new Function('url', 'return import(url)') as (url: string) => Promise<unknown>;
+  const t0 = performance.now();
+  const { LoopDetectionService } = (await importModule(pathToFileURL(PEER_MODULE).href)) as {
+    LoopDetectionService: new (context: unknown) => { addAndCheck(e: unknown): { count: number }; reset(promptId: string): void; clearDetection(): void };
+  };
+  const loaded = performance.now();
+  const importSeconds = (loaded - t0) / 1000;
+  // The configuration the service reads: detection on, no usage statistics (nothing is sent anywhere).
+  const context = { config: { getDisableLoopDetection: () => false, getUsageStatisticsEnabled: () => false } };
+  // Fed as below, five identical calls in a row are a loop to it: else the figures below mean nothing.
+  const probe = new LoopDetectionService(context);
+  const same = { type: 'tool_call_request', value: { callId: 'probe', name: 'read_file', args: { path: 'a.ts' }, isClientInitiated: false, prompt_id: 'probe' } };
+  if (![1, 2, 3, 4, 5].map(() => probe.addAndCheck(same).count).some((count) => count > 0)) throw new Error('the peer did not report five identical calls in a row: it is not fed as its source expects');
+  const services = new Map<string, InstanceType<typeof LoopDetectionService>>();
+  let n = 0;
+  let loops = 0;
+  const start = performance.now();
+  await new LogTail(file).read((text) => {
+    n++;
+    const e = JSON.parse(text) as { type?: string; session?: string; tool?: string; args?: unknown };
+    const session = e.session ?? '';
+    let service = services.get(session);
+    if (!service) services.set(session, (service = new LoopDetectionService(context)));
+    if (e.type === 'user') service.reset(`prompt-${n}`);
+    else if (e.type === 'tool') {
+      if (service.addAndCheck({ type: 'tool_call_request', value: { callId: `c${n}`, name: e.tool, args: e.args ?? {}, isClientInitiated: false, prompt_id: session } }).count > 0) {
+        loops++;
+        service.clearDetection();
+      }
+    }
+  });
+  return { events: n, loops, loaded, importSeconds, detectSeconds: (performance.now() - start) / 1000 };
+}
+
+async function phaseOurs(file: string): Promise<Record<string, number>> {
+  const { replayFile, defaultConfig } = await guardian();
+  const loaded = performance.now();
+  // Findings out, as JSON lines, to nowhere: written, not kept.
+  const out = createWriteStream(os.devNull);
   let findings = 0;
-  const r = await replayFile(file, 'bench.jsonl', 'events', defaultConfig(), () => findings++);
-  return { events: r.events, skipped: r.skipped, findings, seconds: Number(process.hrtime.bigint() - start) / 1e9 };
+  const r = await replayFile(file, 'bench.jsonl', 'events', defaultConfig(), (f) => {
+    findings++;
+    out.write(`${JSON.stringify(f)}\n`);
+  });
+  await new Promise<void>((resolve) => out.end(() => resolve()));
+  return { events: r.events, skipped: r.skipped, findings, loaded };
 }
 
-async function phaseAppend(dir: string): Promise<object> {
+async function phaseAppend(dir: string): Promise<Record<string, number>> {
+  const { WorkspaceMonitor, Workspace, defaultConfig } = await guardian();
   const rel = '.tmp/current/logs/big.jsonl';
   const file = path.join(dir, rel);
   const monitor = new WorkspaceMonitor(new Workspace(dir), defaultConfig());
@@ -95,43 +185,207 @@ async function phaseAppend(dir: string): Promise<object> {
   }
   samples.sort((a, b) => a - b);
   const stat = await fs.stat(file);
-  return { fileMB: Math.round(stat.size / 1e6), median_us: samples[samples.length >> 1], p99_us: samples[Math.floor(samples.length * 0.99)] };
+  return { events: 300, fileMB: Math.round(stat.size / 1e6), median_us: quantile(samples, 0.5), p99_us: quantile(samples, 0.99) };
+}
+
+/**
+ * The first read of a workspace whose agent has 300 MB of transcripts, as the extension does it
+ * when the folder opens (the watch layer's WorkspaceMonitor.poll, in this process): how late the
+ * event loop runs meanwhile, and when the first finding is there for the status bar to show.
+ */
+async function phaseInitialRead(dir: string): Promise<Record<string, number>> {
+  const { WorkspaceMonitor, Workspace, resolveConfig } = await guardian();
+  const ws = path.join(dir, 'ws');
+  const { config } = resolveConfig({ agents: { claude: { enabled: true, home: path.join(dir, 'claude') } } });
+  const monitor = new WorkspaceMonitor(new Workspace(ws), config, {});
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  let firstFinding = -1;
+  const start = performance.now();
+  delay.enable();
+  const update = await monitor.poll({
+    onRead: () => {
+      if (firstFinding < 0 && monitor.active().length > 0) firstFinding = performance.now() - start;
+    },
+  });
+  const seconds = (performance.now() - start) / 1000;
+  delay.disable();
+  const ms = (ns: number) => ns / 1e6;
+  return {
+    events: monitor.stats.events,
+    findings: update.raised.length,
+    seconds,
+    firstFinding_ms: firstFinding,
+    delayP50_ms: ms(delay.percentile(50)),
+    delayP99_ms: ms(delay.percentile(99)),
+    delayMax_ms: ms(delay.max),
+  };
+}
+
+/** Claude Code transcripts for the initial-read phase: sessions of tool calls and their results, about 300 MB. */
+export async function writeTranscripts(dir: string, totalMB: number): Promise<void> {
+  const ws = path.join(dir, 'ws');
+  await fs.mkdir(path.join(ws, '.tmp', 'current', 'logs'), { recursive: true });
+  const project = path.join(dir, 'claude', 'projects', claudeProjectDir(ws));
+  await fs.mkdir(project, { recursive: true });
+  const sessions = 30;
+  const perSession = (totalMB * 1e6) / sessions;
+  const body = 'x'.repeat(1800);
+  for (let s = 0; s < sessions; s++) {
+    const sessionId = `00000000-0000-4000-8000-${String(s).padStart(12, '0')}`;
+    await writeLines(
+      path.join(project, `${sessionId}.jsonl`),
+      (function* () {
+        const t0 = Date.parse('2026-01-01T00:00:00Z');
+        for (let i = 0; ; i++) {
+          const ts = new Date(t0 + i * 1000).toISOString();
+          // Every 400th call is stuck: the same command failing the same way, five times over.
+          const stuck = i % 400 >= 395;
+          const command = stuck ? 'npm test' : `cat src/file${i}.ts`;
+          const id = `toolu_${s}_${i}`;
+          yield JSON.stringify({ type: 'assistant', sessionId, timestamp: ts, uuid: `a${i}`, message: { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Bash', input: { command, description: `step ${i}` } }] } });
+          const content = stuck ? 'Exit code 1\nFAIL src/a.test.ts: expected 2, got 3' : `${body} ${i}`;
+          yield JSON.stringify({ type: 'user', sessionId, timestamp: ts, uuid: `u${i}`, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content, is_error: stuck }] } });
+        }
+      })(),
+      perSession,
+    );
+  }
+}
+
+function quantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+}
+
+function median(values: readonly number[]): number {
+  return quantile([...values].sort((a, b) => a - b), 0.5);
 }
 
 async function child(phase: string, arg: string): Promise<void> {
-  const result = phase === 'floor' ? await phaseFloor(arg) : phase === 'pipeline' ? await phasePipeline(arg) : await phaseAppend(arg);
-  process.stdout.write(JSON.stringify({ ...result, maxRSS_MB: Math.round(process.resourceUsage().maxRSS / 1024) }));
+  const start = performance.now();
+  const phases: Record<string, (a: string) => Promise<Record<string, number>>> = {
+    floor: phaseFloor,
+    peer: phasePeer,
+    ours: phaseOurs,
+    append: phaseAppend,
+    initial: phaseInitialRead,
+  };
+  const result = await (phases[phase] as (a: string) => Promise<Record<string, number>>)(arg);
+  const end = performance.now();
+  // `loaded`: when the phase's modules were loaded and its work began (ms since the process started).
+  const loadSeconds = (result.loaded ?? start) / 1000;
+  const seconds = (end - (result.loaded ?? start)) / 1000;
+  process.stdout.write(JSON.stringify({ ...result, seconds, loadSeconds, maxRSS_MB: Math.round(process.resourceUsage().maxRSS / 1024) }));
 }
 
-function runPhase(phase: string, arg: string): Record<string, number> {
-  const out = execFileSync(process.execPath, [__filename, '--phase', phase, arg], { encoding: 'utf8', maxBuffer: 1 << 20 });
-  return JSON.parse(out) as Record<string, number>;
+/** Runs a phase in a process of its own: its report, and the whole process's wall time. */
+function runPhase(phase: string, arg: string): PhaseReport & { wall: number } {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, [__filename, '--phase', phase, arg], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+  if (r.status !== 0) throw new Error(`phase ${phase} exited ${String(r.status)}: ${r.stderr}`);
+  return { ...(JSON.parse(r.stdout) as PhaseReport), wall };
 }
+
+/** Installs the peer into `.bench-peer/` (git-ignored) unless it is there at the pinned version; the reason when it cannot. */
+function installPeer(): string | undefined {
+  const manifest = path.join(PEER_DIR, 'node_modules', PEER_PACKAGE, 'package.json');
+  const installed = () => existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version === PEER_VERSION;
+  if (installed()) return undefined;
+  console.log(`installing ${PEER_PACKAGE}@${PEER_VERSION} into ${path.relative(process.cwd(), PEER_DIR)}/ (for the bench only) …`);
+  try {
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    execFileSync(npm, ['install', '--prefix', PEER_DIR, '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', `${PEER_PACKAGE}@${PEER_VERSION}`], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 600_000 });
+  } catch (err) {
+    // npm's first error lines say what went wrong (its warnings do not, its last lines point to its log).
+    const lines = (err as { stderr?: Buffer }).stderr?.toString().trim().split('\n') ?? [];
+    const errors = lines.filter((l) => /^npm (error|ERR!)/.test(l));
+    const stderr = (errors.length > 0 ? errors : lines).slice(0, 2).join('; ');
+    return `npm install failed (${stderr || (err as Error).message})`;
+  }
+  return installed() ? undefined : 'npm install finished, but the package is not there';
+}
+
+type Row = readonly [string, string];
+
+function print(rows: readonly Row[]): void {
+  const width = Math.max(...rows.map((r) => r[0].length));
+  for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
+}
+
+const rate = (events: number, seconds: number) => `${Math.round(events / seconds).toLocaleString('en')} events/s`;
+const s = (x: number) => `${x.toFixed(2)} s`;
 
 async function mainBench(): Promise<void> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'lg-bench-'));
   try {
     const file = path.join(dir, 'bench.jsonl');
     const gen = await writeLines(file, generate(EVENTS));
-    console.log(`generated ${gen.lines} events, ${(gen.bytes / 1e6).toFixed(1)} MB`);
-    const floor = runPhase('floor', file);
-    const pipe = runPhase('pipeline', file);
-    const floorRate = (floor.events as number) / (floor.seconds as number);
-    const pipeRate = (pipe.events as number) / (pipe.seconds as number);
-    const big = path.join(dir, 'ws', '.tmp/current/logs/big.jsonl');
-    await fs.mkdir(path.dirname(big), { recursive: true });
-    await writeLines(big, (function* () {
-      for (;;) yield* generate(100_000);
-    })(), APPEND_MB * 1e6);
-    const append = runPhase('append', path.join(dir, 'ws'));
-    const rows: [string, string][] = [
-      ['floor: read + JSON.parse per line', `${Math.round(floorRate).toLocaleString('en')} events/s, peak RSS ${floor.maxRSS_MB} MB`],
-      ['pipeline: read + parse + validate + all detectors', `${Math.round(pipeRate).toLocaleString('en')} events/s, peak RSS ${pipe.maxRSS_MB} MB (${pipe.findings} findings)`],
-      ['pipeline / floor', `${(pipeRate / floorRate).toFixed(2)}`],
-      [`one appended line at the end of a ${append.fileMB} MB log`, `median ${Math.round(append.median_us as number)} µs, p99 ${Math.round(append.p99_us as number)} µs (peak RSS ${append.maxRSS_MB} MB)`],
-    ];
-    const width = Math.max(...rows.map((r) => r[0].length));
-    for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
+    const peerProblem = installPeer();
+    console.log(`\nthroughput: ${gen.lines.toLocaleString('en')} events, ${(gen.bytes / 1e6).toFixed(1)} MB; median of ${RUNS} runs, each a process of its own`);
+    type Run = PhaseReport & { wall: number };
+    const runs = { floor: [] as Run[], peer: [] as Run[], ours: [] as Run[] };
+    // Interleaved, so that a busy spell of the machine falls on all three alike.
+    for (let i = 0; i < RUNS; i++) {
+      runs.floor.push(runPhase('floor', file));
+      if (peerProblem === undefined) runs.peer.push(runPhase('peer', file));
+      runs.ours.push(runPhase('ours', file));
+    }
+    const m = (phase: keyof typeof runs, key: string) => median(runs[phase].map((r) => r[key] as number));
+    const line = (phase: keyof typeof runs) =>
+      `${rate(gen.lines, m(phase, 'wall'))} whole process (${s(m(phase, 'wall'))}: ${s(m(phase, 'loadSeconds'))} starting and loading, ${s(m(phase, 'seconds'))} working), peak RSS ${m(phase, 'maxRSS_MB')} MB`;
+    const rows: Row[] = [['floor: read + JSON.parse per line', line('floor')]];
+    if (peerProblem === undefined) {
+      rows.push([`peer: ${PEER_PACKAGE}@${PEER_VERSION} LoopDetectionService`, `${line('peer')}; ${m('peer', 'loops')} loops`]);
+      rows.push(['  of which its import, and detection alone', `${s(m('peer', 'importSeconds'))}; ${rate(gen.lines, m('peer', 'detectSeconds'))}`]);
+    } else rows.push(['peer', `not measured: ${peerProblem}`]);
+    rows.push(['ours: read + parse + validate + every signal + findings out', `${line('ours')}; ${m('ours', 'findings')} findings`]);
+    rows.push(['ours / floor (whole process; reading alone)', `${(m('floor', 'wall') / m('ours', 'wall')).toFixed(2)}; ${(m('floor', 'seconds') / m('ours', 'seconds')).toFixed(2)}`]);
+    if (peerProblem === undefined) rows.push(['ours / peer (whole process; detection alone)', `${(m('peer', 'wall') / m('ours', 'wall')).toFixed(2)}; ${(m('peer', 'detectSeconds') / m('ours', 'seconds')).toFixed(2)}`]);
+    print(rows);
+
+    console.log(`\nmemory: peak RSS, findings streamed`);
+    const memory: Row[] = [];
+    for (const n of TEN_MILLION ? [MEMORY_EVENTS, 10_000_000] : [MEMORY_EVENTS]) {
+      const big = path.join(dir, `memory-${n}.jsonl`);
+      const t0 = Date.now();
+      const g = await writeLines(big, generate(n));
+      const floor = runPhase('floor', big);
+      const ours = runPhase('ours', big);
+      memory.push([
+        `${n.toLocaleString('en')} events (${(g.bytes / 1e6).toFixed(0)} MB)`,
+        `floor ${floor.maxRSS_MB} MB, ours ${ours.maxRSS_MB} MB (${(ours.maxRSS_MB / floor.maxRSS_MB).toFixed(2)}× the floor); ours took ${s(ours.wall)} (${ours.findings} findings), all of it ${s((Date.now() - t0) / 1000)}`,
+      ]);
+      await fs.rm(big, { force: true });
+    }
+    if (!TEN_MILLION) memory.push(['10,000,000 events', 'not run (BENCH_10M=1 runs it: 1.5 GB in the temp folder, about 2 more minutes)']);
+    print(memory);
+
+    console.log('');
+    const ws = path.join(dir, 'ws');
+    const bigLog = path.join(ws, '.tmp/current/logs/big.jsonl');
+    await fs.mkdir(path.dirname(bigLog), { recursive: true });
+    await writeLines(
+      bigLog,
+      (function* () {
+        for (;;) yield* generate(100_000);
+      })(),
+      APPEND_MB * 1e6,
+    );
+    const append = runPhase('append', ws);
+    await fs.rm(ws, { recursive: true, force: true });
+    print([[`one appended line at the end of a ${append.fileMB} MB log`, `median ${Math.round(append.median_us as number)} µs, p99 ${Math.round(append.p99_us as number)} µs (the watch layer's pollFiles, in-process)`]]);
+
+    console.log('');
+    const initialDir = path.join(dir, 'initial');
+    await writeTranscripts(initialDir, TRANSCRIPT_MB);
+    const reads = Array.from({ length: RUNS }, () => runPhase('initial', initialDir));
+    const mi = (key: string) => median(reads.map((r) => r[key] as number));
+    print([
+      [
+        `first read of ${TRANSCRIPT_MB} MB of agent transcripts (watch layer, in-process)`,
+        `${s(mi('seconds'))}, ${mi('events').toLocaleString('en')} events; event-loop delay p50 ${mi('delayP50_ms').toFixed(1)} ms, p99 ${mi('delayP99_ms').toFixed(1)} ms, max ${mi('delayMax_ms').toFixed(1)} ms; first finding after ${Math.round(mi('firstFinding_ms'))} ms`,
+      ],
+    ]);
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }
@@ -140,5 +394,9 @@ async function mainBench(): Promise<void> {
 if (require.main === module) {
   const phaseAt = process.argv.indexOf('--phase');
   if (phaseAt > 0) void child(process.argv[phaseAt + 1] as string, process.argv[phaseAt + 2] as string);
-  else void mainBench();
+  else
+    mainBench().catch((err: unknown) => {
+      console.error(err);
+      process.exitCode = 1;
+    });
 }

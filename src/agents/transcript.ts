@@ -1,3 +1,4 @@
+import { hash53 } from '../core/canonical';
 import type { GuardianEvent } from '../core/events';
 import { isObject, nonEmptyString } from '../core/guards';
 import { parseJson, stringifyJson } from '../core/json';
@@ -114,21 +115,27 @@ export function contentText(content: unknown): string {
   return parts.join('\n');
 }
 
-/** Remembers the last `max` keys seen: enough to de-duplicate records that repeat close together. */
+/**
+ * Remembers the last `max` keys seen: enough to de-duplicate records that repeat close together.
+ * It keeps each key's 53-bit hash, not the key: a reader keeps one set per transcript, and a
+ * workspace with hundreds of transcripts kept tens of MB of keys (a false "seen" would take two
+ * different keys with the same hash among the last `max`, about one chance in 10^12).
+ */
 export class RecentSet {
-  private readonly keys = new Set<string>();
+  private readonly keys = new Set<number>();
   constructor(private readonly max = 10_000) {}
 
   has(key: string): boolean {
-    return this.keys.has(key);
+    return this.keys.has(hash53(key));
   }
 
   /** True the first time a key is seen. */
   add(key: string): boolean {
-    if (this.keys.has(key)) return false;
-    this.keys.add(key);
+    const h = hash53(key);
+    if (this.keys.has(h)) return false;
+    this.keys.add(h);
     if (this.keys.size > this.max) {
-      const oldest = this.keys.values().next().value as string;
+      const oldest = this.keys.values().next().value as number;
       this.keys.delete(oldest);
     }
     return true;

@@ -1,16 +1,33 @@
 import type { Canonicalizer } from './canonical';
-import { hashText } from './canonical';
+import { hash53 } from './canonical';
 import { sayCall } from './plainWords';
 import { classifyError, type ErrorKind } from './errorClass';
 import type { EventRef } from './events';
 
-/** What became of a tool call, as far as the log tells. */
+/**
+ * What became of a tool call, as far as the log tells. `key` says how it ended, for comparing
+ * outcomes: the hash of the output (zero or more), or of the error (below zero), as a number;
+ * undefined when the log does not tell. Computed once per call, an error's only when a signal
+ * compares it.
+ */
 export type Outcome =
-  | { readonly kind: 'unknown' }
-  | { readonly kind: 'ok'; readonly output?: string }
-  | { readonly kind: 'error'; readonly error: string; readonly errorKind: ErrorKind };
+  | { readonly kind: 'unknown'; readonly key?: undefined }
+  | { readonly kind: 'ok'; readonly key?: number }
+  | ErrorOutcome;
 
 export const UNKNOWN: Outcome = { kind: 'unknown' };
+
+export class ErrorOutcome {
+  readonly kind = 'error' as const;
+  readonly errorKind: ErrorKind;
+  private hashed: number | undefined;
+  constructor(readonly error: string) {
+    this.errorKind = classifyError(error);
+  }
+  get key(): number {
+    return (this.hashed ??= -1 - hash53(this.error));
+  }
+}
 
 /** A tool call whose outcome is known, or known to be unrecorded. */
 export interface SettledCall {
@@ -23,11 +40,21 @@ export interface SettledCall {
   readonly args: string;
   /** `tool` + canonical arguments: equal signatures are the same call. */
   readonly signature: string;
+  /** A hash of the signature: calls whose hashes differ are different calls, told at the cost of comparing two numbers. */
+  readonly signatureHash: number;
   readonly outcome: Outcome;
-  readonly ts?: number;
+  /** The call's `ts`, as written (callTimeMs reads it: only a signal that needs the time parses it). */
+  readonly time?: string;
   readonly session: string;
   readonly task?: string;
   readonly agent?: string;
+}
+
+/** A call's time in epoch milliseconds; undefined when it has none or it is not a date. */
+export function callTimeMs(call: SettledCall): number | undefined {
+  if (call.time === undefined) return undefined;
+  const ms = Date.parse(call.time);
+  return Number.isNaN(ms) ? undefined : ms;
 }
 
 export interface OutcomeFields {
@@ -40,20 +67,31 @@ export interface OutcomeFields {
 export function outcomeOf(fields: OutcomeFields, canon: Canonicalizer): Outcome | undefined {
   const hasError = typeof fields.error === 'string' && fields.error.length > 0;
   if (fields.ok === false || hasError) {
-    const text = hasError ? (fields.error as string) : typeof fields.output === 'string' && fields.output.length > 0 ? fields.output : 'failed';
-    return { kind: 'error', error: text, errorKind: classifyError(text) };
+    return new ErrorOutcome(hasError ? (fields.error as string) : typeof fields.output === 'string' && fields.output.length > 0 ? fields.output : 'failed');
   }
   if (fields.output !== undefined) {
     const text = typeof fields.output === 'string' ? fields.output : canon.text(fields.output);
-    return { kind: 'ok', output: hashText(text) };
+    return { kind: 'ok', key: hash53(text) };
   }
-  if (fields.ok === true) return { kind: 'ok' };
+  if (fields.ok === true) return OK_UNRECORDED;
   return undefined;
 }
+
+const OK_UNRECORDED: Outcome = { kind: 'ok' };
 
 /** `tool` + canonical arguments: two calls with equal signatures are the same call. */
 export function callSignature(tool: string, canonicalArgs: string): string {
   return `${tool}\u0000${canonicalArgs}`;
+}
+
+/** The hash a call carries of its signature: below 2^30, a small integer kept without a box of its own. */
+export function signatureHash(signature: string): number {
+  return hash53(signature) % 1073741824;
+}
+
+/** Whether two calls are the same call (their signatures are equal). */
+export function sameCall(a: Pick<SettledCall, 'signature' | 'signatureHash'>, b: Pick<SettledCall, 'signature' | 'signatureHash'>): boolean {
+  return a.signatureHash === b.signatureHash && a.signature === b.signature;
 }
 
 /** A call in plain words (`bash: npm test`), from its tool and canonical arguments. */
@@ -67,31 +105,10 @@ export function describeCall(tool: string, args: string): string {
  * outcomes are no progress.
  */
 export function isProgress(outcomes: readonly Outcome[]): boolean {
-  const seen = new Set<string>();
+  const seen = new Set<number>();
   for (const o of outcomes) {
-    if (o.kind !== 'ok' || o.output === undefined || seen.has(o.output)) return false;
-    seen.add(o.output);
-  }
-  return outcomes.length > 0;
-}
-
-/** What a call ended with, for comparing outcomes: undefined when the log does not tell. */
-export function outcomeKey(o: Outcome): string | undefined {
-  if (o.kind === 'ok') return o.output === undefined ? undefined : `ok:${o.output}`;
-  if (o.kind === 'error') return `err:${hashText(o.error)}`;
-  return undefined;
-}
-
-/**
- * A looser rule where other calls happen between the repetitions: each repetition ended
- * differently (a failing test whose failure changes between edits counts as moving).
- */
-export function isChanging(outcomes: readonly Outcome[]): boolean {
-  const seen = new Set<string>();
-  for (const o of outcomes) {
-    const key = o.kind === 'ok' ? (o.output === undefined ? undefined : `ok:${o.output}`) : o.kind === 'error' ? `err:${hashText(o.error)}` : undefined;
-    if (key === undefined || seen.has(key)) return false;
-    seen.add(key);
+    if (o.kind !== 'ok' || o.key === undefined || seen.has(o.key)) return false;
+    seen.add(o.key);
   }
   return outcomes.length > 0;
 }

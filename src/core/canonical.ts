@@ -45,6 +45,30 @@ export const DEFAULT_VOLATILE_ARGS: Readonly<Record<string, readonly string[]>> 
   shell_command: ['justification'],
 };
 
+const NOT_PLAIN: unique symbol = Symbol('not plain JSON');
+
+const NEEDS_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
+
+/** A string as `JSON.stringify` writes it: quoted as it is, unless a character needs escaping. */
+function quote(text: string): string {
+  return text.length < 256 && !NEEDS_ESCAPE.test(text) ? `"${text}"` : JSON.stringify(text);
+}
+
+/** Keys in code-unit order, as `stringify` sorts them: an insertion sort, for the few keys of most objects. */
+function sortKeys(keys: string[]): string[] {
+  if (keys.length > 32) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i] as string;
+    let j = i - 1;
+    while (j >= 0 && (keys[j] as string) > key) {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
+}
+
 // Depth-limited: arguments come from agents; the readers refuse deeper values, this is the backstop.
 const stringify = configure({ deterministic: true, circularValue: '[Circular]', bigint: true, maximumDepth: MAX_JSON_DEPTH });
 
@@ -66,6 +90,8 @@ export class Canonicalizer {
   args(tool: string, args: unknown): string {
     const own = this.volatileArgs.get(tool);
     const all = this.volatileArgs.get('*');
+    const plain = this.plainText(args, 1, own, all);
+    if (plain !== NOT_PLAIN) return plain ?? '';
     if ((own === undefined && all === undefined) || typeof args !== 'object' || args === null || Array.isArray(args)) return this.text(args);
     let copy: Record<string, unknown> | undefined;
     for (const key of Object.keys(args)) {
@@ -77,7 +103,60 @@ export class Canonicalizer {
 
   text(value: unknown): string {
     if (value === undefined) return '';
+    const plain = this.plainText(value, 1);
+    if (plain !== NOT_PLAIN) return plain ?? '';
     return stringify(this.strip(value)) ?? '';
+  }
+
+  /**
+   * `text` in one pass for what `JSON.parse` returns (plain objects, arrays, strings, numbers,
+   * booleans, null), without copying: the same text as `strip` then `stringify` (keys sorted by
+   * code unit, strings as `JSON.stringify` writes them, non-finite numbers as null, undefined
+   * left out of objects and null in arrays). NOT_PLAIN for anything else, and for a nesting past
+   * the depth limit: the general path writes those. `skipOwn`/`skipAll`: argument keys left out
+   * at the top. `level`: 1 for the value itself.
+   */
+  private plainText(value: unknown, level: number, skipOwn?: ReadonlySet<string>, skipAll?: ReadonlySet<string>): string | undefined | typeof NOT_PLAIN {
+    switch (typeof value) {
+      case 'string':
+        return quote(value);
+      case 'number':
+        return Number.isFinite(value) ? String(value) : 'null';
+      case 'boolean':
+        return value ? 'true' : 'false';
+      case 'undefined':
+        return undefined;
+      case 'object':
+        break;
+      default:
+        return NOT_PLAIN;
+    }
+    if (value === null) return 'null';
+    if (Array.isArray(value)) {
+      if (value.length === 0) return '[]';
+      if (level > MAX_JSON_DEPTH) return NOT_PLAIN;
+      let out = '[';
+      for (let i = 0; i < value.length; i++) {
+        const item = this.plainText(value[i], level + 1);
+        if (item === NOT_PLAIN) return NOT_PLAIN;
+        out += i === 0 ? (item ?? 'null') : `,${item ?? 'null'}`;
+      }
+      return `${out}]`;
+    }
+    if (Object.getPrototypeOf(value) !== Object.prototype || typeof (value as { toJSON?: unknown }).toJSON === 'function') return NOT_PLAIN;
+    const obj = value as Record<string, unknown>;
+    const keys = sortKeys(Object.keys(obj));
+    let out = '';
+    for (const key of keys) {
+      const k = key.toLowerCase();
+      if (this.volatile.has(k) || skipOwn?.has(k) || skipAll?.has(k)) continue;
+      // Past the depth limit the general path writes a marker in place of a non-empty object.
+      if (level > MAX_JSON_DEPTH) return NOT_PLAIN;
+      const item = this.plainText(obj[key], level + 1);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      if (item !== undefined) out += out === '' ? `${quote(key)}:${item}` : `,${quote(key)}:${item}`;
+    }
+    return `{${out}}`;
   }
 
   /** The value without volatile keys; the value itself (no copy) when it has none, the usual case. */
@@ -110,6 +189,11 @@ export class Canonicalizer {
 
 /** cyrb53: a fast 53-bit string hash; collisions are negligible for comparing outputs in a window. */
 export function hashText(text: string): string {
+  return hash53(text).toString(36);
+}
+
+/** cyrb53's number (`hashText` is its text): comparing numbers costs no string to build. */
+export function hash53(text: string): number {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
   for (let i = 0; i < text.length; i++) {
@@ -119,7 +203,7 @@ export function hashText(text: string): string {
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
 /** Shortens a text for a one-line message. */

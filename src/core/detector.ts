@@ -52,9 +52,15 @@ export interface Detector {
   readonly spansTurns?: boolean;
 }
 
-/** Per-key state with a bound on the number of keys: the oldest keys go first. */
+/**
+ * Per-key state with a bound on the number of keys: the oldest keys go first. Keys are sessions or
+ * `sessionKey`s; each session's keys are indexed, so that ending a session does not look at every
+ * other session's.
+ */
 export class BoundedMap<V> {
   private readonly map = new Map<string, V>();
+  /** The keys of each session (a key's text before its first NUL). */
+  private readonly bySession = new Map<string, Set<string>>();
   constructor(private readonly limit = 10_000) {}
 
   get(key: string): V | undefined {
@@ -62,26 +68,49 @@ export class BoundedMap<V> {
   }
 
   set(key: string, value: V): void {
+    if (!this.map.has(key)) {
+      const session = sessionOf(key);
+      let keys = this.bySession.get(session);
+      if (!keys) this.bySession.set(session, (keys = new Set()));
+      keys.add(key);
+    }
     this.map.set(key, value);
     if (this.map.size > this.limit) {
       const oldest = this.map.keys().next().value;
-      if (oldest !== undefined) this.map.delete(oldest);
+      if (oldest !== undefined) this.delete(oldest);
     }
   }
 
   delete(key: string): void {
-    this.map.delete(key);
+    if (!this.map.delete(key)) return;
+    const session = sessionOf(key);
+    const keys = this.bySession.get(session);
+    keys?.delete(key);
+    if (keys?.size === 0) this.bySession.delete(session);
   }
 
-  /** Removes every key for which `drop` holds. */
-  deleteWhere(drop: (key: string, value: V) => boolean): void {
-    for (const [k, v] of this.map) if (drop(k, v)) this.map.delete(k);
+  /** Removes every key of a session (`inSession`). */
+  deleteSession(session: string): void {
+    if (session.includes('\u0000')) {
+      // A session whose name holds a NUL (no agent writes one) is found the slow way.
+      for (const k of [...this.map.keys()]) if (inSession(k, session)) this.delete(k);
+      return;
+    }
+    const keys = this.bySession.get(session);
+    if (!keys) return;
+    this.bySession.delete(session);
+    for (const k of keys) this.map.delete(k);
   }
 }
 
+function sessionOf(key: string): string {
+  const end = key.indexOf('\u0000');
+  return end < 0 ? key : key.slice(0, end);
+}
+
 /** Key of per-session state. */
-export function sessionKey(session: string, ...rest: string[]): string {
-  return [session, ...rest].join('\u0000');
+export function sessionKey(session: string, a: string, b?: string): string {
+  return b === undefined ? `${session}\u0000${a}` : `${session}\u0000${a}\u0000${b}`;
 }
 
 export function inSession(key: string, session: string): boolean {

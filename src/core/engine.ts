@@ -1,21 +1,31 @@
-import { callSignature, outcomeKey, outcomeOf, UNKNOWN, type Outcome, type SettledCall } from './calls';
+import { callSignature, outcomeOf, signatureHash, UNKNOWN, type SettledCall } from './calls';
 import { Canonicalizer } from './canonical';
 import type { GuardianConfig, SignalId } from './config';
 import type { Detector, DetectorContext, EpisodeState, FindingSink, Scope } from './detector';
 import { createDetectors } from './detectors';
-import { timestampMs } from './eventTime';
 import type { EventRef, LocatedEvent, ToolEvent } from './events';
 import { severity, type Finding } from './finding';
 
 /** A call that waits for its `tool_result` waits behind at most this many later calls. */
 export const MAX_PENDING = 8;
 
+/** A call waiting in its session's queue: settled once its outcome is known. */
 interface QueuedCall {
-  readonly base: Omit<SettledCall, 'outcome' | 'settledAt'>;
+  readonly call: { -readonly [K in keyof SettledCall]: SettledCall[K] };
   readonly id?: string;
-  outcome?: Outcome;
-  settledAt?: EventRef;
+  settled: boolean;
 }
+
+/** The outcomes a session's calls ended with lately, oldest first, and the latest call that ended in a new way. */
+interface News {
+  readonly seen: Set<number>;
+  readonly order: number[];
+  oldest: number;
+  last?: SettledCall;
+}
+
+/** Outcomes remembered per session for `lastNews`. */
+const NEWS_KEPT = 500;
 
 interface ActiveEpisode {
   readonly finding: Finding;
@@ -46,6 +56,8 @@ export class Engine {
   readonly stats: EngineStats = { events: 0, calls: 0, unmatchedResults: 0 };
   private readonly ctx: DetectorContext;
   private readonly detectors: readonly Detector[];
+  private readonly callDetectors: readonly Detector[];
+  private readonly eventDetectors: readonly Detector[];
   private readonly queues = new Map<string, QueuedCall[]>();
   private readonly waiting = new Map<string, QueuedCall>();
   private readonly activeFindings = new Map<string, ActiveEpisode>();
@@ -53,17 +65,22 @@ export class Engine {
   private readonly exempt: ReadonlySet<string>;
   /** The signals whose patterns span the person's turns: a `user` event does not end their findings. */
   private readonly spanning: ReadonlySet<SignalId>;
-  /** Per session: the outcomes seen lately, and the latest call that ended in a way none of them did. */
-  private readonly news = new Map<string, { seen: Set<string>; last?: SettledCall }>();
+  /** Per session, for `lastNews`: kept only when asked for (the hook's gate), not in a replay. */
+  private readonly news: Map<string, News> | undefined;
   private readonly sink: FindingSink = {
     report: (state, make) => this.report(state, make),
     resolve: (episode) => this.activeFindings.delete(episode),
   };
 
-  constructor(readonly config: GuardianConfig) {
+  /** `trackNews`: keep what `lastNews` tells (the gate asks; a replay does not). */
+  constructor(readonly config: GuardianConfig, { trackNews = false }: { trackNews?: boolean } = {}) {
+    if (trackNews) this.news = new Map();
     this.ctx = { config, canon: new Canonicalizer(config.volatileKeys, config.volatileArgs) };
     this.detectors = createDetectors(this.ctx).filter((d) => config.signals[d.signal].enabled);
     this.spanning = new Set(this.detectors.filter((d) => d.spansTurns).map((d) => d.signal));
+    // Each event goes to the detectors that read its kind only, in the detectors' order.
+    this.callDetectors = this.detectors.filter((d) => d.call !== undefined);
+    this.eventDetectors = this.detectors.filter((d) => d.event !== undefined);
     // Waiting on a running process (`waitTools`) is not repeating oneself: both are left out.
     this.exempt = new Set([...config.exemptTools, ...config.waitTools]);
   }
@@ -71,33 +88,37 @@ export class Engine {
   /** Feeds one event; returns the findings it raised (new, or more severe than before). */
   push(located: LocatedEvent): Finding[] {
     this.stats.events++;
-    const scope = scopeOf(located);
     const e = located.event;
+    const session = e.session ?? located.ref.file;
     switch (e.type) {
       case 'tool':
-        this.onTool(e, located.ref, scope);
+        this.onTool(e, located.ref, session);
         break;
       case 'tool_result': {
-        const queued = this.waiting.get(waitKey(scope.session, e.id));
+        const key = waitKey(session, e.id);
+        const queued = this.waiting.get(key);
         if (!queued) {
           this.stats.unmatchedResults++;
           break;
         }
-        this.waiting.delete(waitKey(scope.session, e.id));
-        queued.outcome = outcomeOf(e, this.ctx.canon) ?? UNKNOWN;
-        queued.settledAt = located.ref;
-        this.release(scope.session, false);
+        this.waiting.delete(key);
+        queued.call.outcome = outcomeOf(e, this.ctx.canon) ?? UNKNOWN;
+        queued.call.settledAt = located.ref;
+        queued.settled = true;
+        this.release(session, false);
         break;
       }
       case 'user':
-        this.release(scope.session, true);
-        for (const d of this.detectors) if (!d.spansTurns) d.endSession(scope.session);
+        this.release(session, true);
+        for (const d of this.detectors) if (!d.spansTurns) d.endSession(session);
         for (const [episode, a] of this.activeFindings) {
-          if (a.finding.session === scope.session && !this.spanning.has(a.finding.signal)) this.activeFindings.delete(episode);
+          if (a.finding.session === session && !this.spanning.has(a.finding.signal)) this.activeFindings.delete(episode);
         }
         break;
-      default:
-        for (const d of this.detectors) d.event?.(located, scope, this.sink);
+      default: {
+        const scope = scopeOf(located);
+        for (const d of this.eventDetectors) d.event?.(located, scope, this.sink);
+      }
     }
     return this.take();
   }
@@ -122,63 +143,73 @@ export class Engine {
       .sort((a, b) => severity(b.action) - severity(a.action));
   }
 
-  private onTool(e: ToolEvent, ref: EventRef, scope: Scope): void {
+  private onTool(e: ToolEvent, ref: EventRef, session: string): void {
     if (this.exempt.has(e.tool)) return;
     this.stats.calls++;
     const args = this.ctx.canon.args(e.tool, e.args ?? {});
-    const base = {
+    const outcome = outcomeOf(e, this.ctx.canon);
+    const signature = callSignature(e.tool, args);
+    const call: QueuedCall['call'] = {
       ref,
+      settledAt: ref,
       tool: e.tool,
       args,
-      signature: callSignature(e.tool, args),
-      session: scope.session,
-      task: scope.task,
-      agent: scope.agent,
-      ts: timestampMs(e),
+      signature,
+      signatureHash: signatureHash(signature),
+      outcome: outcome ?? UNKNOWN,
+      time: e.ts,
+      session,
+      task: e.task,
+      agent: e.agent,
     };
-    const outcome = outcomeOf(e, this.ctx.canon);
-    let queue = this.queues.get(scope.session);
-    if (!queue && (outcome !== undefined || e.id === undefined)) {
+    let queue = this.queues.get(session);
+    const settled = outcome !== undefined || e.id === undefined;
+    if (!queue && settled) {
       // Nothing waits ahead of it: judge it now.
-      this.dispatch({ ...base, outcome: outcome ?? UNKNOWN, settledAt: ref });
+      this.dispatch(call);
       return;
     }
-    const queued: QueuedCall = { base, ...(e.id !== undefined ? { id: e.id } : {}) };
-    if (outcome !== undefined || e.id === undefined) {
-      queued.outcome = outcome ?? UNKNOWN;
-      queued.settledAt = ref;
-    } else {
-      this.waiting.set(waitKey(scope.session, e.id), queued);
-    }
-    if (!queue) this.queues.set(scope.session, (queue = []));
+    const queued: QueuedCall = { call, settled, ...(e.id !== undefined ? { id: e.id } : {}) };
+    if (!settled) this.waiting.set(waitKey(session, e.id as string), queued);
+    if (!queue) this.queues.set(session, (queue = []));
     queue.push(queued);
     // A call whose result never comes must not hold back detection for ever.
-    this.release(scope.session, false, queue.length > MAX_PENDING ? queue.length - MAX_PENDING : 0);
+    this.release(session, false, queue.length > MAX_PENDING ? queue.length - MAX_PENDING : 0);
   }
 
   /**
    * The latest call of the session that ended in a way no call of the session had ended lately (a
    * read that returned the file, a search that found something new): the agent did something.
+   * Only an engine made with `trackNews` knows.
    */
   lastNews(session: string): SettledCall | undefined {
-    return this.news.get(session)?.last;
+    return this.news?.get(session)?.last;
   }
 
   private dispatch(call: SettledCall): void {
-    const key = outcomeKey(call.outcome);
-    if (key !== undefined) {
-      let n = this.news.get(call.session);
-      if (!n) {
-        this.news.set(call.session, (n = { seen: new Set() }));
-        if (this.news.size > 1000) this.news.delete(this.news.keys().next().value as string);
-      }
-      if (!n.seen.has(key)) {
-        n.last = call;
-        n.seen.add(key);
-        if (n.seen.size > 500) n.seen.delete(n.seen.values().next().value as string);
-      }
+    if (this.news !== undefined) this.noteNews(call);
+    for (const d of this.callDetectors) d.call?.(call, this.sink);
+  }
+
+  private noteNews(call: SettledCall): void {
+    const news = this.news as Map<string, News>;
+    const key = call.outcome.key;
+    if (key === undefined) return;
+    let n = news.get(call.session);
+    if (!n) {
+      news.set(call.session, (n = { seen: new Set(), order: [], oldest: 0 }));
+      if (news.size > 1000) news.delete(news.keys().next().value as string);
     }
-    for (const d of this.detectors) d.call?.(call, this.sink);
+    if (n.seen.has(key)) return;
+    n.last = call;
+    n.seen.add(key);
+    // The oldest goes first: `order` is a ring of the keys in the order they were first seen.
+    if (n.order.length < NEWS_KEPT) n.order.push(key);
+    else {
+      n.seen.delete(n.order[n.oldest] as number);
+      n.order[n.oldest] = key;
+      n.oldest = (n.oldest + 1) % n.order.length;
+    }
   }
 
   /** Dispatches settled calls in call order; `force` settles the waiting ones as unrecorded. */
@@ -188,15 +219,16 @@ export class Engine {
     let forced = forceFirst;
     while (queue.length > 0) {
       const head = queue[0] as QueuedCall;
-      if (head.outcome === undefined) {
+      if (!head.settled) {
         if (!force && forced <= 0) break;
         forced--;
         if (head.id !== undefined) this.waiting.delete(waitKey(session, head.id));
-        head.outcome = UNKNOWN;
-        head.settledAt = queue[queue.length - 1]?.base.ref ?? head.base.ref;
+        head.call.outcome = UNKNOWN;
+        head.call.settledAt = (queue[queue.length - 1] as QueuedCall).call.ref;
+        head.settled = true;
       }
       queue.shift();
-      this.dispatch({ ...head.base, outcome: head.outcome, settledAt: head.settledAt ?? head.base.ref });
+      this.dispatch(head.call);
     }
     if (queue.length === 0) this.queues.delete(session);
   }

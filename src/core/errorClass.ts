@@ -69,8 +69,12 @@ const RULES: ReadonlyArray<readonly [ErrorKind, ...Rule[]]> = [
 
 export function classifyError(text: string): ErrorKind {
   const bounded = boundedErrorText(text);
-  for (const [kind, ...rules] of RULES) {
-    if (rules.some((rule) => (typeof rule === 'function' ? rule(bounded) : rule.test(bounded)))) return kind;
+  // Indexed, not destructured: this runs for every failure, and `[kind, ...rules]` built an array each time.
+  for (const entry of RULES) {
+    for (let i = 1; i < entry.length; i++) {
+      const rule = entry[i] as Rule;
+      if (typeof rule === 'function' ? rule(bounded) : rule.test(bounded)) return entry[0];
+    }
   }
   return 'unknown';
 }

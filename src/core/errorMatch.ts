@@ -46,19 +46,28 @@ export function wordOverlap(a: string, b: string): number {
   return overlapOf(new ErrorText(a), new ErrorText(b));
 }
 
-/** An error text prepared once for many comparisons. */
+/**
+ * An error text prepared once for many comparisons, when first compared: most errors in a log
+ * are followed by a success and never compared at all.
+ */
 export class ErrorText {
-  readonly text: string;
-  readonly type: string | undefined;
+  private normalized: string | undefined;
+  private typeName: string | null | undefined;
   private wordCounts: Map<string, number> | undefined;
   private wordTotal = 0;
 
-  constructor(raw: string) {
+  constructor(private readonly raw: string) {}
+
+  get text(): string {
     // Head and tail only, like classification: comparing megabytes of an error would cost time
     // the hook does not have, and two errors that differ only past their first 4 KB and before
     // their last 4 KB are the same error for a loop.
-    this.text = normalize(boundedErrorText(raw));
-    this.type = errorType(this.text);
+    return (this.normalized ??= normalize(boundedErrorText(this.raw)));
+  }
+
+  get type(): string | undefined {
+    if (this.typeName === undefined) this.typeName = errorType(this.text) ?? null;
+    return this.typeName ?? undefined;
   }
 
   words(): { counts: Map<string, number>; total: number } {

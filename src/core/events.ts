@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseJson } from './json';
+import { exceedsDepth, parseJson, stripBom } from './json';
 
 /**
  * The guardian's own event log, version 1: one JSON object per line.
@@ -234,7 +234,22 @@ export type LineVerdict = { ok: true; event: GuardianEvent } | { ok: false; fiel
 export function parseEventLine(text: string): LineVerdict {
   const parsed = parseJson(text);
   if (!parsed.ok) return { ok: false, field: '(line)', reason: parsed.tooDeep ? parsed.error : `not JSON: ${parsed.error}` };
-  return validateEvent(parsed.value);
+  const fast = wellFormedEvent(parsed.value);
+  return fast !== undefined ? { ok: true, event: fast } : validateEvent(parsed.value);
+}
+
+/**
+ * A line's event when it is a well-formed one, by the fast path alone (no verdict built: the
+ * readers' hot path); undefined otherwise, and `parseEventLine` says why.
+ */
+export function wellFormedLine(text: string): GuardianEvent | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(stripBom(text));
+  } catch {
+    return undefined;
+  }
+  return exceedsDepth(value) ? undefined : wellFormedEvent(value);
 }
 
 export function validateEvent(raw: unknown): LineVerdict {
@@ -254,6 +269,80 @@ export function validateEvent(raw: unknown): LineVerdict {
   const issue = parsed.error.issues[0];
   const field = issue && issue.path.length > 0 ? issue.path.join('.') : '(event)';
   return { ok: false, field, reason: issue ? issue.message : 'invalid event' };
+}
+
+/*
+ * The fast path. zod took most of a replay's time checking every line, yet nearly every line is
+ * well formed: these checks accept such a line without it, and zod runs only where they do not
+ * (a line it rejects, to say why, or a shape they leave to it). They are the schemas above, field
+ * by field, for what `JSON.parse` returns (plain objects, no symbols, no getters);
+ * test/unit/core/fastPaths.test.ts holds them to zod's verdict and output on generated lines.
+ * Whatever they do not know goes to zod: a kind of event not listed here, a key the schema would
+ * strip, a `__proto__` key a record would drop.
+ */
+type FieldCheck = (value: unknown) => boolean;
+
+const isName: FieldCheck = (v) => typeof v === 'string' && v.length > 0;
+const isString: FieldCheck = (v) => typeof v === 'string';
+const isBoolean: FieldCheck = (v) => typeof v === 'boolean';
+const isAnything: FieldCheck = () => true;
+/** A record zod copies as it is: an object without an own `__proto__` key (which it would drop). */
+const isRecord: FieldCheck = (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && !Object.prototype.hasOwnProperty.call(v, '__proto__');
+const isTier: FieldCheck = (v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 1;
+const isTokens: FieldCheck = (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+const isPositiveTokens: FieldCheck = (v) => typeof v === 'number' && Number.isFinite(v) && v > 0;
+// The very pattern the schema's `isoTimestamp` is built from.
+const ISO_TIMESTAMP = z.regexes.datetime({ offset: true, local: false });
+const isTimestamp: FieldCheck = (v) => typeof v === 'string' && ISO_TIMESTAMP.test(v);
+
+interface FastShape {
+  /** Every key the schema knows, with its check (`v` and `type` are checked before). */
+  readonly fields: ReadonlyMap<string, FieldCheck>;
+  readonly required: readonly string[];
+  /** The schema's refinement, where it has one. */
+  readonly refine?: (e: Record<string, unknown>) => boolean;
+}
+
+function shape(fields: Record<string, FieldCheck>, required: readonly string[] = [], refine?: FastShape['refine']): FastShape {
+  const all: Record<string, FieldCheck> = { v: isAnything, type: isAnything, ts: isTimestamp, session: isName, task: isName, agent: isName, ...fields };
+  return { fields: new Map(Object.entries(all)), required, ...(refine ? { refine } : {}) };
+}
+
+const FAST_SHAPES: ReadonlyMap<unknown, FastShape> = new Map<unknown, FastShape>([
+  ['tool', shape({ tool: isName, args: isRecord, id: isName, ok: isBoolean, error: isString, output: isAnything }, ['tool'])],
+  ['tool_result', shape({ id: isName, ok: isBoolean, error: isString, output: isAnything }, ['id'])],
+  ['invocation', shape({ config: isRecord, result: isString, reason: isString }, ['agent'])],
+  ['attempt', shape({ tier: isTier, ok: isBoolean, error: isString, gate: isName, description: isString }, ['task', 'ok'])],
+  ['status', shape({ status: isName }, ['task', 'status'])],
+  [
+    'usage',
+    shape({ used: isTokens, budget: isPositiveTokens, session_used: isTokens, session_budget: isPositiveTokens }, [], (e) => {
+      const task = e.used !== undefined || e.budget !== undefined;
+      const session = e.session_used !== undefined || e.session_budget !== undefined;
+      return (task || session) && (!task || (e.used !== undefined && e.budget !== undefined)) && (!session || (e.session_used !== undefined && e.session_budget !== undefined));
+    }),
+  ],
+  ['output', shape({ text: isString }, ['text'])],
+  ['user', shape({ text: isString })],
+]);
+
+/**
+ * A parsed line as the event the schema makes of it, when the checks above can tell that the
+ * schema accepts it as it is; undefined when they cannot (zod decides then).
+ */
+export function wellFormedEvent(value: unknown): GuardianEvent | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const raw = value as Record<string, unknown>;
+  if (raw.v !== 1) return undefined;
+  const s = FAST_SHAPES.get(raw.type);
+  if (s === undefined) return undefined;
+  for (const key in raw) {
+    const check = s.fields.get(key);
+    if (check === undefined || !check(raw[key])) return undefined;
+  }
+  for (const key of s.required) if (!(key in raw)) return undefined;
+  if (s.refine !== undefined && !s.refine(raw)) return undefined;
+  return raw as unknown as GuardianEvent;
 }
 
 /** A line that was not a valid event: where it is and what is wrong with it. */

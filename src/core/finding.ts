@@ -42,5 +42,5 @@ export const MAX_EVIDENCE = 20;
 
 export function pushEvidence(list: EventRef[], ref: EventRef): void {
   list.push(ref);
-  if (list.length > MAX_EVIDENCE) list.splice(0, list.length - MAX_EVIDENCE);
+  while (list.length > MAX_EVIDENCE) list.shift();
 }

@@ -72,8 +72,26 @@ export function gate(input: GateInput): GateVerdict {
   const { call, stop, config } = input;
   const stopped = stopGate(stop, call.tool, config.hooks.delegationTools);
   if (stopped) return stopped;
+  const canon = new Canonicalizer(config.volatileKeys, config.volatileArgs);
+  const signature = callSignature(call.tool, canon.args(call.tool, call.args));
+  // The hook's usual case, answered without replaying the history: a call that repeats none of
+  // the session's recent calls is allowed. Every refusal below needs an earlier call with its
+  // signature: a standing halt is "about" a call by its signature, and the probe, a success with
+  // a new result, can only trip a signal by repeating one (a repeat in a row, in the window, a
+  // cycle's next call, the failures of the same call); the others never see a call.
+  if (!input.history.some((e) => e.event.type === 'tool' && e.event.tool === call.tool && callSignature(e.event.tool, canon.args(e.event.tool, e.event.args ?? {})) === signature)) return { allow: true };
+  return judgeByReplay(input);
+}
+
+/**
+ * `gate` by replaying the history and trying the call as the next event, STOP_ALL aside: what it
+ * answers for a call that repeats an earlier one (exported for the test that holds the shortcut
+ * above to it).
+ */
+export function judgeByReplay(input: GateInput): GateVerdict {
+  const { call, config } = input;
   const deny = new Set<SignalId>(config.hooks.deny);
-  const engine = new Engine(config);
+  const engine = new Engine(config, { trackNews: true });
   const canon = new Canonicalizer(config.volatileKeys, config.volatileArgs);
   const signatures = new Map<string, string>();
   const key = (ref: EventRef) => `${ref.file}:${ref.line}`;

@@ -25,10 +25,35 @@ export function tooDeepReason(maxDepth: number = MAX_JSON_DEPTH): string {
 
 /**
  * Whether a parsed value nests deeper than `maxDepth` (a scalar is depth 0, `{}` and `[]` depth 1).
- * Iterative, so it cannot overflow the stack itself. An infinite `maxDepth` checks nothing.
+ * It recurses at most `maxDepth` levels, so a depth limit up to RECURSION_LIMIT is walked without
+ * allocating (it runs on every line read); a larger one is walked with a stack of its own, which
+ * cannot overflow. An infinite `maxDepth` checks nothing.
  */
 export function exceedsDepth(value: unknown, maxDepth: number = MAX_JSON_DEPTH): boolean {
   if (typeof value !== 'object' || value === null || maxDepth === Number.POSITIVE_INFINITY) return false;
+  return maxDepth <= RECURSION_LIMIT ? deeperThan(value, maxDepth) : deeperThanIterative(value, maxDepth);
+}
+
+const RECURSION_LIMIT = 1000;
+
+/** Whether an object nests more than `levels` levels, itself included. */
+function deeperThan(node: object, levels: number): boolean {
+  if (levels <= 0) return true;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const child: unknown = node[i];
+      if (typeof child === 'object' && child !== null && deeperThan(child, levels - 1)) return true;
+    }
+    return false;
+  }
+  for (const key in node) {
+    const child = (node as Record<string, unknown>)[key];
+    if (typeof child === 'object' && child !== null && deeperThan(child, levels - 1)) return true;
+  }
+  return false;
+}
+
+function deeperThanIterative(value: object, maxDepth: number): boolean {
   const stack: Array<[object, number]> = [[value, 1]];
   while (stack.length > 0) {
     const [node, depth] = stack.pop() as [object, number];

@@ -39,6 +39,8 @@ export interface FolderState {
 const SAFETY_MS = 2000;
 /** Reading waits for writes to pause, but never longer than this. */
 const MAX_WAIT_MS = 500;
+/** While a long first read goes on, what it found so far is shown this often. */
+const PROGRESS_MS = 250;
 // Markers for the guardian's own files among the dirty log paths (no log path starts with ':').
 const STOP = ':stop';
 const REGISTRY = ':registry';
@@ -210,7 +212,19 @@ export class FolderGuardian implements vscode.Disposable {
     if (this.book.idleMs !== this.settings().idleMinutes * 60_000) this.book = new IncidentBook({ idleMs: this.settings().idleMinutes * 60_000 });
     // Watch before the first read: a log created meanwhile is then read by the watcher's poll.
     this.watch();
-    const update = await this.monitor.poll();
+    // A folder with hundreds of MB of transcripts takes a while: the status bar and the views show
+    // what was found so far as each log is read (notifications wait for the end).
+    const monitor = this.monitor;
+    let shown = Date.now();
+    const update = await monitor.poll({
+      onRead: () => {
+        // The first finding at once, then at most every PROGRESS_MS.
+        const first = this.snapshot.findings.length === 0 && monitor.active().length > 0;
+        if (!first && Date.now() - shown < PROGRESS_MS) return;
+        shown = Date.now();
+        this.publish();
+      },
+    });
     await Promise.all([this.readStop(), this.readRegistry()]);
     this.report(update.skipped.map(formatSkipped), update.raised);
     this.signatures = await this.ownSignatures();

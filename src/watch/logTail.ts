@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { promises as fs } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { openRegularFile } from '../state/regularFile';
 
 const NEWLINE = 0x0a;
@@ -7,6 +9,13 @@ const NEWLINE = 0x0a;
 const FINGERPRINT_BYTES = 256;
 /** How many of the bytes just before the read position must still be there: the end of what was read. */
 const TAIL_BYTES = 64;
+/**
+ * The longest a read works before it lets the event loop run (the extension host's, when a folder
+ * with hundreds of MB of logs opens): lines are handled in slices of about this many ms.
+ */
+const SLICE_MS = 8;
+/** Lines handled between two looks at the clock. */
+const LINES_PER_LOOK = 16;
 
 export interface TailOptions {
   /** Bytes read per system call. */
@@ -91,7 +100,7 @@ export class LogTail {
         if (bytesRead === 0) break;
         this.offset += bytesRead;
         bytes += bytesRead;
-        this.consume(buffer.subarray(0, bytesRead), onLine, onOverlong);
+        await this.consume(buffer.subarray(0, bytesRead), onLine, onOverlong);
       }
       if (this.fingerprintBytes < Math.min(this.offset, FINGERPRINT_BYTES)) await this.takeFingerprint(handle);
       if (bytes > 0 || reset) this.tailPrint = await this.tailHash(handle);
@@ -159,9 +168,15 @@ export class LogTail {
     return (await this.firstBytes(handle, this.fingerprintBytes)) === this.fingerprint;
   }
 
-  private consume(chunk: Buffer, onLine: LineHandler, onOverlong?: OverlongHandler): void {
+  /** The chunk's complete lines, in slices of SLICE_MS with the event loop let run between them. */
+  private async consume(chunk: Buffer, onLine: LineHandler, onOverlong?: OverlongHandler): Promise<void> {
     let start = 0;
-    for (;;) {
+    let sliceStart = performance.now();
+    for (let n = 1; ; n++) {
+      if (n % LINES_PER_LOOK === 0 && performance.now() - sliceStart >= SLICE_MS) {
+        await nextTurn();
+        sliceStart = performance.now();
+      }
       const nl = chunk.indexOf(NEWLINE, start);
       if (nl < 0) break;
       this.line++;

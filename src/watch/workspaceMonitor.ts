@@ -91,7 +91,8 @@ export class WorkspaceMonitor {
    * inside the editor.
    */
   constructor(readonly ws: Workspace, readonly config: GuardianConfig, env: NodeJS.ProcessEnv = process.env, editorStorage?: string, editorGlobalStorage?: string) {
-    this.engine = new Engine(config);
+    // What progress a session made (`progress`) ends the editor's incidents: the engine keeps it.
+    this.engine = new Engine(config, { trackNews: true });
     this.discovery = new AgentDiscovery(ws.root, config, env, editorStorage, editorGlobalStorage);
     const matchers = config.sources.events.map((g) => picomatch(g, { dot: true }));
     this.isEventLog = (rel) => matchers.some((m) => m(rel));
@@ -181,14 +182,15 @@ export class WorkspaceMonitor {
 
   /**
    * Finds the logs and reads whatever is new in all of them. The invocation history is re-checked
-   * whole unless `history` is false (a caller that knows it has not changed).
+   * whole unless `history` is false (a caller that knows it has not changed). `onRead` is told after
+   * each log is read: what was found so far (`active()`) can be shown before a long first read ends.
    */
-  async poll({ history = true }: { history?: boolean } = {}): Promise<MonitorUpdate> {
+  async poll({ history = true, onRead }: { history?: boolean; onRead?: () => void } = {}): Promise<MonitorUpdate> {
     const fileSkips: SkippedLine[] = [];
     const files = await discoverFiles(this.ws, this.config.sources.events, (s) => this.noteFileProblem(s, fileSkips));
     for (const rel of files) if (rel !== this.config.sources.invocationHistory && !this.readers.has(rel)) this.readers.set(rel, new EventLogReader(this.ws.path(rel), rel));
     if (this.discovery.enabled) await this.discoverTranscripts(files);
-    return this.read([...this.readers.keys()], history, fileSkips);
+    return this.read([...this.readers.keys()], history, fileSkips, onRead);
   }
 
   /** A file or glob not read: reported the first time, and again only if the reason changes. */
@@ -243,7 +245,7 @@ export class WorkspaceMonitor {
   }
 
   /** `fileSkips`: files and globs not read, reported before the lines skipped. */
-  private async read(logs: readonly string[], history: boolean, fileSkips: SkippedLine[]): Promise<MonitorUpdate> {
+  private async read(logs: readonly string[], history: boolean, fileSkips: SkippedLine[], onRead?: () => void): Promise<MonitorUpdate> {
     const raised: Finding[] = [];
     const skipped: SkippedLine[] = [];
     const sink: EventSink = {
@@ -285,8 +287,9 @@ export class WorkspaceMonitor {
         this.sources.delete(rel);
         this.perLog.delete(rel);
       }
+      if (!this.needsRebuild) onRead?.();
     }
-    if (this.needsRebuild) return this.rebuild(fileSkips);
+    if (this.needsRebuild) return this.rebuild(fileSkips, onRead);
     if (history) appendAll(raised, await this.checkHistory(skipped));
     // Files that could not be read come first; concat, not a spread: either list can be long.
     const allSkipped = fileSkips.concat(skipped);
@@ -296,9 +299,9 @@ export class WorkspaceMonitor {
   }
 
   /** A log was replaced or truncated: what was counted from it no longer holds, so count again. */
-  private async rebuild(fileSkips: SkippedLine[]): Promise<MonitorUpdate> {
+  private async rebuild(fileSkips: SkippedLine[], onRead?: () => void): Promise<MonitorUpdate> {
     this.needsRebuild = false;
-    this.engine = new Engine(this.config);
+    this.engine = new Engine(this.config, { trackNews: true });
     const files = [...this.readers.keys()];
     this.readers = new Map(files.map((rel) => [rel, this.newReader(rel)]));
     this.perLog.clear();
@@ -307,7 +310,7 @@ export class WorkspaceMonitor {
       s.sessions.clear();
     }
     this.recentFindings.length = 0;
-    return this.read(files, true, fileSkips);
+    return this.read(files, true, fileSkips, onRead);
   }
 
   private async checkHistory(skipped: SkippedLine[]): Promise<Finding[]> {

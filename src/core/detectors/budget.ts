@@ -1,4 +1,4 @@
-import { BoundedMap, inSession, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import { BoundedMap, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
 import type { EventRef, LocatedEvent } from '../events';
 import type { Action } from '../finding';
 import { whoOf } from './common';
@@ -25,36 +25,39 @@ interface Reached {
 export class BudgetDetector implements Detector {
   readonly signal = 'budget' as const;
   private readonly reached = new BoundedMap<Reached>();
+  private readonly taskLevels: readonly Level[];
+  private readonly sessionLevels: readonly Level[];
 
-  constructor(private readonly ctx: DetectorContext) {}
+  constructor(ctx: DetectorContext) {
+    const { task: t, session: s } = ctx.config.signals[this.signal];
+    this.taskLevels = [
+      { name: 'WARNING', percent: t.warning, action: 'warn', advice: 'Prioritize completion.' },
+      { name: 'RESTRICT', percent: t.restrict, action: 'warn', advice: 'Essential operations only: no exploration.' },
+      { name: 'URGENT', percent: t.urgent, action: 'warn', advice: 'Wrap up; deliver partial results if needed.' },
+      { name: 'HARD STOP', percent: t.hardStop, action: 'halt', advice: 'Force completion now and return partial output.' },
+      { name: 'VIOLATION', percent: t.violation, over: true, action: 'halt', advice: 'Kill the task and escalate: it overran its budget.' },
+    ];
+    this.sessionLevels = [
+      { name: 'SESSION NOTIFY', percent: s.notify, action: 'warn', advice: 'Tell the user how fast the session budget burns.' },
+      { name: 'NO NEW DELEGATIONS', percent: s.noDelegation, action: 'warn', advice: 'Start no new delegations to subagents.' },
+      { name: 'WRAP UP', percent: s.wrapUp, action: 'halt', advice: 'All agents must wrap up their current tasks.' },
+    ];
+  }
 
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
     const e = located.event;
     if (e.type !== 'usage') return;
-    const cfg = this.ctx.config.signals[this.signal];
     if (e.used !== undefined && e.budget !== undefined) {
-      const t = cfg.task;
       const task = scope.task ?? '(no task)';
-      this.check(sessionKey(scope.session, 'task', task), `task ${task}`, e.used, e.budget, located.ref, scope, sink, [
-        { name: 'WARNING', percent: t.warning, action: 'warn', advice: 'Prioritize completion.' },
-        { name: 'RESTRICT', percent: t.restrict, action: 'warn', advice: 'Essential operations only: no exploration.' },
-        { name: 'URGENT', percent: t.urgent, action: 'warn', advice: 'Wrap up; deliver partial results if needed.' },
-        { name: 'HARD STOP', percent: t.hardStop, action: 'halt', advice: 'Force completion now and return partial output.' },
-        { name: 'VIOLATION', percent: t.violation, over: true, action: 'halt', advice: 'Kill the task and escalate: it overran its budget.' },
-      ]);
+      this.check(sessionKey(scope.session, 'task', task), `task ${task}`, e.used, e.budget, located.ref, scope, sink, this.taskLevels);
     }
     if (e.session_used !== undefined && e.session_budget !== undefined) {
-      const s = cfg.session;
-      this.check(sessionKey(scope.session, 'session'), `session ${scope.session}`, e.session_used, e.session_budget, located.ref, scope, sink, [
-        { name: 'SESSION NOTIFY', percent: s.notify, action: 'warn', advice: 'Tell the user how fast the session budget burns.' },
-        { name: 'NO NEW DELEGATIONS', percent: s.noDelegation, action: 'warn', advice: 'Start no new delegations to subagents.' },
-        { name: 'WRAP UP', percent: s.wrapUp, action: 'halt', advice: 'All agents must wrap up their current tasks.' },
-      ]);
+      this.check(sessionKey(scope.session, 'session'), `session ${scope.session}`, e.session_used, e.session_budget, located.ref, scope, sink, this.sessionLevels);
     }
   }
 
   endSession(session: string): void {
-    this.reached.deleteWhere((key) => inSession(key, session));
+    this.reached.deleteSession(session);
   }
 
   private check(
@@ -69,9 +72,10 @@ export class BudgetDetector implements Detector {
   ): void {
     const percent = (used / budget) * 100;
     let index = -1;
-    levels.forEach((l, i) => {
+    for (let i = 0; i < levels.length; i++) {
+      const l = levels[i] as Level;
       if (l.over ? percent > l.percent : percent >= l.percent) index = i;
-    });
+    }
     const before = this.reached.get(key);
     if (index < 0 || (before && before.level >= index)) return;
     if (before) sink.resolve(before.episode);

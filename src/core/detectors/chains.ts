@@ -1,15 +1,39 @@
-import { BoundedMap, inSession, type FindingSink } from '../detector';
+import { BoundedMap, type FindingSink } from '../detector';
 import type { EventRef } from '../events';
 import { pushEvidence } from '../finding';
-import { episodeId } from './common';
+import { clear, episodeId } from './common';
 
 /** A run of consecutive events that are "the same" by a detector's measure. */
-export interface Chain<K> {
-  /** What the run repeats (the latest one, where sameness is fuzzy). */
-  key: K;
-  count: number;
-  readonly episode: string;
-  readonly refs: EventRef[];
+export class Chain<K> {
+  count = 0;
+  readonly refs: EventRef[] = [];
+  private id: string | undefined;
+
+  /** `key`: what the run repeats (the latest one, where sameness is fuzzy). */
+  constructor(public key: K, private readonly signal: string, private readonly slot: string, private start: EventRef) {}
+
+  /** The event the run started at: a new run starts at another. */
+  get started(): EventRef {
+    return this.start;
+  }
+
+  /** Named when first asked for: most runs end at their first event, unreported. */
+  get episode(): string {
+    return (this.id ??= episodeId(this.signal, this.slot, this.start));
+  }
+
+  /** Whether the episode was ever named: one that was not was never reported, so there is nothing to resolve. */
+  get named(): boolean {
+    return this.id !== undefined;
+  }
+
+  /** Starts a new run in this object: only for a run never named (nothing but its slot holds it). */
+  restart(key: K, start: EventRef): void {
+    this.key = key;
+    this.count = 0;
+    clear(this.refs);
+    this.start = start;
+  }
 }
 
 /**
@@ -26,9 +50,12 @@ export class Chains<K> {
     let chain = this.runs.get(slot);
     if (chain && this.same(chain.key, key)) {
       chain.key = key;
+    } else if (chain && !chain.named) {
+      // Most runs end unreported at their first event: the next one reuses the object.
+      chain.restart(key, ref);
     } else {
       if (chain) sink.resolve(chain.episode);
-      chain = { key, count: 0, episode: episodeId(this.signal, slot, ref), refs: [] };
+      chain = new Chain(key, this.signal, slot, ref);
       this.runs.set(slot, chain);
     }
     chain.count++;
@@ -40,12 +67,12 @@ export class Chains<K> {
   end(slot: string, sink: FindingSink): void {
     const chain = this.runs.get(slot);
     if (!chain) return;
-    sink.resolve(chain.episode);
+    if (chain.named) sink.resolve(chain.episode);
     this.runs.delete(slot);
   }
 
   /** Forgets every run of a session, without resolving (the engine ends the session's findings). */
   endSession(session: string): void {
-    this.runs.deleteWhere((slot) => inSession(slot, session));
+    this.runs.deleteSession(session);
   }
 }

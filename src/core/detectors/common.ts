@@ -12,8 +12,16 @@ export function episodeId(signal: string, key: string, start: EventRef): string 
   return `${signal}|${key}|${start.file}#${start.event}`;
 }
 
+/**
+ * Empties a list and keeps its storage: `list.length = 0` gives the storage up, and a list that is
+ * emptied and filled again for every call (a run that restarts) then costs an allocation each time.
+ */
+export function clear(list: unknown[]): void {
+  while (list.length > 0) list.pop();
+}
+
 /** Keeps the last `max` items. */
 export function pushBounded<T>(list: T[], item: T, max: number): void {
   list.push(item);
-  if (list.length > max) list.splice(0, list.length - max);
+  while (list.length > max) list.shift();
 }

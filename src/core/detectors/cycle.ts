@@ -1,13 +1,64 @@
-import { outcomeKey, type Outcome, type SettledCall } from '../calls';
+import type { SettledCall } from '../calls';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
 import type { EventRef } from '../events';
-import { episodeId, pushBounded, whoOf } from './common';
+import { episodeId, whoOf } from './common';
 
-interface Step {
-  readonly signature: string;
-  readonly tool: string;
-  readonly ref: EventRef;
-  readonly outcome: Outcome;
+/**
+ * A session's last calls, oldest first, as much of each as a cycle needs: its signature (and hash),
+ * tool, event and outcome key. Kept in columns that are written over, not as the calls
+ * themselves: the history is long (60 calls per session), and keeping whole calls that long made
+ * most of a replay's garbage-collection work.
+ */
+class Steps {
+  private readonly signatures: string[] = [];
+  private readonly tools: string[] = [];
+  private readonly refs: EventRef[] = [];
+  private readonly hashes: Float64Array;
+  /** Each outcome's key; NaN where the log does not tell how the call ended. */
+  private readonly keys: Float64Array;
+  private first = 0;
+  length = 0;
+
+  constructor(private readonly capacity: number) {
+    this.hashes = new Float64Array(capacity);
+    this.keys = new Float64Array(capacity);
+  }
+
+  push(c: SettledCall): void {
+    const at = (this.first + this.length) % this.capacity;
+    if (this.length === this.capacity) this.first = (this.first + 1) % this.capacity;
+    else this.length++;
+    this.signatures[at] = c.signature;
+    this.tools[at] = c.tool;
+    this.refs[at] = c.ref;
+    this.hashes[at] = c.signatureHash;
+    this.keys[at] = c.outcome.key ?? Number.NaN;
+  }
+
+  private slot(i: number): number {
+    return (this.first + i) % this.capacity;
+  }
+
+  /** Whether steps `i` and `j` (0: the oldest) are the same call. */
+  same(i: number, j: number): boolean {
+    const a = this.slot(i);
+    const b = this.slot(j);
+    return this.hashes[a] === this.hashes[b] && this.signatures[a] === this.signatures[b];
+  }
+
+  /** Step `i`'s outcome key, undefined when the log does not tell. */
+  key(i: number): number | undefined {
+    const k = this.keys[this.slot(i)] as number;
+    return Number.isNaN(k) ? undefined : k;
+  }
+
+  tool(i: number): string {
+    return this.tools[this.slot(i)] as string;
+  }
+
+  ref(i: number): EventRef {
+    return this.refs[this.slot(i)] as EventRef;
+  }
 }
 
 interface Run {
@@ -18,8 +69,8 @@ interface Run {
 }
 
 interface SessionCycle {
-  readonly steps: Step[];
-  run?: Run;
+  readonly steps: Steps;
+  run: Run | undefined;
 }
 
 /**
@@ -39,23 +90,22 @@ export class CycleDetector implements Detector {
   call(c: SettledCall, sink: FindingSink): void {
     const { threshold, maxPeriod, history } = this.ctx.config.signals[this.signal];
     let s = this.sessions.get(c.session);
-    if (!s) this.sessions.set(c.session, (s = { steps: [] }));
-    pushBounded(s.steps, { signature: c.signature, tool: c.tool, ref: c.ref, outcome: c.outcome }, Math.max(history ?? 0, maxPeriod * threshold));
+    if (!s) this.sessions.set(c.session, (s = { steps: new Steps(Math.max(history ?? 0, maxPeriod * threshold)), run: undefined }));
     const steps = s.steps;
+    steps.push(c);
     const n = steps.length;
 
     if (s.run) {
-      const back = steps[n - 1 - s.run.period];
-      if (back && back.signature === c.signature) s.run.length++;
+      if (n - 1 - s.run.period >= 0 && steps.same(n - 1 - s.run.period, n - 1)) s.run.length++;
       else {
         sink.resolve(s.run.episode);
-        delete s.run;
+        s.run = undefined;
       }
     }
     if (!s.run) {
       for (let p = 2; p * threshold <= n; p++) {
         if (isPeriodic(steps, p, p * threshold) && !isUniform(steps, p) && (p <= maxPeriod || outcomesRepeat(steps, p, p * threshold))) {
-          s.run = { period: p, length: p * threshold, episode: episodeId(this.signal, c.session, (steps[n - p * threshold] as Step).ref) };
+          s.run = { period: p, length: p * threshold, episode: episodeId(this.signal, c.session, steps.ref(n - p * threshold)) };
           break;
         }
       }
@@ -64,11 +114,12 @@ export class CycleDetector implements Detector {
     if (!run) return;
     const { period } = run;
     const reps = Math.floor(Math.min(run.length, n) / period);
-    const span = steps.slice(n - reps * period);
-    const progress = unitsProgress(span, period);
-    const unit = span.slice(-period).map((x) => x.tool).join(' → ');
+    const from = n - reps * period;
+    const progress = unitsProgress(steps, from, period);
+    const unit = Array.from({ length: period }, (_, i) => steps.tool(n - period + i)).join(' → ');
     const count = Math.floor(run.length / period);
-    sink.report({ episode: run.episode, action: progress ? 'warn' : 'halt', count: count, evidence: span.map((x) => x.ref) }, () => ({
+    const evidence = Array.from({ length: n - from }, (_, i) => steps.ref(from + i));
+    sink.report({ episode: run.episode, action: progress ? 'warn' : 'halt', count: count, evidence }, () => ({
       signal: this.signal,
       action: progress ? 'warn' : 'halt',
       count,
@@ -82,7 +133,7 @@ export class CycleDetector implements Detector {
       recommendation: progress
         ? 'The cycle is still producing new results; make sure it has an end condition.'
         : `The agent is going round in circles (${unit}). Stop, look at why the last step does not change the outcome, and take a different step, or ask the user.`,
-      evidence: span.map((x) => x.ref),
+      evidence: [...evidence],
       ...(progress ? {} : { status: 'STALLED' as const }),
       episode: run.episode,
     }));
@@ -93,43 +144,42 @@ export class CycleDetector implements Detector {
   }
 }
 
-function isPeriodic(steps: readonly Step[], period: number, span: number): boolean {
+function isPeriodic(steps: Steps, period: number, span: number): boolean {
   const n = steps.length;
   for (let i = n - span + period; i < n; i++) {
-    if ((steps[i] as Step).signature !== (steps[i - period] as Step).signature) return false;
+    if (!steps.same(i, i - period)) return false;
   }
   return true;
 }
 
 /** A unit made of one call repeated is identical-calls' business, not a cycle. */
-function isUniform(steps: readonly Step[], period: number): boolean {
+function isUniform(steps: Steps, period: number): boolean {
   const n = steps.length;
-  const first = (steps[n - period] as Step).signature;
-  for (let i = n - period + 1; i < n; i++) if ((steps[i] as Step).signature !== first) return false;
+  for (let i = n - period + 1; i < n; i++) if (!steps.same(i, n - period)) return false;
   return true;
 }
 
 /** Every call of the last `span` has a known outcome, the same as the call one period before it. */
-function outcomesRepeat(steps: readonly Step[], period: number, span: number): boolean {
+function outcomesRepeat(steps: Steps, period: number, span: number): boolean {
   const n = steps.length;
   for (let i = n - span; i < n; i++) {
-    const key = outcomeKey((steps[i] as Step).outcome);
+    const key = steps.key(i);
     if (key === undefined) return false;
-    if (i >= n - span + period && key !== outcomeKey((steps[i - period] as Step).outcome)) return false;
+    if (i >= n - span + period && key !== steps.key(i - period)) return false;
   }
   return true;
 }
 
 /**
  * Progress when every call's outcome is known and no two rounds ended the same (an edit→test
- * round whose failure changes is moving, issue 9).
+ * round whose failure changes is moving, issue 9). The rounds are the steps from `from` on.
  */
-function unitsProgress(span: readonly Step[], period: number): boolean {
+function unitsProgress(steps: Steps, from: number, period: number): boolean {
   const seen = new Set<string>();
-  for (let i = 0; i < span.length; i += period) {
-    const parts: string[] = [];
-    for (const step of span.slice(i, i + period)) {
-      const key = outcomeKey(step.outcome);
+  for (let i = from; i < steps.length; i += period) {
+    const parts: number[] = [];
+    for (let j = i; j < Math.min(i + period, steps.length); j++) {
+      const key = steps.key(j);
       if (key === undefined) return false;
       parts.push(key);
     }

@@ -1,4 +1,4 @@
-import { describeCall, type SettledCall } from '../calls';
+import { callTimeMs, describeCall, signatureHash, type SettledCall } from '../calls';
 import { clip } from '../canonical';
 import { adviceForCall } from '../advice';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
@@ -8,18 +8,58 @@ import type { EventRef } from '../events';
 import { pushEvidence } from '../finding';
 import { episodeId, whoOf } from './common';
 
+/** One failure signature's failures. Its episode is named when first reported: most never are. */
 interface Failures {
-  readonly call: string;
+  readonly kind: ErrorKind;
+  /** The first failing call's. */
+  readonly tool: string;
+  readonly args: string;
+  readonly start: EventRef;
   count: number;
   firstTs?: number;
   lastTs?: number;
-  readonly episode: string;
+  episode?: string;
   readonly refs: EventRef[];
 }
 
-interface SessionFailures {
-  /** signature → error kind → failures, least recently failed first */
-  readonly bySignature: Map<string, Map<ErrorKind, Failures>>;
+/**
+ * A session's failing signatures, each with its failures by error kind (in the order the kinds
+ * first failed), least recently failed first; and how many of them share each signature hash, so
+ * that a success looks its signature up only when a call of the same hash failed (most never did).
+ */
+class SessionFailures {
+  private readonly bySignature = new Map<string, Failures[]>();
+  private readonly hashes = new Map<number, number>();
+
+  get size(): number {
+    return this.bySignature.size;
+  }
+
+  get(c: SettledCall): Failures[] | undefined {
+    return this.hashes.has(c.signatureHash) ? this.bySignature.get(c.signature) : undefined;
+  }
+
+  /** Sets the signature's failures, as the most recent. */
+  setLatest(c: SettledCall, kinds: Failures[]): void {
+    if (this.bySignature.delete(c.signature)) this.bySignature.set(c.signature, kinds);
+    else {
+      this.bySignature.set(c.signature, kinds);
+      this.hashes.set(c.signatureHash, (this.hashes.get(c.signatureHash) ?? 0) + 1);
+    }
+  }
+
+  delete(signature: string): void {
+    if (!this.bySignature.delete(signature)) return;
+    const h = signatureHash(signature);
+    const n = (this.hashes.get(h) ?? 1) - 1;
+    if (n > 0) this.hashes.set(h, n);
+    else this.hashes.delete(h);
+  }
+
+  /** Least recently failed first. */
+  entries(): IterableIterator<[string, Failures[]]> {
+    return this.bySignature.entries();
+  }
 }
 
 const MAX_SIGNATURES = 500;
@@ -40,65 +80,67 @@ export class FailingCallDetector implements Detector {
     if (c.outcome.kind === 'unknown') return;
     let s = this.sessions.get(c.session);
     if (c.outcome.kind === 'ok') {
-      const cleared = s?.bySignature.get(c.signature);
+      const cleared = s?.get(c);
       if (cleared) {
-        for (const f of cleared.values()) sink.resolve(f.episode);
-        s?.bySignature.delete(c.signature);
+        resolveAll(cleared, sink);
+        s?.delete(c.signature);
       }
       return;
     }
     const cfg = this.ctx.config.signals[this.signal];
-    if (!s) this.sessions.set(c.session, (s = { bySignature: new Map() }));
-    if (c.ts !== undefined) prune(s, c.ts - cfg.windowMinutes * 60_000, sink);
+    if (!s) this.sessions.set(c.session, (s = new SessionFailures()));
+    const ts = callTimeMs(c);
+    if (ts !== undefined) prune(s, ts - cfg.windowMinutes * 60_000, sink);
     const kind: ErrorKind = c.outcome.errorKind;
     const family = FAMILY_OF[kind];
-    let kinds = s.bySignature.get(c.signature);
+    const kinds = s.get(c) ?? [];
     // Re-inserted at the end: the map stays ordered by last failure, so pruning stops early.
-    if (kinds) s.bySignature.delete(c.signature);
-    else kinds = new Map();
-    s.bySignature.set(c.signature, kinds);
-    if (s.bySignature.size > MAX_SIGNATURES) {
-      const [oldest, dropped] = s.bySignature.entries().next().value as [string, Map<ErrorKind, Failures>];
-      for (const f of dropped.values()) sink.resolve(f.episode);
-      s.bySignature.delete(oldest);
+    s.setLatest(c, kinds);
+    if (s.size > MAX_SIGNATURES) {
+      const [oldest, dropped] = s.entries().next().value as [string, Failures[]];
+      resolveAll(dropped, sink);
+      s.delete(oldest);
     }
-    let f = kinds.get(kind);
+    let f = kinds.find((k) => k.kind === kind);
     if (!f) {
-      f = { call: describeCall(c.tool, c.args), count: 0, episode: episodeId(this.signal, `${c.session}|${c.signature}|${kind}`, c.ref), refs: [] };
-      kinds.set(kind, f);
+      f = { kind, tool: c.tool, args: c.args, start: c.ref, count: 0, refs: [] };
+      kinds.push(f);
     }
     f.count++;
-    if (c.ts !== undefined) {
-      f.firstTs ??= c.ts;
-      f.lastTs = c.ts;
+    if (ts !== undefined) {
+      f.firstTs ??= ts;
+      f.lastTs = ts;
     }
     pushEvidence(f.refs, c.ref);
     const error = c.outcome.error;
     const budget = cfg.retries[family];
     const trips = budget + 1;
     if (f.count < trips) return;
-    sink.report({ episode: f.episode, action: 'halt', count: f.count, evidence: f.refs }, () => ({
+    const failures = f;
+    const episode = (f.episode ??= episodeId(this.signal, `${c.session}|${c.signature}|${kind}`, f.start));
+    const call = describeCall(f.tool, f.args);
+    sink.report({ episode, action: 'halt', count: f.count, evidence: f.refs }, () => ({
       signal: this.signal,
       action: 'halt',
-      count: f.count,
+      count: failures.count,
       threshold: trips,
       at: c.settledAt,
       ...whoOf(c),
-      subject: f.call,
-      message: `Retry loop on ${f.call}: ${failedWords(f.count, family, kind, budget)}: ${clip(error, 160)}`,
+      subject: call,
+      message: `Retry loop on ${call}: ${failedWords(failures.count, family, kind, budget)}: ${clip(error, 160)}`,
       recommendation: `${adviceForCall(c.tool, c.outcome)} Options: fix the arguments, skip this step, or abort the task.`,
-      evidence: [...f.refs],
+      evidence: [...failures.refs],
       status: 'STALLED',
-      episode: f.episode,
+      episode,
       details: {
         tool: c.tool,
         args: c.args,
         error,
         error_class: kind,
         family,
-        fail_count: f.count,
-        ...(f.firstTs !== undefined ? { first_ts: new Date(f.firstTs).toISOString() } : {}),
-        ...(f.lastTs !== undefined ? { last_ts: new Date(f.lastTs).toISOString() } : {}),
+        fail_count: failures.count,
+        ...(failures.firstTs !== undefined ? { first_ts: new Date(failures.firstTs).toISOString() } : {}),
+        ...(failures.lastTs !== undefined ? { last_ts: new Date(failures.lastTs).toISOString() } : {}),
       },
     }));
   }
@@ -118,11 +160,16 @@ function failedWords(count: number, family: ErrorFamily, kind: ErrorKind, budget
 
 /** Drops signatures whose last failure is older than `before`, oldest first, stopping at the first recent one. */
 function prune(s: SessionFailures, before: number, sink: FindingSink): void {
-  for (const [sig, kinds] of s.bySignature) {
+  for (const [sig, kinds] of s.entries()) {
     let last = -Infinity;
-    for (const f of kinds.values()) last = Math.max(last, f.lastTs ?? Infinity);
+    for (const f of kinds) last = Math.max(last, f.lastTs ?? Infinity);
     if (last >= before) return;
-    for (const f of kinds.values()) sink.resolve(f.episode);
-    s.bySignature.delete(sig);
+    resolveAll(kinds, sink);
+    s.delete(sig);
   }
+}
+
+/** Resolves the failures' episodes: those reported (named) only, the others were never raised. */
+function resolveAll(kinds: readonly Failures[], sink: FindingSink): void {
+  for (const f of kinds) if (f.episode !== undefined) sink.resolve(f.episode);
 }

@@ -1,23 +1,29 @@
-import { describeCall, isProgress, type Outcome, type SettledCall } from '../calls';
+import { describeCall, isProgress, sameCall, type Outcome, type SettledCall } from '../calls';
 import { adviceForCall } from '../advice';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
+import type { EventRef } from '../events';
 import { Chains } from './chains';
-import { pushBounded, whoOf } from './common';
+import { clear, pushBounded, whoOf } from './common';
 
 /** Seed 001: the same tool with the same canonical arguments N times in a row. */
 export class IdenticalCallsDetector implements Detector {
   readonly signal = 'identical-calls' as const;
-  private readonly chains = new Chains<string>(this.signal);
+  private readonly chains = new Chains<SettledCall>(this.signal, sameCall);
   /** The outcomes of each session's current run, for the progress rule. */
-  private readonly outcomes = new BoundedMap<{ episode: string; list: Outcome[] }>();
+  private readonly outcomes = new BoundedMap<{ start: EventRef; readonly list: Outcome[] }>();
 
   constructor(private readonly ctx: DetectorContext) {}
 
   call(c: SettledCall, sink: FindingSink): void {
     const { threshold } = this.ctx.config.signals[this.signal];
-    const chain = this.chains.extend(c.session, c.signature, c.ref, sink);
+    const chain = this.chains.extend(c.session, c, c.ref, sink);
     let outcomes = this.outcomes.get(c.session);
-    if (outcomes?.episode !== chain.episode) this.outcomes.set(c.session, (outcomes = { episode: chain.episode, list: [] }));
+    if (!outcomes) this.outcomes.set(c.session, (outcomes = { start: chain.started, list: [] }));
+    else if (outcomes.start !== chain.started) {
+      // A new run: the session's list starts again (one list per session, not one per run).
+      outcomes.start = chain.started;
+      clear(outcomes.list);
+    }
     pushBounded(outcomes.list, c.outcome, 50);
     if (chain.count < threshold) return;
     const progress = isProgress(outcomes.list);

@@ -1,4 +1,4 @@
-import { clip, hashText } from '../canonical';
+import { clip, hash53 } from '../canonical';
 import { type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
 import type { LocatedEvent } from '../events';
 import { Chains } from './chains';
@@ -8,8 +8,8 @@ import { whoOf } from './common';
  * "Functionally identical": the same text once white space, case, timestamps and UUIDs, which
  * change between otherwise identical outputs, are set aside.
  */
-export function outputKey(text: string): string {
-  return hashText(
+export function outputKey(text: string): number {
+  return hash53(
     text
       .replace(/\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?/g, '<time>')
       .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>')
@@ -22,7 +22,7 @@ export function outputKey(text: string): string {
 /** Seed 002: an agent produces functionally identical output `threshold` (2) times in a row. */
 export class IdenticalOutputDetector implements Detector {
   readonly signal = 'identical-output' as const;
-  private readonly chains = new Chains<string>(this.signal);
+  private readonly chains = new Chains<number>(this.signal);
 
   constructor(private readonly ctx: DetectorContext) {}
 

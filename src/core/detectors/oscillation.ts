@@ -1,4 +1,4 @@
-import { BoundedMap, inSession, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import { BoundedMap, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
 import type { EventRef, LocatedEvent } from '../events';
 import { pushEvidence } from '../finding';
 import { episodeId, pushBounded, whoOf } from './common';
@@ -54,6 +54,6 @@ export class OscillationDetector implements Detector {
   }
 
   endSession(session: string): void {
-    this.tasks.deleteWhere((key) => inSession(key, session));
+    this.tasks.deleteSession(session);
   }
 }

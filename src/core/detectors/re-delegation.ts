@@ -1,5 +1,5 @@
 import { clip, hashText, proseKey } from '../canonical';
-import { BoundedMap, inSession, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import { BoundedMap, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
 import type { EventRef, LocatedEvent } from '../events';
 import { pushEvidence } from '../finding';
 import { episodeId, whoOf } from './common';
@@ -88,8 +88,8 @@ export class ReDelegationDetector implements Detector {
   }
 
   endSession(session: string): void {
-    this.subtasks.deleteWhere((k) => inSession(k, session));
-    this.out.deleteWhere((k) => inSession(k, session));
+    this.subtasks.deleteSession(session);
+    this.out.deleteSession(session);
     this.latest.delete(session);
   }
 

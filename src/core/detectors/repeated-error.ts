@@ -23,8 +23,9 @@ export class RepeatedErrorDetector implements Detector {
     if (c.outcome.kind === 'unknown') return;
     const key = sessionKey(c.session, 'calls');
     if (c.outcome.kind === 'ok') return this.chains.end(key, sink);
-    const chain = this.chains.extend(key, new ErrorText(c.outcome.error), c.ref, sink);
-    this.check(chain, c.settledAt, whoOf(c), `${c.tool} fails`, adviceForCall(c.tool, c.outcome), sink);
+    const outcome = c.outcome;
+    const chain = this.chains.extend(key, new ErrorText(outcome.error), c.ref, sink);
+    this.check(chain, c.settledAt, whoOf(c), `${c.tool} fails`, () => adviceForCall(c.tool, outcome), sink);
   }
 
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
@@ -40,7 +41,7 @@ export class RepeatedErrorDetector implements Detector {
       located.ref,
       whoOf(scope),
       `task ${e.task} fails`,
-      'The same error survives every attempt: force-escalate 2 tiers (skip the ineffective middle tier) or find the root cause before retrying.',
+      () => 'The same error survives every attempt: force-escalate 2 tiers (skip the ineffective middle tier) or find the root cause before retrying.',
       sink,
     );
   }
@@ -49,7 +50,8 @@ export class RepeatedErrorDetector implements Detector {
     this.chains.endSession(session);
   }
 
-  private check(chain: Chain<ErrorText>, at: EventRef, who: Pick<Finding, 'session' | 'task' | 'agent'>, what: string, advice: string, sink: FindingSink): void {
+  /** `advice` is written when the finding is: only a run that reaches the threshold needs it. */
+  private check(chain: Chain<ErrorText>, at: EventRef, who: Pick<Finding, 'session' | 'task' | 'agent'>, what: string, advice: () => string, sink: FindingSink): void {
     const { threshold, warnAt } = this.ctx.config.signals[this.signal];
     if (chain.count < Math.min(warnAt, threshold)) return;
     const halt = chain.count >= threshold;
@@ -62,7 +64,7 @@ export class RepeatedErrorDetector implements Detector {
       ...who,
       subject: clip(chain.key.text, 100),
       message: `${what} with the same error ${chain.count} times in a row: ${clip(chain.key.text, 160)}`,
-      recommendation: advice,
+      recommendation: advice(),
       evidence: [...chain.refs],
       ...(halt ? { status: 'STALLED' as const } : {}),
       episode: chain.episode,

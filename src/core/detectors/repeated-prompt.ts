@@ -1,4 +1,4 @@
-import { outcomeKey, type SettledCall } from '../calls';
+import type { SettledCall } from '../calls';
 import { clip, hashText, proseKey } from '../canonical';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
 import type { EventRef, LocatedEvent, PromptSender } from '../events';
@@ -52,7 +52,7 @@ export class RepeatedPromptDetector implements Detector {
   constructor(private readonly ctx: DetectorContext) {}
 
   call(c: SettledCall, _sink: FindingSink): void {
-    this.note(c.session, `c:${hashText(c.signature)}:${outcomeKey(c.outcome) ?? '?'}`);
+    this.note(c.session, `c:${hashText(c.signature)}:${c.outcome.key ?? '?'}`);
   }
 
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {

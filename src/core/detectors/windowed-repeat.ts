@@ -1,19 +1,13 @@
-import { describeCall, isProgress, outcomeKey, type Outcome, type SettledCall } from '../calls';
+import { describeCall, isProgress, sameCall, type Outcome, type SettledCall } from '../calls';
 import { adviceForCall } from '../advice';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
-import type { EventRef } from '../events';
 import { episodeId, pushBounded, whoOf } from './common';
 
-interface Step {
-  readonly signature: string;
-  readonly ref: EventRef;
-  readonly outcome: Outcome;
-}
-
 interface SessionWindow {
-  readonly steps: Step[];
-  /** signature → episode of a repeat that is at or above the threshold */
-  readonly active: Map<string, string>;
+  /** The last `window` calls. */
+  readonly steps: SettledCall[];
+  /** signature → episode of a repeat that is at or above the threshold, and a call of it */
+  readonly active: Map<string, { readonly episode: string; readonly call: SettledCall }>;
 }
 
 /**
@@ -38,23 +32,27 @@ export class WindowedRepeatDetector implements Detector {
     const { threshold, window } = this.ctx.config.signals[this.signal];
     let s = this.sessions.get(c.session);
     if (!s) this.sessions.set(c.session, (s = { steps: [], active: new Map() }));
-    pushBounded(s.steps, { signature: c.signature, ref: c.ref, outcome: c.outcome }, window);
+    pushBounded(s.steps, c, window);
 
-    for (const [signature, episode] of s.active) {
-      if (signature !== c.signature && countOf(s.steps, signature) < threshold) {
-        sink.resolve(episode);
-        s.active.delete(signature);
+    if (s.active.size > 0) {
+      for (const [signature, { episode, call }] of s.active) {
+        if (signature !== c.signature && countOf(s.steps, call) < threshold) {
+          sink.resolve(episode);
+          s.active.delete(signature);
+        }
       }
     }
-    const indexes: number[] = [];
-    s.steps.forEach((step, i) => step.signature === c.signature && indexes.push(i));
-    if (indexes.length < threshold) {
-      const episode = s.active.get(c.signature);
-      if (episode !== undefined) sink.resolve(episode);
-      s.active.delete(c.signature);
+    if (countOf(s.steps, c) < threshold) {
+      const active = s.active.size > 0 ? s.active.get(c.signature) : undefined;
+      if (active !== undefined) {
+        sink.resolve(active.episode);
+        s.active.delete(c.signature);
+      }
       return;
     }
-    const outcomes = indexes.map((i) => (s.steps[i] as Step).outcome);
+    const indexes: number[] = [];
+    s.steps.forEach((step, i) => sameCall(step, c) && indexes.push(i));
+    const outcomes = indexes.map((i) => (s.steps[i] as SettledCall).outcome);
     const backToBack = (indexes[indexes.length - 1] as number) - (indexes[0] as number) === indexes.length - 1;
     const identical = this.ctx.config.signals['identical-calls'];
     // Back-to-back repeats are identical-calls' to report: one loop, one alarm.
@@ -65,20 +63,20 @@ export class WindowedRepeatDetector implements Detector {
       const stale = staleRepeats(outcomes);
       if (!stale[stale.length - 1] || stale.filter(Boolean).length < threshold - 1) {
         // Moving on: recovery, changing results, or a single unchanged check.
-        const episode = s.active.get(c.signature);
-        if (episode !== undefined) sink.resolve(episode);
+        const active = s.active.get(c.signature);
+        if (active !== undefined) sink.resolve(active.episode);
         s.active.delete(c.signature);
         return;
       }
       progress = newSince(s.steps, indexes[indexes.length - 2] as number, indexes[indexes.length - 1] as number);
     }
-    let episode = s.active.get(c.signature);
+    let episode = s.active.get(c.signature)?.episode;
     if (episode === undefined) {
-      episode = episodeId(this.signal, c.session, (s.steps[indexes[0] as number] as Step).ref);
-      s.active.set(c.signature, episode);
+      episode = episodeId(this.signal, c.session, (s.steps[indexes[0] as number] as SettledCall).ref);
+      s.active.set(c.signature, { episode, call: c });
     }
     const subject = describeCall(c.tool, c.args);
-    sink.report({ episode: episode, action: progress ? 'warn' : 'halt', count: indexes.length, evidence: indexes.map((i) => (s.steps[i] as Step).ref) }, () => ({
+    sink.report({ episode: episode, action: progress ? 'warn' : 'halt', count: indexes.length, evidence: indexes.map((i) => (s.steps[i] as SettledCall).ref) }, () => ({
       signal: this.signal,
       action: progress ? 'warn' : 'halt',
       count: indexes.length,
@@ -92,7 +90,7 @@ export class WindowedRepeatDetector implements Detector {
       recommendation: progress
         ? `Keep an eye on ${c.tool}: it repeats, but its results still change.`
         : adviceForCall(c.tool, c.outcome),
-      evidence: indexes.map((i) => (s.steps[i] as Step).ref),
+      evidence: indexes.map((i) => (s.steps[i] as SettledCall).ref),
       ...(progress ? {} : { status: 'STALLED' as const }),
       episode,
     }));
@@ -105,9 +103,9 @@ export class WindowedRepeatDetector implements Detector {
 
 /** Per repeat: whether it ended as an earlier repeat did, or the log does not tell how it ended. */
 function staleRepeats(outcomes: readonly Outcome[]): boolean[] {
-  const seen = new Set<string>();
+  const seen = new Set<number>();
   return outcomes.map((o, i) => {
-    const key = outcomeKey(o);
+    const key = o.key;
     const stale = key === undefined || seen.has(key);
     if (key !== undefined) seen.add(key);
     return i > 0 && stale;
@@ -115,18 +113,18 @@ function staleRepeats(outcomes: readonly Outcome[]): boolean[] {
 }
 
 /** Whether a call strictly between steps `from` and `to` ended in a way no earlier step of the window did. */
-function newSince(steps: readonly Step[], from: number, to: number): boolean {
-  const seen = new Set<string>();
+function newSince(steps: readonly SettledCall[], from: number, to: number): boolean {
+  const seen = new Set<number>();
   for (let i = 0; i < to; i++) {
-    const key = outcomeKey((steps[i] as Step).outcome);
+    const key = (steps[i] as SettledCall).outcome.key;
     if (i > from && key !== undefined && !seen.has(key)) return true;
     if (key !== undefined) seen.add(key);
   }
   return false;
 }
 
-function countOf(steps: readonly Step[], signature: string): number {
+function countOf(steps: readonly SettledCall[], call: SettledCall): number {
   let n = 0;
-  for (const s of steps) if (s.signature === signature) n++;
+  for (const s of steps) if (sameCall(s, call)) n++;
   return n;
 }

@@ -8,7 +8,7 @@ const read = (i: number) => ({ type: 'tool', session: 's', tool: 'read_file', ar
 
 /** An engine fed one event at a time, as the editor reads a growing log; `progress` as the monitor tells it. */
 function feeder() {
-  const engine = new Engine(config());
+  const engine = new Engine(config(), { trackNews: true });
   let n = 0;
   const feed = (events: readonly Record<string, unknown>[]) => {
     for (const e of located(events)) {

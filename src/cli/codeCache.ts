@@ -1,0 +1,83 @@
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import Module, { createRequire } from 'node:module';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vm from 'node:vm';
+
+/**
+ * The folder of the code caches: `cache/` in the guardian's own per-user folder
+ * (`$LOOP_GUARDIAN_HOME`, else `~/.loop-guardian`, where the launcher lives): the one place outside
+ * a workspace the guardian writes to, never a shared one.
+ */
+function cacheFolder(): string {
+  const set = process.env.LOOP_GUARDIAN_HOME;
+  return path.join(set !== undefined && set !== '' ? path.resolve(set) : path.join(os.homedir(), '.loop-guardian'), 'cache');
+}
+
+/**
+ * Runs a bundle as `require` would, compiled from a V8 code cache: the hook starts a process for
+ * every tool call an agent makes, and compiling its bundle was about a third of its own time. The
+ * cache lives in `~/.loop-guardian/cache/` (beside the launcher), one file per
+ * bundle, named by the Node/V8 version and the bundle's inode, size and modification time: V8
+ * itself checks only a source's length, so a rebuilt bundle must get a file of its own. It is
+ * written at exit, atomically, when it was missing or V8 rejected it (another Node, other flags);
+ * any problem with it means compiling as usual. `NODE_DISABLE_COMPILE_CACHE=1` turns it off.
+ */
+export function runWithCodeCache(file: string): void {
+  if (process.env.NODE_DISABLE_COMPILE_CACHE) {
+    require(file);
+    return;
+  }
+  const source = readFileSync(file, 'utf8');
+  const dir = cacheFolder();
+  let cacheFile: string | undefined;
+  let cached: Buffer | undefined;
+  try {
+    const st = statSync(file);
+    cacheFile = path.join(dir, `${path.basename(file)}-${process.versions.v8}-${process.arch}-${st.ino}-${st.size}-${Math.round(st.mtimeMs * 1000)}.cache`);
+    cached = readCache(cacheFile);
+  } catch {
+    // No cache yet (or no way to name one): compiled, and cached at exit.
+  }
+  const script = new vm.Script(Module.wrap(source), { filename: file, ...(cached ? { cachedData: cached } : {}) });
+  if (cacheFile !== undefined && (cached === undefined || script.cachedDataRejected === true)) {
+    const target = cacheFile;
+    // At exit, so that the functions compiled while it ran are in the cache too.
+    process.once('exit', () => writeCache(dir, `${path.basename(file)}-`, target, script));
+  }
+  const module = { exports: {} };
+  (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
+}
+
+/** The most a cache file may hold (the hook's is about 150 KB). */
+const MAX_CACHE_BYTES = 16 << 20;
+
+/**
+ * A cache file's bytes, opened without blocking and read only when it is a regular file of
+ * reasonable size: nothing put in its place (a FIFO, a huge file) can hold the hook up.
+ */
+function readCache(file: string): Buffer | undefined {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_CACHE_BYTES) return undefined;
+    const buf = Buffer.alloc(st.size);
+    return readSync(fd, buf, 0, st.size, 0) === st.size ? buf : undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes the cache `file`, and removes the other files of the same bundle (`prefix`): its earlier builds'. */
+function writeCache(dir: string, prefix: string, file: string, script: vm.Script): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const temp = `${file}.${process.pid}.tmp`;
+    // `wx`: a file already at the temporary name (or a FIFO) is never written into.
+    writeFileSync(temp, script.createCachedData(), { mode: 0o600, flag: 'wx' });
+    renameSync(temp, file);
+    for (const name of readdirSync(dir)) if (name.startsWith(prefix) && name.endsWith('.cache') && path.join(dir, name) !== file) unlinkSync(path.join(dir, name));
+  } catch {
+    // A cache that cannot be written costs the next run a compile, nothing more.
+  }
+}

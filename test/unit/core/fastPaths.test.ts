@@ -1,0 +1,230 @@
+import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { configure } from 'safe-stable-stringify';
+import { Canonicalizer, DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_KEYS } from '../../../src/core/canonical';
+import { parseEventLine, validateEvent, wellFormedEvent } from '../../../src/core/events';
+import { MAX_JSON_DEPTH, parseJson } from '../../../src/core/json';
+
+/**
+ * The replay's fast paths (issue 10) against what they stand in for, on generated input: the event
+ * checks against the zod schema, the one-pass canonical text against strip-then-stringify.
+ */
+
+/** A placeholder that the line text turns into a number JSON cannot write (`1e999` parses as Infinity). */
+const INFINITY = '\u0000infinity';
+
+/** A value JSON can hold, of every kind the schema tells apart. */
+const anyValue: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom<unknown>('', 'x', 'a b', 0, -1, 1, 1.5, 2 ** 53, 1e300, INFINITY, true, false, null, [], ['x'], {}, { a: 1 }, { id: 'x', path: 'a.ts' }),
+  fc.string({ maxLength: 8 }),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.integer({ min: -3, max: 10 }),
+  fc.jsonValue({ maxDepth: 2 }),
+);
+
+/** Timestamps the schema accepts and some it does not: leap days, offsets, fractions, near misses. */
+const timestamp: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom(
+    '2026-01-01T00:00:00Z',
+    '2026-01-01T00:00:00.123Z',
+    '2026-01-01T23:59:59+02:00',
+    '2026-01-01T23:59:59-11:30',
+    '2024-02-29T12:00:00Z',
+    '2000-02-29T12:00:00Z',
+    '1900-02-29T12:00:00Z',
+    '2023-02-29T12:00:00Z',
+    '2026-04-31T00:00:00Z',
+    '2026-13-01T00:00:00Z',
+    '2026-01-01T24:00:00Z',
+    '2026-01-01T00:00Z',
+    '2026-01-01T00:00:00',
+    '2026-01-01 00:00:00Z',
+    '2026-01-01T00:00:00z',
+    '2026-01-01T00:00:00+0200',
+    '2026-01-01T00:00:00.Z',
+  ),
+  fc.date({ min: new Date(-1e13), max: new Date(1e14), noInvalidDate: true }).map((d) => d.toISOString()),
+  anyValue,
+);
+
+/** A record as JSON.parse makes it with an own `__proto__` key, which zod's record leaves out. */
+const withProtoKey = JSON.parse('{"__proto__":{"a":1},"path":"a.ts"}') as unknown;
+
+const fieldValue: Record<string, fc.Arbitrary<unknown>> = {
+  ts: timestamp,
+  args: fc.oneof(fc.constantFrom<unknown>({}, { path: 'a.ts' }, withProtoKey, [], null, 'x'), fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })),
+  config: fc.oneof(fc.constantFrom<unknown>({}, { priority: 'high' }, withProtoKey, [], 1)),
+  tier: fc.oneof(fc.constantFrom<unknown>(0, 1, 2, 6, 1.5, -1, 2 ** 53, 2 ** 53 - 1, INFINITY, '2'), anyValue),
+};
+const tokens = fc.constantFrom<unknown>(0, -0, 1, 0.5, -1, 1e300, INFINITY, '5', null);
+for (const key of ['used', 'budget', 'session_used', 'session_budget']) fieldValue[key] = tokens;
+
+/** The keys of each type's schema (and one it does not have). */
+const COMMON = ['v', 'type', 'ts', 'session', 'task', 'agent', 'extra'];
+const KEYS_OF: Record<string, readonly string[]> = {
+  tool: [...COMMON, 'tool', 'args', 'id', 'ok', 'error', 'output'],
+  tool_result: [...COMMON, 'id', 'ok', 'error', 'output'],
+  invocation: [...COMMON, 'config', 'result', 'reason'],
+  attempt: [...COMMON, 'tier', 'ok', 'error', 'gate', 'description'],
+  status: [...COMMON, 'status'],
+  usage: [...COMMON, 'used', 'budget', 'session_used', 'session_budget'],
+  output: [...COMMON, 'text'],
+  user: [...COMMON, 'text'],
+};
+
+const KEYS = ['v', 'type', 'ts', 'session', 'task', 'agent', 'tool', 'args', 'id', 'ok', 'error', 'output', 'config', 'result', 'reason', 'tier', 'gate', 'description', 'status', 'used', 'budget', 'session_used', 'session_budget', 'text', 'extra'];
+
+/** An event-like object: a known type or not, each key present or not, each value valid or not. */
+const eventLike = fc
+  .record({
+    type: fc.constantFrom<unknown>('tool', 'tool_result', 'invocation', 'attempt', 'status', 'usage', 'output', 'user', 'prompt', 1, undefined),
+    v: fc.constantFrom<unknown>(1, 1, 1, 1, 2, '1', undefined),
+    fields: fc.uniqueArray(fc.constantFrom(...KEYS.filter((k) => k !== 'v' && k !== 'type')), { maxLength: 8 }),
+  })
+  .chain(({ type, v, fields }) =>
+    fc.tuple(...fields.map((k) => fieldValue[k] ?? anyValue)).map((vals) => {
+      const e: Record<string, unknown> = {};
+      if (v !== undefined) e.v = v;
+      if (type !== undefined) e.type = type;
+      fields.forEach((k, i) => (e[k] = vals[i]));
+      return e;
+    }),
+  );
+
+/** Valid events of every known type (so that the fast path is seen to take them). */
+const name = fc.string({ minLength: 1, maxLength: 6 });
+const valid = fc.oneof(
+  fc.record({ v: fc.constant(1), type: fc.constant('tool'), tool: name, args: fc.dictionary(name, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }), id: name, ok: fc.boolean(), error: fc.string(), output: fc.jsonValue({ maxDepth: 2 }), ts: fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true }).map((d) => d.toISOString()), session: name }, { requiredKeys: ['v', 'type', 'tool'] }),
+  fc.record({ v: fc.constant(1), type: fc.constant('tool_result'), id: name, ok: fc.boolean(), error: fc.string(), output: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: ['v', 'type', 'id'] }),
+  fc.record({ v: fc.constant(1), type: fc.constant('invocation'), agent: name, config: fc.dictionary(name, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }), result: fc.string(), reason: fc.string() }, { requiredKeys: ['v', 'type', 'agent'] }),
+  fc.record({ v: fc.constant(1), type: fc.constant('attempt'), task: name, tier: fc.integer({ min: 1, max: 9 }), ok: fc.boolean(), error: fc.string(), gate: name, description: fc.string() }, { requiredKeys: ['v', 'type', 'task', 'ok'] }),
+  fc.record({ v: fc.constant(1), type: fc.constant('status'), task: name, status: name, agent: name }),
+  fc.record({ v: fc.constant(1), type: fc.constant('usage'), used: fc.nat(), budget: fc.integer({ min: 1 }), task: name }),
+  fc.record({ v: fc.constant(1), type: fc.constant('usage'), session_used: fc.double({ min: 0, noNaN: true, noDefaultInfinity: true }), session_budget: fc.double({ min: 0.5, noNaN: true, noDefaultInfinity: true }) }),
+  fc.record({ v: fc.constant(1), type: fc.constant('output'), text: fc.string() }),
+  fc.record({ v: fc.constant(1), type: fc.constant('user'), text: fc.string() }, { requiredKeys: ['v', 'type'] }),
+);
+
+/** A valid event with one key changed, taken away or added: the lines next to the valid ones. */
+const nearlyValid = fc
+  .tuple(valid, fc.nat(), fc.constantFrom('set', 'set', 'delete'))
+  .chain(([e, pick, how]) => {
+    const keys = KEYS_OF[e.type] as readonly string[];
+    const key = keys[pick % keys.length] as string;
+    return (fieldValue[key] ?? anyValue).map((value) => {
+      const out: Record<string, unknown> = { ...e };
+      if (how === 'delete') delete out[key];
+      else out[key] = value;
+      return out;
+    });
+  });
+
+function lineOf(e: unknown): string {
+  return JSON.stringify(e).split(JSON.stringify(INFINITY)).join('1e999');
+}
+
+/** What the line was before the fast path: parsed, then checked by zod alone. */
+function zodVerdict(text: string): ReturnType<typeof parseEventLine> {
+  const parsed = parseJson(text);
+  if (!parsed.ok) return { ok: false, field: '(line)', reason: parsed.tooDeep ? parsed.error : `not JSON: ${parsed.error}` };
+  return validateEvent(parsed.value);
+}
+
+describe('fast paths hold to what they replace', () => {
+  it('an event line: the same verdict and the same event as the zod schema, on any line', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(fc.oneof(eventLike, valid, nearlyValid), (e) => {
+        const text = lineOf(e);
+        const expected = zodVerdict(text);
+        assert.deepStrictEqual(parseEventLine(text), expected, text);
+        if (expected.ok) accepted++;
+      }),
+      { numRuns: 10000 },
+    );
+    assert.ok(accepted > 2500, `only ${accepted} generated lines were valid events`);
+  });
+
+  it('a well-formed line of a known type is taken by the fast path, not by zod', () => {
+    fc.assert(
+      fc.property(valid, (e) => {
+        const text = lineOf(e);
+        assert.equal(zodVerdict(text).ok, true, text);
+        assert.notEqual(wellFormedEvent(JSON.parse(text)), undefined, text);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('leaves to zod what it does not know: another kind, a key zod strips, a record zod copies without its __proto__', () => {
+    for (const text of [
+      '{"v":1,"type":"prompt","text":"x"}',
+      '{"v":1,"type":"tool","tool":"x","cost":3}',
+      '{"v":1,"type":"tool","tool":"x","args":{"__proto__":{"a":1}}}',
+      '{"v":1,"type":"tool","tool":"x","__proto__":1}',
+    ]) {
+      assert.equal(wellFormedEvent(JSON.parse(text)), undefined, text);
+      assert.deepStrictEqual(parseEventLine(text), zodVerdict(text), text);
+    }
+  });
+
+  // The general path, as it was before the one-pass text: strip the volatile keys, then stringify.
+  const stringify = configure({ deterministic: true, circularValue: '[Circular]', bigint: true, maximumDepth: MAX_JSON_DEPTH });
+  const volatile = new Set(DEFAULT_VOLATILE_KEYS.map((k) => k.toLowerCase()));
+  // Copies only what it changes, as the general path does (a Date stays a Date).
+  const strip = (value: unknown, depth = 0): unknown => {
+    if (typeof value !== 'object' || value === null || depth > MAX_JSON_DEPTH) return value;
+    if (Array.isArray(value)) {
+      const items = value.map((v) => strip(v, depth + 1));
+      return items.every((v, i) => v === value[i]) ? value : items;
+    }
+    let copy: Record<string, unknown> | undefined;
+    for (const key of Object.keys(value)) {
+      const v = (value as Record<string, unknown>)[key];
+      const s = strip(v, depth + 1);
+      if (volatile.has(key.toLowerCase())) delete (copy ??= { ...value })[key];
+      else if (s !== v) (copy ??= { ...value })[key] = s;
+    }
+    return copy ?? value;
+  };
+  const reference = (value: unknown) => (value === undefined ? '' : (stringify(strip(value)) ?? ''));
+  const nest = (value: unknown, depth: number): unknown => {
+    let v = value;
+    for (let i = 0; i < depth; i++) v = i % 2 === 0 ? { k: v, Id: 1 } : [v, null];
+    return v;
+  };
+  const jsonish: fc.Arbitrary<unknown> = fc.oneof(
+    fc.jsonValue({ maxDepth: 4 }),
+    fc.dictionary(fc.constantFrom('id', 'ID', 'ts', 'Timestamp', 'path', 'b', 'a', 'é', '"q"', '\u0001', 'description'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 6 }),
+    fc.string({ unit: 'binary', maxLength: 12 }),
+    fc.constantFrom<unknown>(-0, 1e21, 5e-7, Number.POSITIVE_INFINITY, Number.NaN, undefined, [undefined, () => 1], { f: () => 1, u: undefined, s: Symbol('s') }, new Date(0), 10n, '\ud800x', 'x'.repeat(300)),
+    fc.integer({ min: MAX_JSON_DEPTH - 3, max: MAX_JSON_DEPTH + 3 }).map((d) => nest({ a: 1 }, d)),
+    fc.integer({ min: MAX_JSON_DEPTH - 3, max: MAX_JSON_DEPTH + 3 }).map((d) => nest({ id: 1 }, d)),
+  );
+
+  it('canonical text: the same text as stripping then stringifying, for any value', () => {
+    const canon = new Canonicalizer();
+    fc.assert(
+      fc.property(jsonish, (value) => {
+        assert.equal(canon.text(value), reference(value));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("canonical arguments: the tool's volatile arguments are left out at the top only", () => {
+    const canon = new Canonicalizer();
+    fc.assert(
+      fc.property(fc.constantFrom('Bash', 'shell', 'read_file'), jsonish, fc.option(fc.string(), { nil: undefined }), (tool, value, description) => {
+        const args = typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...value, Description: description, justification: 'why', nested: { description: 'kept' } } : value;
+        const skip = new Set((DEFAULT_VOLATILE_ARGS[tool] ?? []).map((k) => k.toLowerCase()));
+        const expected =
+          typeof args === 'object' && args !== null && !Array.isArray(args)
+            ? reference(Object.fromEntries(Object.entries(args).filter(([k]) => !skip.has(k.toLowerCase()))))
+            : reference(args);
+        assert.equal(canon.args(tool, args), expected);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
