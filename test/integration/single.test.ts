@@ -194,7 +194,7 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
   });
   it('installs the agent hook from the command palette; the hook refuses a loop and its calls show live', async () => {
     const result = (await vscode.commands.executeCommand('loopGuardian.installHook', { agent: 'claude' })) as { file: string; added: string[] };
-    assert.deepEqual(result.added, ['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
+    assert.deepEqual(result.added, ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit']);
     // The per-user file, and the launcher rather than this extension's path: it survives a commit and an update.
     assert.equal(result.file, '.claude/settings.local.json');
     const settings = JSON.parse(await fs.readFile(path.join(root, '.claude', 'settings.local.json'), 'utf8'));
