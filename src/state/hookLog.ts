@@ -5,7 +5,7 @@ import { SIGNAL_IDS } from '../core/defaults';
 import type { GuardianEvent, LocatedEvent } from '../core/events';
 import { parseJson } from '../core/json';
 import { withFileLock } from './atomicFile';
-import { openRegularFile, readRegularBounded } from './regularFile';
+import { openRegularFile, readRegularBounded, readTailLines } from './regularFile';
 import { PATHS, type Workspace } from './workspace';
 
 /** The hook's log of one agent session: `.tmp/current/logs/hook-<agent>-<session>.jsonl`. */
@@ -58,20 +58,7 @@ export async function readHookTail(file: string, name: string): Promise<LocatedE
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
-  let text: string;
-  let cut: boolean;
-  try {
-    const { size } = await handle.stat();
-    const start = Math.max(0, size - TAIL_BYTES);
-    const buf = Buffer.alloc(size - start);
-    const { bytesRead } = await handle.read(buf, 0, buf.length, start);
-    text = buf.toString('utf8', 0, bytesRead);
-    cut = start > 0;
-  } finally {
-    await handle.close();
-  }
-  const lines = text.split('\n');
-  if (cut) lines.shift();
+  const lines = await readTailLines(handle, TAIL_BYTES);
   const out: LocatedEvent[] = [];
   lines.forEach((line, i) => {
     if (line.trim() === '') return;

@@ -124,3 +124,25 @@ export async function appendToRegularFile(file: string, text: string, within?: s
     await handle.close();
   }
 }
+
+/**
+ * The lines of the last `maxBytes` of an open file, the first left out when the read starts inside
+ * it (a piece of a record). Closes the handle.
+ */
+export async function readTailLines(handle: fs.FileHandle, maxBytes: number): Promise<string[]> {
+  let text: string;
+  let cut: boolean;
+  try {
+    const { size } = await handle.stat();
+    const start = Math.max(0, size - maxBytes);
+    const buf = Buffer.alloc(size - start);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, start);
+    text = buf.toString('utf8', 0, bytesRead);
+    cut = start > 0;
+  } finally {
+    await handle.close();
+  }
+  const lines = text.split('\n');
+  if (cut) lines.shift();
+  return lines;
+}

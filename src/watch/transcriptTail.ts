@@ -3,7 +3,7 @@ import type { JsonlAdapter } from '../agents/transcript';
 import { proseKey } from '../core/canonical';
 import type { GuardianEvent } from '../core/events';
 import { parseJson } from '../core/json';
-import { openRegularFile } from '../state/regularFile';
+import { openRegularFile, readTailLines } from '../state/regularFile';
 
 /** How much of a transcript's end is read for the latest turn: a turn's last records fit well in it. */
 export const TRANSCRIPT_TAIL_BYTES = 256 * 1024;
@@ -27,21 +27,7 @@ const TURN_KINDS = new Set(['api_error', 'delegation', 'delegation_result']);
  */
 export async function previousTurn(file: string, adapter: JsonlAdapter, current: string, maxBytes = TRANSCRIPT_TAIL_BYTES): Promise<PreviousTurn> {
   const handle = await openRegularFile(file);
-  let text: string;
-  let cut: boolean;
-  try {
-    const { size } = await handle.stat();
-    const start = Math.max(0, size - maxBytes);
-    const buf = Buffer.alloc(size - start);
-    const { bytesRead } = await handle.read(buf, 0, buf.length, start);
-    text = buf.toString('utf8', 0, bytesRead);
-    cut = start > 0;
-  } finally {
-    await handle.close();
-  }
-  const lines = text.split('\n');
-  // A cut first line is a piece of a record.
-  if (cut) lines.shift();
+  const lines = await readTailLines(handle, maxBytes);
   const turns: { prompt?: string; reply?: string; events: GuardianEvent[] }[] = [{ events: [] }];
   const decoder = adapter.decoder(path.basename(file));
   const sink = {
