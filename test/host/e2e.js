@@ -84,8 +84,20 @@ async function main() {
     await page.waitForFunction((id) => /STOP/.test(document.getElementById(id)?.textContent ?? ''), STATUS_ID, { timeout: 10_000 });
     await shot(page, '4-circuit-break');
 
+    // The walkthrough opens from the palette, on its own page. (Extensions loaded from a
+    // development path, as in the integration suites, do not register theirs in code-server: only
+    // the installed .vsix proves it.)
+    await page.keyboard.press('F1');
+    await page.keyboard.type('Loop Guardian: Get Started');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Get Started' }).first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await page.locator('text=Get started with Loop Guardian').first().waitFor({ timeout: 15_000 });
+    const tabs = await page.locator('.tab .label-name').allTextContents();
+    assert.ok(tabs.some((t) => /Walkthrough: Agent Loop Guardian/.test(t)), `the walkthrough's tab (${tabs.join(', ')})`);
+    await shot(page, '5-walkthrough');
+
     const median = latencies[latencies.length >> 1];
-    console.log(`e2e: packaged .vsix installed, loop shown, sidebar opened, Circuit Break wrote STOP_ALL`);
+    console.log(`e2e: packaged .vsix installed, loop shown, sidebar opened, Circuit Break wrote STOP_ALL, the walkthrough opened`);
     console.log(`e2e: append → status bar latency: median ${median} ms, all ${latencies.join(', ')} ms (debounce 75 ms)`);
     console.log(`e2e: screenshots in ${path.relative(ROOT, ARTIFACTS)}/`);
   } catch (err) {
