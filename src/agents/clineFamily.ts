@@ -322,8 +322,9 @@ class UiMessagesDecoder implements Decoder {
     const ts = isoTime(value.ts);
     const base = { v: 1 as const, session: this.session, agent: this.agent, ...(ts !== undefined ? { ts } : {}) };
     const text = typeof value.text === 'string' ? value.text : '';
+    // A message's id: its time (each message's `ts` is its identity in these extensions), else its place.
+    const id = `${this.session}:${typeof value.ts === 'number' ? value.ts : i}`;
     const call = (tool: string, args: Json) => {
-      const id = `${this.session}:${typeof value.ts === 'number' ? value.ts : i}`;
       this.waiting.push(id);
       const event: GuardianEvent = { ...base, type: 'tool', tool, args, id };
       sink.event(event, line);
@@ -384,7 +385,7 @@ class UiMessagesDecoder implements Decoder {
         const instruction = str(parsed.content);
         if (tool === 'newTask' && instruction !== undefined) {
           const to = str(parsed.mode);
-          sink.event({ ...base, type: 'delegation', instruction: boundedText(instruction), id: `${this.session}:${typeof value.ts === 'number' ? value.ts : i}`, ...(to !== undefined ? { to } : {}) }, line);
+          sink.event({ ...base, type: 'delegation', instruction: boundedText(instruction), id, ...(to !== undefined ? { to } : {}) }, line);
         }
         return;
       }

@@ -76,7 +76,7 @@ export function shellExitFailed(text: string): boolean {
 }
 
 /** The outcome of a finished tool: `success`, the error's message, or a shell's non-zero exit code. */
-export function copilotOutcome(data: Json): { ok: true; output: string } | { ok: false; error: string } {
+function copilotOutcome(data: Json): { ok: true; output: string } | { ok: false; error: string } {
   const result = isObject(data.result) ? data.result : {};
   const text = typeof result.content === 'string' ? result.content : typeof result.detailedContent === 'string' ? result.detailedContent : '';
   if (data.success === false) {

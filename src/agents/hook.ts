@@ -171,11 +171,14 @@ export function silentAllowReply(note?: string): HookReply {
  * A prompt is refused by the agent's prompt answer; undefined where the agent cannot refuse it.
  */
 export function denyReply(protocol: HookProtocol, reason: string, style: DenyStyle = 'json', call?: HookCall): HookReply | undefined {
-  if (call?.phase === 'prompt') {
-    const reply = protocol.denyPrompt?.(reason, call);
-    return reply === undefined ? undefined : style === 'exit2' ? { stdout: '', stderr: `${reason}\n`, exitCode: 2 } : reply;
-  }
-  return style === 'exit2' ? { stdout: '', stderr: `${reason}\n`, exitCode: 2 } : protocol.deny(reason, call);
+  // A prompt the agent cannot refuse is not refused by exit code either.
+  const reply = call?.phase === 'prompt' ? protocol.denyPrompt?.(reason, call) : protocol.deny(reason, call);
+  return reply === undefined || style === 'json' ? reply : exit2Reply(reason);
+}
+
+/** Refuses by exit code 2 with the reason on stderr, which every agent here takes. */
+export function exit2Reply(reason: string): HookReply {
+  return { stdout: '', stderr: `${reason}\n`, exitCode: 2 };
 }
 
 /** A Bash failure Claude Code reports as a normal result starts `Exit code N`. */

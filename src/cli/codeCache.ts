@@ -1,8 +1,8 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
+import { guardianHome } from '../state/guardianHome';
 
 /**
  * The folder of the code caches: `cache/` in the guardian's own per-user folder
@@ -10,8 +10,7 @@ import * as vm from 'node:vm';
  * a workspace the guardian writes to, never a shared one.
  */
 function cacheFolder(): string {
-  const set = process.env.LOOP_GUARDIAN_HOME;
-  return path.join(set !== undefined && set !== '' ? path.resolve(set) : path.join(os.homedir(), '.loop-guardian'), 'cache');
+  return path.join(guardianHome(), 'cache');
 }
 
 /**

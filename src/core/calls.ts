@@ -1,6 +1,5 @@
 import type { Canonicalizer } from './canonical';
 import { hash53 } from './canonical';
-import { sayCall } from './plainWords';
 import { classifyError, type ErrorKind } from './errorClass';
 import type { EventRef } from './events';
 
@@ -94,10 +93,6 @@ export function sameCall(a: Pick<SettledCall, 'signature' | 'signatureHash'>, b:
   return a.signatureHash === b.signatureHash && a.signature === b.signature;
 }
 
-/** A call in plain words (`bash: npm test`), from its tool and canonical arguments. */
-export function describeCall(tool: string, args: string): string {
-  return sayCall(tool, args);
-}
 
 /**
  * The progress rule of the repetition detectors: repetitions are progress only when every one

@@ -85,10 +85,6 @@ export class IncidentBook {
     });
   }
 
-  get(id: string): TrackedIncident | undefined {
-    return this.entries.get(id)?.incident;
-  }
-
   /**
    * Takes the findings active now (after a read) and returns what changed. `progress` tells, for
    * a session, its latest call that succeeded in a way none of its calls had lately (the agent read

@@ -69,6 +69,11 @@ export type JsonParse =
   /** `at` is where the text stops being JSON, when the parser said (line 1 counted without a BOM). */
   | { ok: false; tooDeep: boolean; error: string; at?: { line: number; column: number } };
 
+/** Where JSON text stops being JSON, in words: `line L, column C`. */
+export function jsonWhere(at: { readonly line: number; readonly column: number }): string {
+  return `line ${at.line}, column ${at.column}`;
+}
+
 /**
  * Parses JSON text from outside: a leading BOM is dropped, and a value nested deeper than
  * `maxDepth` is refused like text that is not JSON (`tooDeep` tells which).

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import type { AgentWithHook } from '../agents';
 import { mergeHookScript, mergeHookSettings, registeredCommand, removeHookSettings, sameCommands, SettingsShapeError } from '../agents/hookSettings';
-import { parseJson } from '../core/json';
+import { jsonWhere, parseJson } from '../core/json';
 import { readTextIfExists, withFileLock } from './atomicFile';
 import type { Workspace } from './workspace';
 
@@ -26,7 +26,7 @@ async function readSettings(file: string, rel: string): Promise<{ text: string |
   // A settings file nested too deep is refused like one that is not JSON: it could not be written back.
   const parsed = parseJson(text);
   if (!parsed.ok) {
-    const where = parsed.at ? `line ${parsed.at.line}, column ${parsed.at.column}` : '(file)';
+    const where = parsed.at ? jsonWhere(parsed.at) : '(file)';
     throw new SettingsShapeError(rel, where, parsed.tooDeep ? `is ${parsed.error}` : `is not valid JSON (${parsed.error})`);
   }
   return { text, value: parsed.value };

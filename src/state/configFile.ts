@@ -1,6 +1,7 @@
 import { AGENTS } from '../agents';
 import { defaultConfig, resolveConfig, type ConfigProblem, type GuardianConfig } from '../core/config';
-import { parseJson } from '../core/json';
+import { isObject } from '../core/guards';
+import { jsonWhere, parseJson } from '../core/json';
 import { readTextIfExists, withFileLock } from './atomicFile';
 import { PATHS, type Workspace } from './workspace';
 
@@ -34,7 +35,7 @@ export function parseConfigText(text: string | undefined, file: string): LoadedC
   // nested too deep by its default, and the rest of the file applies.
   const parsed = parseJson(text, Number.POSITIVE_INFINITY);
   if (!parsed.ok) {
-    const where = parsed.at ? `line ${parsed.at.line}, column ${parsed.at.column}` : '(file)';
+    const where = parsed.at ? jsonWhere(parsed.at) : '(file)';
     const { config } = resolveConfig(undefined);
     return { config, problems: [{ level: 'error', path: where, message: `not valid JSON (${parsed.error}); defaults used` }], file, exists: true };
   }
@@ -56,16 +57,20 @@ function unknownAgents(config: GuardianConfig): ConfigProblem[] {
   return problems;
 }
 
+/** The default configuration as written: every agent that can be watched is listed, off, so that what can be switched on is there to see. */
+function defaultConfigObject(): Record<string, unknown> {
+  const config = defaultConfig();
+  for (const id of DISCOVERABLE) config.agents[id] = { enabled: false };
+  const { maxAgeDays, ...agents } = config.agents;
+  return { ...config, agents: { ...agents, maxAgeDays } };
+}
+
 /** Writes the default configuration, unless a config file is there already; true when it wrote. */
 export async function createDefaultConfig(ws: Workspace): Promise<boolean> {
   const file = await ws.resolveForWrite(PATHS.config);
   return withFileLock(file, async () => {
     if ((await readTextIfExists(file)) !== undefined) return false;
-    // Every agent that can be watched is listed, off: what can be switched on is there to see.
-    const config = defaultConfig();
-    for (const id of DISCOVERABLE) config.agents[id] = { enabled: false };
-    const { maxAgeDays, ...agents } = config.agents;
-    await ws.writeAtomic(PATHS.config, `${JSON.stringify({ ...config, agents: { ...agents, maxAgeDays } }, null, 2)}\n`);
+    await ws.writeAtomic(PATHS.config, `${JSON.stringify(defaultConfigObject(), null, 2)}\n`);
     return true;
   });
 }
@@ -79,17 +84,19 @@ export class ConfigEditError extends Error {}
  */
 export async function setAgentWatched(ws: Workspace, id: string, enabled: boolean): Promise<void> {
   if (!DISCOVERABLE.includes(id)) throw new ConfigEditError(`${id} cannot be watched (the agents whose transcripts can be: ${DISCOVERABLE.join(', ')})`);
-  await createDefaultConfig(ws);
   const file = await ws.resolveForWrite(PATHS.config);
+  // One lock, one read: no file yet starts from the defaults, as createDefaultConfig writes them.
   await withFileLock(file, async () => {
-    const text = (await readTextIfExists(file)) ?? '{}';
-    const parsed = parseJson(text.trim() === '' ? '{}' : text, Number.POSITIVE_INFINITY);
-    if (!parsed.ok) throw new ConfigEditError(`${PATHS.config}: ${parsed.at ? `line ${parsed.at.line}, column ${parsed.at.column}: ` : ''}not valid JSON (${parsed.error}); fix it, then try again`);
-    const config = parsed.value;
-    if (config === null || typeof config !== 'object' || Array.isArray(config)) throw new ConfigEditError(`${PATHS.config}: not a JSON object; fix it, then try again`);
-    const root = config as Record<string, unknown>;
-    const agents = root.agents !== null && typeof root.agents === 'object' && !Array.isArray(root.agents) ? (root.agents as Record<string, unknown>) : {};
-    const entry = agents[id] !== null && typeof agents[id] === 'object' && !Array.isArray(agents[id]) ? (agents[id] as Record<string, unknown>) : {};
+    const text = await readTextIfExists(file);
+    let root: unknown = defaultConfigObject();
+    if (text !== undefined) {
+      const parsed = parseJson(text.trim() === '' ? '{}' : text, Number.POSITIVE_INFINITY);
+      if (!parsed.ok) throw new ConfigEditError(`${PATHS.config}: ${parsed.at ? `${jsonWhere(parsed.at)}: ` : ''}not valid JSON (${parsed.error}); fix it, then try again`);
+      root = parsed.value;
+    }
+    if (!isObject(root)) throw new ConfigEditError(`${PATHS.config}: not a JSON object; fix it, then try again`);
+    const agents = isObject(root.agents) ? root.agents : {};
+    const entry = isObject(agents[id]) ? agents[id] : {};
     root.agents = { ...agents, [id]: { ...entry, enabled } };
     await ws.writeAtomic(PATHS.config, `${JSON.stringify(root, null, 2)}\n`);
   });

@@ -1,8 +1,8 @@
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { HOOK_AGENTS } from '../agents';
-import { writeFileAtomic } from './atomicFile';
+import { readTextIfExists, writeFileAtomic } from './atomicFile';
+import { guardianHome } from './guardianHome';
 
 /*
  * The per-user launcher: the one file the guardian writes outside a workspace.
@@ -14,17 +14,13 @@ import { writeFileAtomic } from './atomicFile';
  * on activation refreshes one that exists (never creates one) so that it follows the extension's
  * updates. Where it is missing (a teammate without the guardian) the registered command exits 0
  * with no decision; where the install it names is gone, the launcher does the same for hooks.
- * Nothing else is written there. Removing the folder removes the guardian from every agent.
+ * Besides it, only the hook's code cache (`cache/`) is written there. Removing the folder removes the
+ * guardian from every agent.
  */
 
-/** Where the launcher lives: `$LOOP_GUARDIAN_HOME`, else `~/.loop-guardian` (the hook command says the same in shell, `LAUNCHER_IN_SHELL`). */
-export function launcherHome(env: NodeJS.ProcessEnv = process.env): string {
-  const set = env.LOOP_GUARDIAN_HOME;
-  return set !== undefined && set !== '' ? path.resolve(set) : path.join(env.HOME ?? os.homedir(), '.loop-guardian');
-}
-
+/** Where the launcher lives (the hook command says the same in shell, `LAUNCHER_IN_SHELL`). */
 export function launcherPath(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(launcherHome(env), 'bin', 'loop-guardian');
+  return path.join(guardianHome(env), 'bin', 'loop-guardian');
 }
 
 /** The install the launcher starts. */
@@ -84,15 +80,6 @@ export interface LauncherResult {
   readonly created: boolean;
 }
 
-async function currentText(file: string): Promise<string | undefined> {
-  try {
-    return await fs.readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-}
-
 /**
  * Writes the launcher for a target (temp file + rename, mode 0755), only when its text changes:
  * what `init` and the extension's *Install the Agent Hook* do.
@@ -100,10 +87,10 @@ async function currentText(file: string): Promise<string | undefined> {
 export async function installLauncher(target: LauncherTarget, env: NodeJS.ProcessEnv = process.env): Promise<LauncherResult> {
   const file = launcherPath(env);
   const text = launcherScript(target);
-  const before = await currentText(file);
+  const before = await readTextIfExists(file);
   if (before === text) return { path: file, changed: false, created: false };
   await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o755 });
-  await writeFileAtomic(file, text, { mode: 0o755, within: await fs.realpath(launcherHome(env)) });
+  await writeFileAtomic(file, text, { mode: 0o755, within: await fs.realpath(guardianHome(env)) });
   // A file that was there keeps its mode through the rename: make sure it can be run.
   await fs.chmod(file, 0o755);
   return { path: file, changed: true, created: before === undefined };
@@ -111,6 +98,6 @@ export async function installLauncher(target: LauncherTarget, env: NodeJS.Proces
 
 /** Points an existing launcher at a target; creates none (what the extension does on activation). */
 export async function refreshLauncher(target: LauncherTarget, env: NodeJS.ProcessEnv = process.env): Promise<LauncherResult | undefined> {
-  if ((await currentText(launcherPath(env))) === undefined) return undefined;
+  if ((await readTextIfExists(launcherPath(env))) === undefined) return undefined;
   return installLauncher(target, env);
 }

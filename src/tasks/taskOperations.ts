@@ -3,7 +3,7 @@ import type { GuardianConfig } from '../core/config';
 import { analyzeTask, currentTier, forceEscalate, type EscalationResult, type TaskAnalysis } from '../core/taskAnalysis';
 import { BlockedTaskRegistry } from '../state/blockedTaskRegistry';
 import { GuardianLog } from '../state/guardianLog';
-import type { Action } from '../core/finding';
+import type { Action, Finding } from '../core/finding';
 import { groupIncidents } from '../core/incidents';
 import { WorkspaceMonitor } from '../watch/workspaceMonitor';
 import { collectAttempts } from './taskAttempts';
@@ -35,19 +35,30 @@ export class TaskOperations {
   /**
    * Seed 003's analysis of a task's attempts, with the loops the guardian's other signals see going
    * on in the task now (the same ones the editor shows): a task the editor says is looping is never
-   * analysed as "no loop".
+   * analysed as "no loop". `active`: the findings going on in the workspace when the caller has
+   * them already (the editor); otherwise its logs are read, as `scan` reads them.
    */
-  async analyze(task: string): Promise<TaskAnalysis & { active_loops: ActiveLoop[] }> {
-    checkTaskId(task);
-    const [attempts, state, loops] = await Promise.all([collectAttempts(this.ws, this.config, task), this.states.get(task), this.activeLoops(task)]);
-    return { ...analyzeTask(task, attempts, state, this.config), active_loops: loops };
+  async analyze(task: string, active?: readonly Finding[]): Promise<TaskAnalysis & { active_loops: ActiveLoop[] }> {
+    const [analysis, loops] = await Promise.all([this.attemptsAnalysis(task), this.activeLoops(task, active)]);
+    return { ...analysis, active_loops: loops };
   }
 
-  /** The incidents going on in a task, read from the workspace's logs as `scan` reads them. */
-  private async activeLoops(task: string): Promise<ActiveLoop[]> {
-    const monitor = new WorkspaceMonitor(this.ws, this.config);
-    await monitor.poll();
-    return groupIncidents(monitor.active().filter((f) => f.task === task)).map((i) => ({
+  /** Seed 003's analysis of a task's attempts alone. */
+  private async attemptsAnalysis(task: string): Promise<TaskAnalysis> {
+    checkTaskId(task);
+    const [attempts, state] = await Promise.all([collectAttempts(this.ws, this.config, task), this.states.get(task)]);
+    return analyzeTask(task, attempts, state, this.config);
+  }
+
+  /** The incidents going on in a task. */
+  private async activeLoops(task: string, active?: readonly Finding[]): Promise<ActiveLoop[]> {
+    let findings = active;
+    if (findings === undefined) {
+      const monitor = new WorkspaceMonitor(this.ws, this.config);
+      await monitor.poll();
+      findings = monitor.active();
+    }
+    return groupIncidents(findings.filter((f) => f.task === task)).map((i) => ({
       action: i.action,
       signals: [...new Set(i.findings.map((f) => f.signal))],
       message: i.lead.message,
@@ -57,7 +68,8 @@ export class TaskOperations {
 
   /** Circuit break: blocks the task, writes its summary and registers it. */
   async break(task: string, reason?: string): Promise<{ entry: BlockedTask; summary: string }> {
-    const analysis = await this.analyze(task);
+    // The summary is seed 003's: the loops other signals see are not read for it.
+    const analysis = await this.attemptsAnalysis(task);
     const entry: BlockedTask = {
       task_id: task,
       blocked_at: new Date().toISOString(),

@@ -67,6 +67,12 @@ function isNode(x: Target): x is Node {
   return typeof x === 'object' && x !== null && 'kind' in x;
 }
 
+/** The agent a command is about: a found agent's row, or `agent` of a script's argument. */
+function agentIdOf(target: Target): string | undefined {
+  if (isNode(target)) return target.kind === 'foundAgent' ? target.agent.id : undefined;
+  return target && !(target instanceof vscode.Uri) ? target.agent : undefined;
+}
+
 function trusted(): boolean {
   if (vscode.workspace.isTrusted) return true;
   void vscode.window.showWarningMessage('Loop Guardian writes nothing in an untrusted workspace. Trust the workspace to stop agents or change tasks.');
@@ -95,7 +101,7 @@ async function incidentOf(deps: Deps, target: Target, open: boolean): Promise<{ 
   const [guardian] = await guardiansOf(deps, target, false);
   const id = target && !isNode(target) && !(target instanceof vscode.Uri) ? target.incident : undefined;
   if (guardian && id !== undefined) {
-    const incident = guardian.state.incidents.find((i) => i.id === id) ?? guardian.state.closedIncidents.find((i) => i.id === id);
+    const incident = guardian.incident(id);
     return incident ? { guardian, incident } : undefined;
   }
   const candidates = (guardian ? [guardian] : deps.service.all).flatMap((g) => (open ? g.state.incidents : [...g.state.incidents, ...g.state.closedIncidents]).map((incident) => ({ guardian: g, incident })));
@@ -146,7 +152,7 @@ async function setWatched(deps: Deps, target: Target, enabled: boolean): Promise
   if (!trusted()) return undefined;
   const [g] = await guardiansOf(deps, target, false);
   if (!g) return undefined;
-  const given = isNode(target) ? (target.kind === 'foundAgent' ? target.agent.id : undefined) : target && !(target instanceof vscode.Uri) ? target.agent : undefined;
+  const given = agentIdOf(target);
   const choices = g.state.foundAgents.filter((a) => a.watchable && a.watched !== enabled);
   const id = given ?? (await vscode.window.showQuickPick(choices.map((a) => ({ label: a.label, description: `${a.transcripts} session(s) found`, id: a.id })), { placeHolder: enabled ? 'Watch which agent?' : 'Stop watching which agent?' }))?.id;
   if (id === undefined) return undefined;
@@ -177,7 +183,8 @@ function handlers(deps: Deps): Record<string, (target?: Target) => unknown> {
     [Command.analyzeTask]: async (t) => {
       const picked = await taskOf(deps, t);
       if (!picked) return;
-      const analysis = await operations(picked.guardian).analyze(picked.task);
+      // The loops the editor shows are the ones it has: the logs are not read again.
+      const analysis = await operations(picked.guardian).analyze(picked.task, picked.guardian.state.findings);
       const doc = await vscode.workspace.openTextDocument({ language: 'json', content: `${JSON.stringify(analysis, null, 2)}\n` });
       await vscode.window.showTextDocument(doc, { preview: true });
       return analysis;
@@ -259,7 +266,7 @@ function handlers(deps: Deps): Record<string, (target?: Target) => unknown> {
       if (!trusted()) return;
       const [g] = await guardiansOf(deps, t, false);
       if (!g) return;
-      const given = isNode(t) ? (t.kind === 'foundAgent' ? t.agent.id : undefined) : t && !(t instanceof vscode.Uri) ? t.agent : undefined;
+      const given = agentIdOf(t);
       const id =
         given ??
         (

@@ -4,7 +4,7 @@ import type { FolderGuardian } from './folderGuardian';
 import type { FindingNotifier } from './notifier';
 import { muteKey } from './notifier';
 import type { GuardianService } from './guardianService';
-import { evidenceNodes, GuardianTree, toTreeItem, type Node } from './treeNodes';
+import { evidenceNodes, GuardianTree, type Node } from './treeNodes';
 
 /**
  * Findings: what is being watched, per workspace folder and session, with one row per loop
@@ -54,9 +54,8 @@ export class FindingsTree extends GuardianTree {
   /** The node that holds an incident's row, for revealing it (Show Details). */
   override getParent(node: Node): Node | undefined {
     if (node.kind !== 'incident') return undefined;
-    const id = toTreeItem(node).id;
-    const holders = this.folderChildren(node.guardian).filter((n) => n.kind === 'session' || n.kind === 'agent' || n.kind === 'closed');
-    return holders.find((h) => this.getChildren(h).some((c) => c.kind === 'incident' && toTreeItem(c).id === id));
+    const id = node.incident.id;
+    return this.folderChildren(node.guardian).find((h) => (h.kind === 'session' || h.kind === 'agent' || h.kind === 'closed') && h.incidents.some((i) => i.id === id));
   }
 
   /** An incident's row, found by its id, open or over. */
@@ -66,14 +65,7 @@ export class FindingsTree extends GuardianTree {
 
   /** Shows an incident's row in the view, selected and expanded. */
   async reveal(view: vscode.TreeView<Node>, guardian: FolderGuardian, incident: TrackedIncident): Promise<void> {
-    const node = this.findIncident(guardian, incident.id);
-    if (!node) return;
-    await view.reveal(node, { select: true, focus: true, expand: true });
-  }
-
-  findIncident(guardian: FolderGuardian, id: string): Node | undefined {
-    const incident = guardian.state.incidents.find((i) => i.id === id) ?? guardian.state.closedIncidents.find((i) => i.id === id);
-    return incident ? this.incidentNode(guardian, incident) : undefined;
+    await view.reveal(this.incidentNode(guardian, incident), { select: true, focus: true, expand: true });
   }
 
   private folderChildren(guardian: FolderGuardian): Node[] {

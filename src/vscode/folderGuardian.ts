@@ -95,6 +95,11 @@ export class FolderGuardian implements vscode.Disposable {
     return [agent, started ? `started ${started}` : undefined, shortId(session)].filter(Boolean).join(' · ');
   }
 
+  /** An incident of this folder by its id, open or over, as of the last change. */
+  incident(id: string): TrackedIncident | undefined {
+    return this.snapshot.incidents.find((i) => i.id === id) ?? this.snapshot.closedIncidents.find((i) => i.id === id);
+  }
+
   /** A person has seen it: it moves under the closed incidents until it becomes more severe. */
   dismiss(id: string): boolean {
     const closed = this.book.dismiss(id, Date.now());

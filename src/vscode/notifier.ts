@@ -96,11 +96,6 @@ export class FindingNotifier implements vscode.Disposable {
     return true;
   }
 
-  /** The notifications on screen now. */
-  visible(): Shown[] {
-    return [...this.notices.values()].map((n) => n.shown);
-  }
-
   dispose(): void {
     for (const s of this.subscriptions) s.dispose();
     for (const n of [...this.notices.values()]) n.close();

@@ -189,7 +189,7 @@ function loops(n: number): string {
 }
 
 /** The tree item id of an incident: one per folder and incident, open or closed. */
-export function incidentItemId(guardian: FolderGuardian, incident: string): string {
+function incidentItemId(guardian: FolderGuardian, incident: string): string {
   return `incident:${guardian.folder.uri.toString()}:${incident}`;
 }
 

@@ -11,6 +11,7 @@ import type { EventRef, LocatedEvent, SkippedLine } from '../core/events';
 import { EventLogReader, type EventSink } from './eventLog';
 import { historyEvents, readInvocationHistory } from '../state/invocationHistory';
 import { checkRegularFile, unreadableReason } from '../state/regularFile';
+import { formatDescription } from './replay';
 import { discoverFiles, resolvesInside } from './sourceDiscovery';
 import type { Workspace } from '../state/workspace';
 
@@ -115,7 +116,7 @@ export class WorkspaceMonitor {
     for (const [file, n] of this.perLog) {
       if (n.events > 0 || n.skipped === 0) continue;
       const source = this.sources.get(file);
-      out.push({ file, skipped: n.skipped, readAs: source ? `a ${source.transcript.agent.label} transcript` : 'the guardian\'s v1 event log (one {"v":1,"type":...} object per line)' });
+      out.push({ file, skipped: n.skipped, readAs: formatDescription(source ? source.transcript.agent.id : 'events') });
     }
     return out;
   }

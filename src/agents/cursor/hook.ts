@@ -1,6 +1,6 @@
 import { isObject, nonEmptyString as text } from '../../core/guards';
 import { exceedsDepth, tooDeepReason } from '../../core/json';
-import type { HookCall, HookPhase, HookProtocol, HookReply } from '../hook';
+import { silentAllowReply, type HookCall, type HookPhase, type HookProtocol, type HookReply } from '../hook';
 
 /*
  * Cursor's agent hooks (cursor.com/docs/reference/hooks, also cursor.com/docs/hooks; official
@@ -113,9 +113,7 @@ function parse(raw: unknown): HookCall | { problem: string } {
   return { ...base, phase: 'other', input: {} };
 }
 
-function deny(reason: string, call?: HookCall): HookReply {
-  // Before a prompt, Cursor reads `continue`, not `permission`.
-  const out = call?.event === PROMPT ? { continue: false, user_message: reason } : { permission: 'deny', user_message: reason, agent_message: reason };
+function jsonReply(out: Record<string, unknown>): HookReply {
   return { stdout: `${JSON.stringify(out)}\n`, stderr: '', exitCode: 0 };
 }
 
@@ -123,10 +121,11 @@ export const cursorHook: HookProtocol = {
   events,
   projectDirEnv: ['CURSOR_PROJECT_DIR'],
   parse,
-  deny,
-  denyPrompt: (reason) => deny(reason, { phase: 'prompt', event: PROMPT, session: '', input: {} }),
+  deny: (reason) => jsonReply({ permission: 'deny', user_message: reason, agent_message: reason }),
+  // Before a prompt, Cursor reads `continue`, not `permission`.
+  denyPrompt: (reason) => jsonReply({ continue: false, user_message: reason }),
   // No decision: an empty answer, so Cursor's own rules (and its prompts to the person) apply.
-  allow: (note) => ({ stdout: '', stderr: note !== undefined ? `${note}\n` : '', exitCode: 0 }),
+  allow: silentAllowReply,
   // The project's file: Cursor has no per-user file for one project (`~/.cursor/hooks.json`
   // applies to every project). The timeout is in seconds.
   registration: {

@@ -1,6 +1,6 @@
 import { isObject, nonEmptyString as text } from '../../core/guards';
 import { exceedsDepth, tooDeepReason } from '../../core/json';
-import type { HookCall, HookProtocol, HookReply } from '../hook';
+import { exit2Reply, silentAllowReply, type HookCall, type HookProtocol } from '../hook';
 
 /*
  * Windsurf's Cascade hooks (docs.windsurf.com/windsurf/cascade/hooks, "Cascade Hooks"; official
@@ -28,23 +28,23 @@ import type { HookCall, HookProtocol, HookReply } from '../hook';
  * with exit 2 and the reason on stderr, and never exits 2 otherwise.
  */
 
-/** Each hook event's tool, named after the event: Cascade's own tool names are not in the payload. */
-const TOOLS: Readonly<Record<string, string>> = { run_command: 'run_command', read_code: 'read_code', write_code: 'write_code', mcp_tool_use: 'mcp_tool_use' };
+/** The kinds of action with a hook before and after: each call's tool is named after its kind, Cascade's own tool names not being in the payload. */
+const KINDS = ['run_command', 'read_code', 'write_code', 'mcp_tool_use'];
 
-const PRE_EVENTS = Object.keys(TOOLS).map((t) => `pre_${t}`);
-const POST_EVENTS = Object.keys(TOOLS).map((t) => `post_${t}`);
+const PRE_EVENTS = KINDS.map((t) => `pre_${t}`);
+const POST_EVENTS = KINDS.map((t) => `post_${t}`);
 const events = { pre: 'pre_run_command', post: POST_EVENTS };
 
 /** The call a payload's `tool_info` describes, under the tool the event names. */
 function callOf(kind: string, info: Record<string, unknown>): { tool: string; input: Record<string, unknown> } {
-  if (kind === 'run_command') return { tool: TOOLS.run_command as string, input: { command_line: info.command_line, ...(info.cwd !== undefined ? { cwd: info.cwd } : {}) } };
+  if (kind === 'run_command') return { tool: kind, input: { command_line: info.command_line, ...(info.cwd !== undefined ? { cwd: info.cwd } : {}) } };
   if (kind === 'mcp_tool_use') {
     const server = text(info.mcp_server_name) ?? 'unknown';
     const name = text(info.mcp_tool_name) ?? 'unknown';
     return { tool: `mcp:${server}/${name}`, input: isObject(info.mcp_tool_arguments) ? info.mcp_tool_arguments : info.mcp_tool_arguments === undefined ? {} : { input: info.mcp_tool_arguments } };
   }
   const { file_path, edits } = info;
-  return { tool: TOOLS[kind] as string, input: { file_path, ...(kind === 'write_code' && edits !== undefined ? { edits } : {}) } };
+  return { tool: kind, input: { file_path, ...(kind === 'write_code' && edits !== undefined ? { edits } : {}) } };
 }
 
 /** How a finished call ended, when the payload says. */
@@ -69,9 +69,9 @@ function parse(raw: unknown): HookCall | { problem: string } {
   const base = { event, session, ...(cwd !== undefined ? { cwd } : {}) };
   const pre = PRE_EVENTS.includes(event);
   if (!pre && !POST_EVENTS.includes(event)) {
-    // `pre_user_prompt`, `post_cascade_response`, `post_setup_worktree`…: no tool call. When the
-    // hook core takes prompt calls, `pre_user_prompt` maps here (`tool_info.user_prompt`); its
-    // refusal is the same exit 2.
+    // `pre_user_prompt`, `post_cascade_response`, `post_setup_worktree`…: no tool call. Prompts are
+    // not taken from Cascade yet: `pre_user_prompt` (`tool_info.user_prompt`, refused by the same
+    // exit 2) would map here as a prompt call.
     return { ...base, phase: 'other', input: {} };
   }
   const kind = event.replace(/^(pre|post)_/, '');
@@ -86,8 +86,8 @@ export const windsurfHook: HookProtocol = {
   projectDirEnv: [],
   parse,
   // Cascade reads no JSON decision: exit 2 blocks, and the agent reads stderr.
-  deny: (reason): HookReply => ({ stdout: '', stderr: `${reason}\n`, exitCode: 2 }),
-  allow: (note): HookReply => ({ stdout: '', stderr: note !== undefined ? `${note}\n` : '', exitCode: 0 }),
+  deny: exit2Reply,
+  allow: silentAllowReply,
   // The workspace's file: Windsurf has no per-user file for one workspace (its user file
   // applies to every workspace). The events that can be refused, and the two after-events that
   // may tell an outcome (`post_read_code` / `post_write_code` never do). No timeout option exists;

@@ -24,7 +24,7 @@ function keyOf(e: ApiErrorEvent): ApiErrorKey {
 }
 
 /** Same when every field both carry agrees (the message fuzzily, as seed 003 says); two bare failures are the same. */
-export function sameApiError(a: ApiErrorKey, b: ApiErrorKey): boolean {
+function sameApiError(a: ApiErrorKey, b: ApiErrorKey): boolean {
   let compared = false;
   if (a.status !== undefined && b.status !== undefined) {
     if (a.status !== b.status) return false;

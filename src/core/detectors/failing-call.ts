@@ -1,4 +1,5 @@
-import { callTimeMs, describeCall, signatureHash, type SettledCall } from '../calls';
+import { callTimeMs, signatureHash, type SettledCall } from '../calls';
+import { sayCall } from '../plainWords';
 import { clip } from '../canonical';
 import { adviceForCall } from '../advice';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
@@ -48,9 +49,9 @@ class SessionFailures {
     }
   }
 
-  delete(signature: string): void {
+  /** `h`: the signature's hash, when the caller has it already. */
+  delete(signature: string, h = signatureHash(signature)): void {
     if (!this.bySignature.delete(signature)) return;
-    const h = signatureHash(signature);
     const n = (this.hashes.get(h) ?? 1) - 1;
     if (n > 0) this.hashes.set(h, n);
     else this.hashes.delete(h);
@@ -83,7 +84,7 @@ export class FailingCallDetector implements Detector {
       const cleared = s?.get(c);
       if (cleared) {
         resolveAll(cleared, sink);
-        s?.delete(c.signature);
+        s?.delete(c.signature, c.signatureHash);
       }
       return;
     }
@@ -118,31 +119,34 @@ export class FailingCallDetector implements Detector {
     if (f.count < trips) return;
     const failures = f;
     const episode = (f.episode ??= episodeId(this.signal, `${c.session}|${c.signature}|${kind}`, f.start));
-    const call = describeCall(f.tool, f.args);
-    sink.report({ episode, action: 'halt', count: f.count, evidence: f.refs }, () => ({
-      signal: this.signal,
-      action: 'halt',
-      count: failures.count,
-      threshold: trips,
-      at: c.settledAt,
-      ...whoOf(c),
-      subject: call,
-      message: `Retry loop on ${call}: ${failedWords(failures.count, family, kind, budget)}: ${clip(error, 160)}`,
-      recommendation: `${adviceForCall(c.tool, c.outcome)} Options: fix the arguments, skip this step, or abort the task.`,
-      evidence: [...failures.refs],
-      status: 'STALLED',
-      episode,
-      details: {
-        tool: c.tool,
-        args: c.args,
-        error,
-        error_class: kind,
-        family,
-        fail_count: failures.count,
-        ...(failures.firstTs !== undefined ? { first_ts: new Date(failures.firstTs).toISOString() } : {}),
-        ...(failures.lastTs !== undefined ? { last_ts: new Date(failures.lastTs).toISOString() } : {}),
-      },
-    }));
+    sink.report({ episode, action: 'halt', count: f.count, evidence: f.refs }, () => {
+      // Said in words only when a finding is made, as the other repetition signals do.
+      const call = sayCall(failures.tool, failures.args);
+      return {
+        signal: this.signal,
+        action: 'halt',
+        count: failures.count,
+        threshold: trips,
+        at: c.settledAt,
+        ...whoOf(c),
+        subject: call,
+        message: `Retry loop on ${call}: ${failedWords(failures.count, family, kind, budget)}: ${clip(error, 160)}`,
+        recommendation: `${adviceForCall(c.tool, c.outcome)} Options: fix the arguments, skip this step, or abort the task.`,
+        evidence: [...failures.refs],
+        status: 'STALLED',
+        episode,
+        details: {
+          tool: c.tool,
+          args: c.args,
+          error,
+          error_class: kind,
+          family,
+          fail_count: failures.count,
+          ...(failures.firstTs !== undefined ? { first_ts: new Date(failures.firstTs).toISOString() } : {}),
+          ...(failures.lastTs !== undefined ? { last_ts: new Date(failures.lastTs).toISOString() } : {}),
+        },
+      };
+    });
   }
 
   endSession(session: string): void {

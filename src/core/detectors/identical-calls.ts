@@ -1,4 +1,5 @@
-import { describeCall, isProgress, sameCall, type Outcome, type SettledCall } from '../calls';
+import { isProgress, sameCall, type Outcome, type SettledCall } from '../calls';
+import { sayCall } from '../plainWords';
 import { adviceForCall } from '../advice';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
 import type { EventRef } from '../events';
@@ -27,25 +28,28 @@ export class IdenticalCallsDetector implements Detector {
     pushBounded(outcomes.list, c.outcome, 50);
     if (chain.count < threshold) return;
     const progress = isProgress(outcomes.list);
-    const subject = describeCall(c.tool, c.args);
-    sink.report({ episode: chain.episode, action: progress ? 'warn' : 'halt', count: chain.count, evidence: chain.refs }, () => ({
-      signal: this.signal,
-      action: progress ? 'warn' : 'halt',
-      count: chain.count,
-      threshold,
-      at: c.settledAt,
-      ...whoOf(c),
-      subject,
-      message: progress
-        ? `${subject} called ${chain.count} times in a row; every call succeeded with a new result, so it looks like polling with progress`
-        : `Same action repeated ${chain.count} times consecutively: ${subject}, with no progress`,
-      recommendation: progress
-        ? `If ${c.tool} is polling, make sure it has an end condition; otherwise change the arguments or the approach.`
-        : adviceForCall(c.tool, c.outcome),
-      evidence: [...chain.refs],
-      ...(progress ? {} : { status: 'STALLED' as const }),
-      episode: chain.episode,
-    }));
+    sink.report({ episode: chain.episode, action: progress ? 'warn' : 'halt', count: chain.count, evidence: chain.refs }, () => {
+      // Said in words only when a finding is made: a call that only grows the run pays nothing.
+      const subject = sayCall(c.tool, c.args);
+      return {
+        signal: this.signal,
+        action: progress ? 'warn' : 'halt',
+        count: chain.count,
+        threshold,
+        at: c.settledAt,
+        ...whoOf(c),
+        subject,
+        message: progress
+          ? `${subject} called ${chain.count} times in a row; every call succeeded with a new result, so it looks like polling with progress`
+          : `Same action repeated ${chain.count} times consecutively: ${subject}, with no progress`,
+        recommendation: progress
+          ? `If ${c.tool} is polling, make sure it has an end condition; otherwise change the arguments or the approach.`
+          : adviceForCall(c.tool, c.outcome),
+        evidence: [...chain.refs],
+        ...(progress ? {} : { status: 'STALLED' as const }),
+        episode: chain.episode,
+      };
+    });
   }
 
   endSession(session: string): void {

@@ -52,7 +52,8 @@ export class RepeatedPromptDetector implements Detector {
   constructor(private readonly ctx: DetectorContext) {}
 
   call(c: SettledCall, _sink: FindingSink): void {
-    this.note(c.session, `c:${hashText(c.signature)}:${c.outcome.key ?? '?'}`);
+    // The signature's hash the engine computed once per call, not a new one.
+    this.note(c.session, `c:${c.signatureHash}:${c.outcome.key ?? '?'}`);
   }
 
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {

@@ -1,4 +1,5 @@
-import { describeCall, isProgress, sameCall, type Outcome, type SettledCall } from '../calls';
+import { isProgress, sameCall, type Outcome, type SettledCall } from '../calls';
+import { sayCall } from '../plainWords';
 import { adviceForCall } from '../advice';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
 import { episodeId, pushBounded, whoOf } from './common';
@@ -75,25 +76,29 @@ export class WindowedRepeatDetector implements Detector {
       episode = episodeId(this.signal, c.session, (s.steps[indexes[0] as number] as SettledCall).ref);
       s.active.set(c.signature, { episode, call: c });
     }
-    const subject = describeCall(c.tool, c.args);
-    sink.report({ episode: episode, action: progress ? 'warn' : 'halt', count: indexes.length, evidence: indexes.map((i) => (s.steps[i] as SettledCall).ref) }, () => ({
-      signal: this.signal,
-      action: progress ? 'warn' : 'halt',
-      count: indexes.length,
-      threshold,
-      at: c.settledAt,
-      ...whoOf(c),
-      subject,
-      message: progress
-        ? `${subject} ran ${indexes.length} times within the last ${window} steps, each time with a different result`
-        : `${subject} ran ${indexes.length} times within the last ${window} steps without progress`,
-      recommendation: progress
-        ? `Keep an eye on ${c.tool}: it repeats, but its results still change.`
-        : adviceForCall(c.tool, c.outcome),
-      evidence: indexes.map((i) => (s.steps[i] as SettledCall).ref),
-      ...(progress ? {} : { status: 'STALLED' as const }),
-      episode,
-    }));
+    const evidence = indexes.map((i) => (s.steps[i] as SettledCall).ref);
+    sink.report({ episode: episode, action: progress ? 'warn' : 'halt', count: indexes.length, evidence }, () => {
+      // Said in words only when a finding is made: a call that only grows the run pays nothing.
+      const subject = sayCall(c.tool, c.args);
+      return {
+        signal: this.signal,
+        action: progress ? 'warn' : 'halt',
+        count: indexes.length,
+        threshold,
+        at: c.settledAt,
+        ...whoOf(c),
+        subject,
+        message: progress
+          ? `${subject} ran ${indexes.length} times within the last ${window} steps, each time with a different result`
+          : `${subject} ran ${indexes.length} times within the last ${window} steps without progress`,
+        recommendation: progress
+          ? `Keep an eye on ${c.tool}: it repeats, but its results still change.`
+          : adviceForCall(c.tool, c.outcome),
+        evidence: [...evidence],
+        ...(progress ? {} : { status: 'STALLED' as const }),
+        episode,
+      };
+    });
   }
 
   endSession(session: string): void {
