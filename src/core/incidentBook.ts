@@ -74,7 +74,7 @@ export class IncidentBook {
     return [...this.entries.values()]
       .map((e) => e.incident)
       .filter((i) => i.state === 'open')
-      .sort((a, b) => severity(b.action) - severity(a.action) || b.changedAt - a.changedAt);
+      .sort(bySeverityThenChange);
   }
 
   /** The closed incidents still kept, the most recently closed first. */
@@ -137,6 +137,24 @@ export class IncidentBook {
     closed.push(...this.tick(now).closed);
     this.prune(active);
     return { opened, changed, closed };
+  }
+
+  /**
+   * The open incidents as they would look with these findings, changing nothing: for a read still
+   * under way, whose findings are partial. Incidents already known stay as they are (their evidence
+   * may not have been read again yet: open stays open, dismissed stays closed), new loops show as open;
+   * `update` with the whole read's findings decides what really opened, grew or ended.
+   */
+  preview(active: readonly Finding[], now: number): TrackedIncident[] {
+    const shown = new Map<string, TrackedIncident>();
+    for (const entry of this.entries.values()) if (entry.incident.state === 'open') shown.set(entry.incident.id, entry.incident);
+    for (const grouped of groupIncidents(active)) {
+      const id = this.idFor(grouped);
+      if (this.entries.has(id)) continue;
+      const count = Math.max(...grouped.findings.map((f) => f.count));
+      shown.set(id, { ...grouped, id, state: 'open', openedAt: now, changedAt: now, count });
+    }
+    return [...shown.values()].sort(bySeverityThenChange);
   }
 
   /** Ends the incidents that stayed idle; call it now and then. */
@@ -209,4 +227,8 @@ function after(ref: EventRef | undefined, i: Incident): boolean {
 function lastRef(i: Incident): string {
   const r = i.evidence[i.evidence.length - 1];
   return r ? `${r.file}#${r.event}` : '';
+}
+
+function bySeverityThenChange(a: TrackedIncident, b: TrackedIncident): number {
+  return severity(b.action) - severity(a.action) || b.changedAt - a.changedAt;
 }

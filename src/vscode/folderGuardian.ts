@@ -71,6 +71,8 @@ export class FolderGuardian implements vscode.Disposable {
   private readonly incidentsEmitter = new vscode.EventEmitter<IncidentChanges>();
   private book: IncidentBook;
   private found: readonly FoundAgent[] = [];
+  /** A read of every log from the start is under way (its findings are partial until it ends). */
+  private reading = false;
   /** The state changed (findings, incidents, STOP_ALL, blocked tasks). */
   readonly onDidChange = this.changed.event;
   /** Incidents opened, grown or closed by what was just read (or by time, or by a person). */
@@ -141,6 +143,13 @@ export class FolderGuardian implements vscode.Disposable {
   private publish(): void {
     const findings = this.monitor?.active() ?? [];
     const monitor = this.monitor;
+    if (this.reading) {
+      // A read from the start is under way: its findings so far are partial. Show them, but only
+      // the whole read decides which loops opened, grew or ended (nor are notifications shown yet).
+      this.snapshot = this.derive(findings, this.book.preview(findings, Date.now()));
+      this.changed.fire();
+      return;
+    }
     const changes = this.book.update(findings, Date.now(), monitor ? (session) => monitor.progress(session) : undefined);
     for (const i of changes.opened) this.log.info(`${this.folder.name}: loop ${i.action.toUpperCase()} in ${i.session}: ${i.lead.message}`);
     this.snapshot = this.derive(findings);
@@ -148,10 +157,10 @@ export class FolderGuardian implements vscode.Disposable {
     this.changed.fire();
   }
 
-  private derive(findings: readonly Finding[] = this.snapshot?.findings ?? []): FolderState {
+  private derive(findings: readonly Finding[] = this.snapshot?.findings ?? [], incidents: readonly TrackedIncident[] = this.book?.open ?? []): FolderState {
     return {
       findings,
-      incidents: this.book?.open ?? [],
+      incidents,
       closedIncidents: this.book?.closed ?? [],
       stop: this.stop,
       blocked: this.blocked,
@@ -221,15 +230,21 @@ export class FolderGuardian implements vscode.Disposable {
     // what was found so far as each log is read (notifications wait for the end).
     const monitor = this.monitor;
     let shown = Date.now();
-    const update = await monitor.poll({
-      onRead: () => {
-        // The first finding at once, then at most every PROGRESS_MS.
-        const first = this.snapshot.findings.length === 0 && monitor.active().length > 0;
-        if (!first && Date.now() - shown < PROGRESS_MS) return;
-        shown = Date.now();
-        this.publish();
-      },
-    });
+    this.reading = true;
+    let update;
+    try {
+      update = await monitor.poll({
+        onRead: () => {
+          // The first finding at once, then at most every PROGRESS_MS.
+          const first = this.snapshot.findings.length === 0 && monitor.active().length > 0;
+          if (!first && Date.now() - shown < PROGRESS_MS) return;
+          shown = Date.now();
+          this.publish();
+        },
+      });
+    } finally {
+      this.reading = false;
+    }
     await Promise.all([this.readStop(), this.readRegistry()]);
     this.report(update.skipped.map(formatSkipped), update.raised);
     this.signatures = await this.ownSignatures();

@@ -124,6 +124,43 @@ describe('incident book: one loop, one incident over time', () => {
     assert.equal(book.closed.length, 2);
   });
 
+  it('a read from the start shows partial findings without closing, reopening or notifying anything; the whole read then changes nothing', () => {
+    // The editor reads every log again (Scan Now, a config change): halfway through, the findings
+    // are those of the logs read so far. Before the preview, the book closed the loops of the logs
+    // not read yet as "progress", and they stayed closed.
+    const book = new IncidentBook({ idleMs: 0 });
+    const loopA = times(4, failingEdit);
+    const loopB = times(3, (i) => ({ ...failingEdit(i + 10), args: { file_path: 'src/b.ts', search: 'x', replace: 'y' } }));
+    const first = feeder();
+    book.update(first([...loopA, ...times(5, read), ...loopB]), 0);
+    assert.equal(book.open.length, 2);
+    const dismissed = book.open.find((i) => i.lead.subject.includes('src/b.ts') || i.lead.message.includes('src/b.ts')) ?? book.open[1];
+    book.dismiss(dismissed?.id as string, 1);
+    const kept = book.open[0]?.id;
+
+    const again = feeder();
+    const partial = again(loopA.slice(0, 2));
+    const shown = book.preview(partial, 2);
+    assert.deepEqual(shown.map((i) => i.id), [kept], 'the open loop stays open and the same, though only half its evidence is read again');
+    assert.equal(book.open.length, 1, 'the preview changed nothing');
+    assert.equal(book.closed.length, 1);
+
+    const whole = again([...loopA.slice(2), ...times(5, read), ...loopB]);
+    const c = book.update(whole, 3);
+    assert.deepEqual([c.opened.length, c.closed.length], [0, 0], 'the same logs read again: nothing opened, nothing ended');
+    assert.deepEqual(book.open.map((i) => i.id), [kept]);
+    assert.equal(book.closed[0]?.end, 'dismissed', 'the dismissed loop stays dismissed');
+  });
+
+  it('the preview of a first read shows a new loop as open, without entering it in the book', () => {
+    const book = new IncidentBook({ idleMs: 0 });
+    const shown = book.preview(feeder()(times(3, failingEdit)), 5);
+    assert.equal(shown.length, 1);
+    assert.equal(shown[0]?.state, 'open');
+    assert.equal(book.open.length, 0);
+    assert.equal(book.update(feeder()(times(3, failingEdit)), 6).opened[0]?.id, shown[0]?.id, 'the whole read opens it under the id it was shown with');
+  });
+
   it('keeps a bounded number of closed incidents', () => {
     const feed = feeder();
     const book = new IncidentBook({ idleMs: 0, keepClosed: 3 });
