@@ -1,5 +1,5 @@
 import type { SettledCall } from '../calls';
-import { clip, hashText, proseKey } from '../canonical';
+import { clip, hash53, hashText, mixHash, proseKey } from '../canonical';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
 import type { EventRef, LocatedEvent, PromptSender } from '../events';
 import { pushEvidence } from '../finding';
@@ -8,7 +8,7 @@ import { episodeId, whoOf } from './common';
 /** What a session did since its latest prompt: its answer, as far as the log shows one. */
 interface Turn {
   /** The answer's items (replies, calls with their outcomes, delegations) hashed in order. */
-  key: string;
+  key: number;
   /** Whether anything answered: a reply, a call, a delegation. API errors alone are no answer. */
   known: boolean;
   lastReply?: string;
@@ -20,13 +20,20 @@ interface Run {
   readonly text: string;
   readonly from?: PromptSender;
   /** The answer the run's prompts got, once one is known. */
-  answer?: string;
+  answer?: number;
   /** Identical prompts whose answers, where known, did not change. */
   count: number;
   refs: EventRef[];
   episode: string;
   last: EventRef;
 }
+
+// What an item of an answer is, mixed in before its hash: a reply and a call never hash alike.
+const CALL = 1;
+const REPLY = 2;
+const DELEGATION = 3;
+/** A call's outcome key when the log does not tell it (keys are hashes: ≥ 0 for outputs, < 0 for errors). */
+const UNKNOWN_OUTCOME = 2 ** 53 - 1;
 
 const SENDER: Readonly<Record<PromptSender, string>> = { user: ' by the person', hook: ' by a hook', orchestrator: ' by an orchestrator', unknown: '' };
 
@@ -52,8 +59,8 @@ export class RepeatedPromptDetector implements Detector {
   constructor(private readonly ctx: DetectorContext) {}
 
   call(c: SettledCall, _sink: FindingSink): void {
-    // The signature's hash the engine computed once per call, not a new one.
-    this.note(c.session, `c:${c.signatureHash}:${c.outcome.key ?? '?'}`);
+    // The signature's hash the engine computed once per call, and the outcome's key: numbers mixed, no text built.
+    this.note(c.session, CALL, mixHash(c.signatureHash, c.outcome.key ?? UNKNOWN_OUTCOME));
   }
 
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
@@ -63,11 +70,11 @@ export class RepeatedPromptDetector implements Detector {
         return this.prompt(e.text, e.from, located.ref, scope, sink);
       case 'reply': {
         const key = proseKey(e.text);
-        if (key !== '') this.note(scope.session, `r:${key}`, e.text);
+        if (key !== '') this.note(scope.session, REPLY, hash53(key), e.text);
         return;
       }
       case 'delegation':
-        return this.note(scope.session, `d:${proseKey(`${e.to ?? ''} ${e.instruction}`)}`);
+        return this.note(scope.session, DELEGATION, hash53(proseKey(`${e.to ?? ''} ${e.instruction}`)));
       default:
     }
   }
@@ -76,12 +83,13 @@ export class RepeatedPromptDetector implements Detector {
     // Spans turns: a `user` event is each prompt's own boundary, not the end of the run.
   }
 
-  private note(session: string, item: string, reply?: string): void {
-    const turn = this.turns.get(session) ?? { key: '', known: false };
-    turn.key = hashText(`${turn.key}\u0000${item}`);
+  /** One more item of the session's answer: its kind and its hash, mixed into the turn's key in order. */
+  private note(session: string, kind: number, item: number, reply?: string): void {
+    let turn = this.turns.get(session);
+    if (turn === undefined) this.turns.set(session, (turn = { key: 0, known: false }));
+    turn.key = mixHash(mixHash(turn.key, kind), item);
     turn.known = true;
     if (reply !== undefined) turn.lastReply = clip(reply, 160);
-    this.turns.set(session, turn);
   }
 
   private prompt(raw: string, from: PromptSender | undefined, ref: EventRef, scope: Scope, sink: FindingSink): void {
@@ -89,7 +97,7 @@ export class RepeatedPromptDetector implements Detector {
     if (text === '') return;
     const session = scope.session;
     const answered = this.turns.get(session);
-    this.turns.set(session, { key: '', known: false });
+    this.turns.set(session, { key: 0, known: false });
     const key = hashText(text);
     let run = this.runs.get(session);
     if (!run || run.key !== key) {
