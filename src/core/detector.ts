@@ -1,7 +1,7 @@
 import type { SettledCall } from './calls';
 import type { Canonicalizer } from './canonical';
 import type { GuardianConfig, SignalId } from './config';
-import type { EventRef, LocatedEvent } from './events';
+import type { EventRef, EventType, LocatedEvent } from './events';
 import type { Action, Finding } from './finding';
 
 /** Who and where an event belongs to. */
@@ -41,8 +41,10 @@ export interface Detector {
   readonly signal: SignalId;
   /** A tool call whose outcome is settled. */
   call?(call: SettledCall, sink: FindingSink): void;
-  /** Any other event. */
+  /** An event of one of the kinds in `events` (the engine routes only those to it). */
   event?(located: LocatedEvent, scope: Scope, sink: FindingSink): void;
+  /** The kinds of event (besides calls) it reads: `tool`, `tool_result` and `user` are the engine's own. */
+  readonly events?: readonly Exclude<EventType, 'tool' | 'tool_result' | 'user'>[];
   /** A `user` event: the session starts counting again. */
   endSession(session: string): void;
   /**

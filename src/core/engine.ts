@@ -57,7 +57,8 @@ export class Engine {
   private readonly ctx: DetectorContext;
   private readonly detectors: readonly Detector[];
   private readonly callDetectors: readonly Detector[];
-  private readonly eventDetectors: readonly Detector[];
+  /** Per kind of event, the detectors that read it, in the detectors' order. */
+  private readonly byKind = new Map<string, Detector[]>();
   private readonly queues = new Map<string, QueuedCall[]>();
   private readonly waiting = new Map<string, QueuedCall>();
   private readonly activeFindings = new Map<string, ActiveEpisode>();
@@ -80,7 +81,14 @@ export class Engine {
     this.spanning = new Set(this.detectors.filter((d) => d.spansTurns).map((d) => d.signal));
     // Each event goes to the detectors that read its kind only, in the detectors' order.
     this.callDetectors = this.detectors.filter((d) => d.call !== undefined);
-    this.eventDetectors = this.detectors.filter((d) => d.event !== undefined);
+    for (const d of this.detectors) {
+      if (d.event === undefined) continue;
+      for (const kind of d.events ?? []) {
+        const list = this.byKind.get(kind);
+        if (list) list.push(d);
+        else this.byKind.set(kind, [d]);
+      }
+    }
     // Waiting on a running process (`waitTools`) is not repeating oneself: both are left out.
     this.exempt = new Set([...config.exemptTools, ...config.waitTools]);
   }
@@ -116,8 +124,10 @@ export class Engine {
         }
         break;
       default: {
+        const readers = this.byKind.get(e.type);
+        if (readers === undefined) break;
         const scope = scopeOf(located);
-        for (const d of this.eventDetectors) d.event?.(located, scope, this.sink);
+        for (const d of readers) d.event?.(located, scope, this.sink);
       }
     }
     return this.take();

@@ -64,6 +64,7 @@ interface Storm {
  */
 export class ApiErrorStormDetector implements Detector {
   readonly signal = 'api-error-storm' as const;
+  readonly events = ['api_error', 'reply', 'delegation'] as const;
   readonly spansTurns = true;
   private readonly chains = new Chains<ApiErrorKey>(this.signal, sameApiError);
   private readonly storms = new BoundedMap<Storm>();

@@ -24,6 +24,7 @@ interface Reached {
  */
 export class BudgetDetector implements Detector {
   readonly signal = 'budget' as const;
+  readonly events = ['usage'] as const;
   private readonly reached = new BoundedMap<Reached>();
   private readonly taskLevels: readonly Level[];
   private readonly sessionLevels: readonly Level[];

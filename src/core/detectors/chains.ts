@@ -43,7 +43,15 @@ export class Chain<K> {
 export class Chains<K> {
   private readonly runs = new BoundedMap<Chain<K>>();
 
-  constructor(private readonly signal: string, private readonly same: (a: K, b: K) => boolean = (a, b) => a === b) {}
+  /**
+   * `name`: what a slot is called in its episodes' ids, when that is not the slot itself (it is
+   * called only when a run is first kept, not on every event).
+   */
+  constructor(
+    private readonly signal: string,
+    private readonly same: (a: K, b: K) => boolean = (a, b) => a === b,
+    private readonly name: (slot: string) => string = (slot) => slot,
+  ) {}
 
   /** Adds `ref` to the slot's run when `key` is the same as the run's, else starts a new run. */
   extend(slot: string, key: K, ref: EventRef, sink: FindingSink): Chain<K> {
@@ -55,7 +63,7 @@ export class Chains<K> {
       chain.restart(key, ref);
     } else {
       if (chain) sink.resolve(chain.episode);
-      chain = new Chain(key, this.signal, slot, ref);
+      chain = new Chain(key, this.signal, this.name(slot), ref);
       this.runs.set(slot, chain);
     }
     chain.count++;

@@ -22,6 +22,7 @@ export function outputKey(text: string): number {
 /** Seed 002: an agent produces functionally identical output `threshold` (2) times in a row. */
 export class IdenticalOutputDetector implements Detector {
   readonly signal = 'identical-output' as const;
+  readonly events = ['output'] as const;
   private readonly chains = new Chains<number>(this.signal);
 
   constructor(private readonly ctx: DetectorContext) {}

@@ -17,6 +17,7 @@ interface History {
  */
 export class OscillationDetector implements Detector {
   readonly signal = 'oscillation' as const;
+  readonly events = ['status'] as const;
   private readonly tasks = new BoundedMap<History>();
 
   constructor(private readonly ctx: DetectorContext) {}

@@ -7,6 +7,7 @@ import { whoOf } from './common';
 /** Seed 003: the same quality-gate check fails on `threshold` (2) attempts in a row → circuit break. */
 export class QualityGateLoopDetector implements Detector {
   readonly signal = 'quality-gate-loop' as const;
+  readonly events = ['attempt'] as const;
   private readonly chains = new Chains<string>(this.signal);
 
   constructor(private readonly ctx: DetectorContext) {}

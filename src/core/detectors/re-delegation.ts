@@ -37,6 +37,7 @@ interface Subtask {
  */
 export class ReDelegationDetector implements Detector {
   readonly signal = 're-delegation' as const;
+  readonly events = ['delegation', 'delegation_result'] as const;
   private readonly subtasks = new BoundedMap<Subtask>();
   /** Delegations still out, by session and id: the subtask's key. */
   private readonly out = new BoundedMap<string>();

@@ -14,17 +14,22 @@ import { whoOf } from './common';
  */
 export class RepeatedErrorDetector implements Detector {
   readonly signal = 'repeated-error' as const;
-  /** The key is the latest error of the run: each failure is compared with the one before it. */
-  private readonly chains = new Chains<ErrorText>(this.signal, (a, b) => sameError(a, b) !== undefined);
+  readonly events = ['attempt'] as const;
+  /**
+   * The key is the latest error of the run: each failure is compared with the one before it. A
+   * session's calls are one slot (the session itself, named `calls` in episode ids), each of its
+   * tasks another.
+   */
+  private readonly calls = new Chains<ErrorText>(this.signal, sameErrorText, (session) => sessionKey(session, 'calls'));
+  private readonly tasks = new Chains<ErrorText>(this.signal, sameErrorText);
 
   constructor(private readonly ctx: DetectorContext) {}
 
   call(c: SettledCall, sink: FindingSink): void {
     if (c.outcome.kind === 'unknown') return;
-    const key = sessionKey(c.session, 'calls');
-    if (c.outcome.kind === 'ok') return this.chains.end(key, sink);
+    if (c.outcome.kind === 'ok') return this.calls.end(c.session, sink);
     const outcome = c.outcome;
-    const chain = this.chains.extend(key, new ErrorText(outcome.error), c.ref, sink);
+    const chain = this.calls.extend(c.session, new ErrorText(outcome.error), c.ref, sink);
     this.check(chain, c.settledAt, whoOf(c), `${c.tool} fails`, () => adviceForCall(c.tool, outcome), sink);
   }
 
@@ -32,10 +37,10 @@ export class RepeatedErrorDetector implements Detector {
     const e = located.event;
     if (e.type !== 'attempt') return;
     const key = sessionKey(scope.session, 'task', e.task);
-    if (e.ok) return this.chains.end(key, sink);
+    if (e.ok) return this.tasks.end(key, sink);
     const error = e.error ?? (e.gate !== undefined ? `quality gate ${e.gate} failed` : undefined);
     if (error === undefined) return;
-    const chain = this.chains.extend(key, new ErrorText(error), located.ref, sink);
+    const chain = this.tasks.extend(key, new ErrorText(error), located.ref, sink);
     this.check(
       chain,
       located.ref,
@@ -47,7 +52,8 @@ export class RepeatedErrorDetector implements Detector {
   }
 
   endSession(session: string): void {
-    this.chains.endSession(session);
+    this.calls.endSession(session);
+    this.tasks.endSession(session);
   }
 
   /** `advice` is written when the finding is: only a run that reaches the threshold needs it. */
@@ -70,4 +76,8 @@ export class RepeatedErrorDetector implements Detector {
       episode: chain.episode,
     }));
   }
+}
+
+function sameErrorText(a: ErrorText, b: ErrorText): boolean {
+  return sameError(a, b) !== undefined;
 }

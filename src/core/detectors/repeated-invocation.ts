@@ -20,6 +20,7 @@ export function toRecord(e: InvocationEvent): InvocationRecord {
 /** Seed 000: the same agent with a deep-equal config invoked `threshold` times in a row → halt. */
 export class RepeatedInvocationDetector implements Detector {
   readonly signal = 'repeated-invocation' as const;
+  readonly events = ['invocation'] as const;
   private readonly chains = new Chains<Invocation>(this.signal, (a, b) => sameInvocation(a, b.agent_name, b.config));
   /** Each session's last few invocations, for seed 000's `recent_invocations`. */
   private readonly recent = new BoundedMap<InvocationRecord[]>();

@@ -52,6 +52,7 @@ const SENDER: Readonly<Record<PromptSender, string>> = { user: ' by the person',
  */
 export class RepeatedPromptDetector implements Detector {
   readonly signal = 'repeated-prompt' as const;
+  readonly events = ['prompt', 'reply', 'delegation'] as const;
   readonly spansTurns = true;
   private readonly runs = new BoundedMap<Run>();
   private readonly turns = new BoundedMap<Turn>();

@@ -13,6 +13,7 @@ export function failureClass(e: AttemptEvent): string {
 /** Seed 002: a task that fails `threshold` attempts in a row with the same failure class → BLOCKED. */
 export class RetryExhaustionDetector implements Detector {
   readonly signal = 'retry-exhaustion' as const;
+  readonly events = ['attempt'] as const;
   private readonly chains = new Chains<string>(this.signal);
 
   constructor(private readonly ctx: DetectorContext) {}

@@ -9,6 +9,7 @@ import { whoOf } from './common';
  */
 export class StuckTierDetector implements Detector {
   readonly signal = 'stuck-tier' as const;
+  readonly events = ['attempt'] as const;
   private readonly chains = new Chains<number>(this.signal);
 
   constructor(private readonly ctx: DetectorContext) {}
