@@ -46,6 +46,9 @@ export const DEFAULT_VOLATILE_ARGS: Readonly<Record<string, readonly string[]>> 
 };
 
 const NOT_PLAIN: unique symbol = Symbol('not plain JSON');
+/** What `Canonicalizer.keys` holds for a volatile key (no key in lower case has an upper-case letter). */
+const VOLATILE = 'VOLATILE';
+const KEYS_REMEMBERED = 4096;
 
 const NEEDS_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
 
@@ -78,6 +81,8 @@ const stringify = configure({ deterministic: true, circularValue: '[Circular]', 
  */
 export class Canonicalizer {
   private readonly volatile: ReadonlySet<string>;
+  /** Keys seen, with their lower case, or VOLATILE. */
+  private readonly keys = new Map<string, string>();
   private readonly volatileArgs: ReadonlyMap<string, ReadonlySet<string>>;
 
   /** `volatileArgs`: per tool name (`*` for every tool), top-level argument keys left out of its calls. */
@@ -145,11 +150,15 @@ export class Canonicalizer {
     }
     if (Object.getPrototypeOf(value) !== Object.prototype || typeof (value as { toJSON?: unknown }).toJSON === 'function') return NOT_PLAIN;
     const obj = value as Record<string, unknown>;
-    const keys = sortKeys(Object.keys(obj));
+    const keys = Object.keys(obj);
+    // The usual arguments: flat, keys already in order, none left out: `JSON.stringify` writes the
+    // same text, natively (the property tests in fastPaths.test.ts hold it to the general path).
+    if (level <= MAX_JSON_DEPTH && this.flatAndInOrder(obj, keys, skipOwn, skipAll)) return JSON.stringify(obj);
+    sortKeys(keys);
     let out = '';
     for (const key of keys) {
-      const k = key.toLowerCase();
-      if (this.volatile.has(k) || skipOwn?.has(k) || skipAll?.has(k)) continue;
+      const k = this.lowerCase(key);
+      if (k === undefined || skipOwn?.has(k) || skipAll?.has(k)) continue;
       // Past the depth limit the general path writes a marker in place of a non-empty object.
       if (level > MAX_JSON_DEPTH) return NOT_PLAIN;
       const item = this.plainText(obj[key], level + 1);
@@ -157,6 +166,48 @@ export class Canonicalizer {
       if (item !== undefined) out += out === '' ? `${quote(key)}:${item}` : `,${quote(key)}:${item}`;
     }
     return `{${out}}`;
+  }
+
+  /**
+   * Whether an object's keys are in code-unit order as they are enumerated (the order
+   * `JSON.stringify` writes them in), none of them is left out, and every value is a string, a
+   * finite number, a boolean or null.
+   */
+  private flatAndInOrder(obj: Record<string, unknown>, keys: readonly string[], skipOwn?: ReadonlySet<string>, skipAll?: ReadonlySet<string>): boolean {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      if (i > 0 && !((keys[i - 1] as string) < key)) return false;
+      const lower = this.lowerCase(key);
+      if (lower === undefined || skipOwn?.has(lower) || skipAll?.has(lower)) return false;
+      const v = obj[key];
+      switch (typeof v) {
+        case 'string':
+        case 'boolean':
+          break;
+        case 'number':
+          if (!Number.isFinite(v)) return false;
+          break;
+        case 'object':
+          if (v !== null) return false;
+          break;
+        default:
+          return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * A key in lower case, undefined when it is a volatile key: remembered, since the same few keys
+   * come back in every call (`JSON.parse` gives them as the same strings).
+   */
+  private lowerCase(key: string): string | undefined {
+    const known = this.keys.get(key);
+    if (known !== undefined) return known === VOLATILE ? undefined : known;
+    const lower = key.toLowerCase();
+    if (this.keys.size >= KEYS_REMEMBERED) this.keys.clear();
+    this.keys.set(key, this.volatile.has(lower) ? VOLATILE : lower);
+    return this.volatile.has(lower) ? undefined : lower;
   }
 
   /** The value without volatile keys; the value itself (no copy) when it has none, the usual case. */

@@ -196,6 +196,9 @@ describe('fast paths hold to what they replace', () => {
   const jsonish: fc.Arbitrary<unknown> = fc.oneof(
     fc.jsonValue({ maxDepth: 4 }),
     fc.dictionary(fc.constantFrom('id', 'ID', 'ts', 'Timestamp', 'path', 'b', 'a', 'é', '"q"', '\u0001', 'description'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 6 }),
+    // Flat objects, often with their keys in order: the one-pass writer's own fast path.
+    fc.dictionary(fc.constantFrom('a', 'b', 'c', 'path', 'Path', 'line', '1', '2', '10', 'id', 'description', 'é', '\ud800'), fc.oneof(fc.string({ unit: 'binary', maxLength: 6 }), fc.double(), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.jsonValue({ maxDepth: 1 })), { maxKeys: 4 }),
+    fc.uniqueArray(fc.constantFrom('a', 'b', 'c', 'line', 'path', '1', '2', '10', 'Z', 'z'), { maxLength: 4 }).chain((keys) => fc.tuple(...keys.sort().map((k) => fc.tuple(fc.constant(k), fc.oneof(fc.string({ maxLength: 4 }), fc.integer(), fc.constant(null)))))).map((entries) => Object.fromEntries(entries)),
     fc.string({ unit: 'binary', maxLength: 12 }),
     fc.constantFrom<unknown>(-0, 1e21, 5e-7, Number.POSITIVE_INFINITY, Number.NaN, undefined, [undefined, () => 1], { f: () => 1, u: undefined, s: Symbol('s') }, new Date(0), 10n, '\ud800x', 'x'.repeat(300)),
     fc.integer({ min: MAX_JSON_DEPTH - 3, max: MAX_JSON_DEPTH + 3 }).map((d) => nest({ a: 1 }, d)),
