@@ -1,4 +1,5 @@
 import type { Canonicalizer } from './canonical';
+import type { SessionState } from './detector';
 import { hash53 } from './canonical';
 import { classifyError, type ErrorKind } from './errorClass';
 import type { EventRef } from './events';
@@ -45,6 +46,8 @@ export interface SettledCall {
   /** The call's `ts`, as written (callTimeMs reads it: only a signal that needs the time parses it). */
   readonly time?: string;
   readonly session: string;
+  /** The session's state as the engine keeps it (the detectors' slots). */
+  readonly sessionState: SessionState;
   readonly task?: string;
   readonly agent?: string;
 }

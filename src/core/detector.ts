@@ -4,9 +4,46 @@ import type { GuardianConfig, SignalId } from './config';
 import type { EventRef, EventType, LocatedEvent } from './events';
 import type { Action, Finding } from './finding';
 
+/**
+ * A session as the engine keeps it: its name, and each detector's state for it, in the slot the
+ * detector was given. An event finds every detector's state with one lookup, not one per detector.
+ */
+export class SessionState {
+  readonly slots: unknown[] = [];
+  constructor(readonly name: string) {}
+}
+
+/** A detector's own state in each session: made when first needed, gone with the session. */
+export class SessionSlot<T> {
+  constructor(
+    private readonly index: number,
+    private readonly make: () => T,
+  ) {}
+
+  of(session: SessionState): T {
+    let value = session.slots[this.index] as T | undefined;
+    if (value === undefined) session.slots[this.index] = value = this.make();
+    return value;
+  }
+
+  /** The state if the session has any. */
+  peek(session: SessionState): T | undefined {
+    return session.slots[this.index] as T | undefined;
+  }
+
+  set(session: SessionState, value: T): void {
+    session.slots[this.index] = value;
+  }
+
+  clear(session: SessionState): void {
+    session.slots[this.index] = undefined;
+  }
+}
+
 /** Who and where an event belongs to. */
 export interface Scope {
   readonly session: string;
+  readonly state: SessionState;
   readonly task?: string;
   readonly agent?: string;
   readonly at: EventRef;
@@ -34,6 +71,8 @@ export interface FindingSink {
 export interface DetectorContext {
   readonly config: GuardianConfig;
   readonly canon: Canonicalizer;
+  /** A slot of the detector's own in every session (the engine keeps the sessions, within its bound). */
+  slot<T>(make: () => T): SessionSlot<T>;
 }
 
 /** One signal. Detectors keep their own bounded state per session and never do I/O. */
@@ -46,7 +85,7 @@ export interface Detector {
   /** The kinds of event (besides calls) it reads: `tool`, `tool_result` and `user` are the engine's own. */
   readonly events?: readonly Exclude<EventType, 'tool' | 'tool_result' | 'user'>[];
   /** A `user` event: the session starts counting again. */
-  endSession(session: string): void;
+  endSession(session: SessionState): void;
   /**
    * Its patterns run across the person's turns (a prompt re-sent, model requests failing while
    * the person retries): a `user` event neither ends its state nor its findings.

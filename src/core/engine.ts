@@ -1,7 +1,7 @@
 import { callSignature, outcomeOf, signatureHash, UNKNOWN, type SettledCall } from './calls';
 import { Canonicalizer } from './canonical';
 import type { GuardianConfig, SignalId } from './config';
-import type { Detector, DetectorContext, EpisodeState, FindingSink, Scope } from './detector';
+import { SessionSlot, SessionState, type Detector, type DetectorContext, type EpisodeState, type FindingSink, type Scope } from './detector';
 import { createDetectors } from './detectors';
 import type { EventRef, LocatedEvent, ToolEvent } from './events';
 import { severity, type Finding } from './finding';
@@ -42,10 +42,8 @@ export interface EngineStats {
   unmatchedResults: number;
 }
 
-export function scopeOf(located: LocatedEvent): Scope {
-  const e = located.event;
-  return { session: e.session ?? located.ref.file, at: located.ref, task: e.task, agent: e.agent };
-}
+/** Sessions kept at once: past this, the one seen first is forgotten (its detectors' state with it). */
+export const MAX_SESSIONS = 10_000;
 
 /**
  * Events in, findings out. Routes each event to every enabled detector, pairs calls with their
@@ -59,6 +57,7 @@ export class Engine {
   private readonly callDetectors: readonly Detector[];
   /** Per kind of event, the detectors that read it, in the detectors' order. */
   private readonly byKind = new Map<string, Detector[]>();
+  private readonly sessions = new Map<string, SessionState>();
   private readonly queues = new Map<string, QueuedCall[]>();
   private readonly waiting = new Map<string, QueuedCall>();
   private readonly activeFindings = new Map<string, ActiveEpisode>();
@@ -76,7 +75,8 @@ export class Engine {
   /** `trackNews`: keep what `lastNews` tells (the gate asks; a replay does not). */
   constructor(readonly config: GuardianConfig, { trackNews = false }: { trackNews?: boolean } = {}) {
     if (trackNews) this.news = new Map();
-    this.ctx = { config, canon: new Canonicalizer(config.volatileKeys, config.volatileArgs) };
+    let slots = 0;
+    this.ctx = { config, canon: new Canonicalizer(config.volatileKeys, config.volatileArgs), slot: (make) => new SessionSlot(slots++, make) };
     this.detectors = createDetectors(this.ctx).filter((d) => config.signals[d.signal].enabled);
     this.spanning = new Set(this.detectors.filter((d) => d.spansTurns).map((d) => d.signal));
     // Each event goes to the detectors that read its kind only, in the detectors' order.
@@ -100,7 +100,7 @@ export class Engine {
     const session = e.session ?? located.ref.file;
     switch (e.type) {
       case 'tool':
-        this.onTool(e, located.ref, session);
+        this.onTool(e, located.ref, this.sessionState(session));
         break;
       case 'tool_result': {
         const key = waitKey(session, e.id);
@@ -116,17 +116,19 @@ export class Engine {
         this.release(session, false);
         break;
       }
-      case 'user':
+      case 'user': {
         this.release(session, true);
-        for (const d of this.detectors) if (!d.spansTurns) d.endSession(session);
+        const state = this.sessionState(session);
+        for (const d of this.detectors) if (!d.spansTurns) d.endSession(state);
         for (const [episode, a] of this.activeFindings) {
           if (a.finding.session === session && !this.spanning.has(a.finding.signal)) this.activeFindings.delete(episode);
         }
         break;
+      }
       default: {
         const readers = this.byKind.get(e.type);
         if (readers === undefined) break;
-        const scope = scopeOf(located);
+        const scope: Scope = { session, state: this.sessionState(session), at: located.ref, task: e.task, agent: e.agent };
         for (const d of readers) d.event?.(located, scope, this.sink);
       }
     }
@@ -153,8 +155,19 @@ export class Engine {
       .sort((a, b) => severity(b.action) - severity(a.action));
   }
 
-  private onTool(e: ToolEvent, ref: EventRef, session: string): void {
+  /** The session's state, kept within MAX_SESSIONS (the one seen first goes). */
+  private sessionState(name: string): SessionState {
+    let state = this.sessions.get(name);
+    if (state === undefined) {
+      this.sessions.set(name, (state = new SessionState(name)));
+      if (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
+    }
+    return state;
+  }
+
+  private onTool(e: ToolEvent, ref: EventRef, state: SessionState): void {
     if (this.exempt.has(e.tool)) return;
+    const session = state.name;
     this.stats.calls++;
     const args = this.ctx.canon.args(e.tool, e.args ?? {});
     const outcome = outcomeOf(e, this.ctx.canon);
@@ -169,6 +182,7 @@ export class Engine {
       outcome: outcome ?? UNKNOWN,
       time: e.ts,
       session,
+      sessionState: state,
       task: e.task,
       agent: e.agent,
     };

@@ -1,11 +1,11 @@
 import { apiErrorCause, CAUSE_ADVICE, DETERMINISTIC_CAUSES } from '../apiErrorCause';
 import type { SettledCall } from '../calls';
 import { clip } from '../canonical';
-import { BoundedMap, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import type { Detector, DetectorContext, FindingSink, Scope, SessionSlot, SessionState } from '../detector';
 import { ErrorText, sameError } from '../errorMatch';
 import type { ApiErrorEvent, EventRef, LocatedEvent } from '../events';
 import { pushEvidence, type Action } from '../finding';
-import { Chains } from './chains';
+import { SessionChains } from './chains';
 import { episodeId, whoOf } from './common';
 
 /** What makes two failed model requests the same error: the fields both carry. */
@@ -66,22 +66,25 @@ export class ApiErrorStormDetector implements Detector {
   readonly signal = 'api-error-storm' as const;
   readonly events = ['api_error', 'reply', 'delegation'] as const;
   readonly spansTurns = true;
-  private readonly chains = new Chains<ApiErrorKey>(this.signal, sameApiError);
-  private readonly storms = new BoundedMap<Storm>();
+  private readonly chains: SessionChains<ApiErrorKey>;
+  private readonly storms: SessionSlot<{ storm?: Storm }>;
 
-  constructor(private readonly ctx: DetectorContext) {}
+  constructor(private readonly ctx: DetectorContext) {
+    this.chains = new SessionChains(ctx, this.signal, sameApiError);
+    this.storms = ctx.slot(() => ({}));
+  }
 
   call(c: SettledCall, sink: FindingSink): void {
-    this.answered(c.session, sink);
+    this.answered(c.sessionState, sink);
   }
 
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
     const e = located.event;
-    if (e.type === 'reply' || e.type === 'delegation') return this.answered(scope.session, sink);
+    if (e.type === 'reply' || e.type === 'delegation') return this.answered(scope.state, sink);
     if (e.type !== 'api_error') return;
-    const chain = this.chains.extend(scope.session, keyOf(e), located.ref, sink);
-    let storm = this.storms.get(scope.session);
-    if (!storm) this.storms.set(scope.session, (storm = { episode: episodeId(this.signal, scope.session, located.ref), retries: 0, refs: [] }));
+    const chain = this.chains.extend(scope.state, keyOf(e), located.ref, sink);
+    const held = this.storms.of(scope.state);
+    const storm = (held.storm ??= { episode: episodeId(this.signal, scope.session, located.ref), retries: 0, refs: [] });
     if (e.retry !== undefined) storm.retries++;
     pushEvidence(storm.refs, located.ref);
 
@@ -121,11 +124,11 @@ export class ApiErrorStormDetector implements Detector {
   }
 
   /** The model answered: the storm is over. */
-  private answered(session: string, sink: FindingSink): void {
+  private answered(session: SessionState, sink: FindingSink): void {
     this.chains.end(session, sink);
-    const storm = this.storms.get(session);
-    if (!storm) return;
-    sink.resolve(storm.episode);
-    this.storms.delete(session);
+    const held = this.storms.peek(session);
+    if (!held?.storm) return;
+    sink.resolve(held.storm.episode);
+    held.storm = undefined;
   }
 }

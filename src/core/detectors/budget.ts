@@ -1,4 +1,4 @@
-import { BoundedMap, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import { BoundedMap, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
 import type { EventRef, LocatedEvent } from '../events';
 import type { Action } from '../finding';
 import { whoOf } from './common';
@@ -57,8 +57,8 @@ export class BudgetDetector implements Detector {
     }
   }
 
-  endSession(session: string): void {
-    this.reached.deleteSession(session);
+  endSession(session: SessionState): void {
+    this.reached.deleteSession(session.name);
   }
 
   private check(

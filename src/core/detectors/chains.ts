@@ -1,4 +1,4 @@
-import { BoundedMap, type FindingSink } from '../detector';
+import { BoundedMap, type DetectorContext, type FindingSink, type SessionSlot, type SessionState } from '../detector';
 import type { EventRef } from '../events';
 import { pushEvidence } from '../finding';
 import { clear, episodeId } from './common';
@@ -36,26 +36,20 @@ export class Chain<K> {
   }
 }
 
-/**
- * Consecutive runs per slot (a session, a session's task…): the mechanism behind every
- * "N times in a row" signal. A different key or a success ends the run and its episode.
- */
-export class Chains<K> {
-  private readonly runs = new BoundedMap<Chain<K>>();
-
+/** How runs grow, whichever way their slots are kept. */
+abstract class Runs<K> {
   /**
    * `name`: what a slot is called in its episodes' ids, when that is not the slot itself (it is
    * called only when a run is first kept, not on every event).
    */
   constructor(
-    private readonly signal: string,
-    private readonly same: (a: K, b: K) => boolean = (a, b) => a === b,
-    private readonly name: (slot: string) => string = (slot) => slot,
+    protected readonly signal: string,
+    protected readonly same: (a: K, b: K) => boolean = (a, b) => a === b,
+    protected readonly name: (slot: string) => string = (slot) => slot,
   ) {}
 
-  /** Adds `ref` to the slot's run when `key` is the same as the run's, else starts a new run. */
-  extend(slot: string, key: K, ref: EventRef, sink: FindingSink): Chain<K> {
-    let chain = this.runs.get(slot);
+  /** `chain`, the slot's run so far, with `ref` added when `key` is the same; else the new run `ref` starts. */
+  protected grow(chain: Chain<K> | undefined, slot: string, key: K, ref: EventRef, sink: FindingSink): Chain<K> {
     if (chain && this.same(chain.key, key)) {
       chain.key = key;
     } else if (chain && !chain.named) {
@@ -64,10 +58,25 @@ export class Chains<K> {
     } else {
       if (chain) sink.resolve(chain.episode);
       chain = new Chain(key, this.signal, this.name(slot), ref);
-      this.runs.set(slot, chain);
     }
     chain.count++;
     pushEvidence(chain.refs, ref);
+    return chain;
+  }
+}
+
+/**
+ * Consecutive runs per slot (a session's task, a session's agent…): the mechanism behind every
+ * "N times in a row" signal. A different key or a success ends the run and its episode.
+ */
+export class Chains<K> extends Runs<K> {
+  private readonly runs = new BoundedMap<Chain<K>>();
+
+  /** Adds `ref` to the slot's run when `key` is the same as the run's, else starts a new run. */
+  extend(slot: string, key: K, ref: EventRef, sink: FindingSink): Chain<K> {
+    const before = this.runs.get(slot);
+    const chain = this.grow(before, slot, key, ref, sink);
+    if (chain !== before) this.runs.set(slot, chain);
     return chain;
   }
 
@@ -80,7 +89,34 @@ export class Chains<K> {
   }
 
   /** Forgets every run of a session, without resolving (the engine ends the session's findings). */
-  endSession(session: string): void {
-    this.runs.deleteSession(session);
+  endSession(session: SessionState): void {
+    this.runs.deleteSession(session.name);
+  }
+}
+
+/** The same with one run per session, kept in the session's own slot: no lookup of its own per event. */
+export class SessionChains<K> extends Runs<K> {
+  private readonly runs: SessionSlot<{ run?: Chain<K> }>;
+
+  constructor(ctx: DetectorContext, signal: string, same?: (a: K, b: K) => boolean, name?: (slot: string) => string) {
+    super(signal, same, name);
+    this.runs = ctx.slot(() => ({}));
+  }
+
+  extend(session: SessionState, key: K, ref: EventRef, sink: FindingSink): Chain<K> {
+    const held = this.runs.of(session);
+    return (held.run = this.grow(held.run, session.name, key, ref, sink));
+  }
+
+  end(session: SessionState, sink: FindingSink): void {
+    const held = this.runs.peek(session);
+    const chain = held?.run;
+    if (!held || !chain) return;
+    if (chain.named) sink.resolve(chain.episode);
+    held.run = undefined;
+  }
+
+  endSession(session: SessionState): void {
+    this.runs.clear(session);
   }
 }

@@ -1,5 +1,5 @@
 import type { SettledCall } from '../calls';
-import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
+import type { Detector, DetectorContext, FindingSink, SessionSlot, SessionState } from '../detector';
 import type { EventRef } from '../events';
 import { episodeId, whoOf } from './common';
 
@@ -83,14 +83,16 @@ interface SessionCycle {
  */
 export class CycleDetector implements Detector {
   readonly signal = 'cycle' as const;
-  private readonly sessions = new BoundedMap<SessionCycle>();
+  private readonly sessions: SessionSlot<SessionCycle>;
 
-  constructor(private readonly ctx: DetectorContext) {}
+  constructor(private readonly ctx: DetectorContext) {
+    const { threshold, maxPeriod, history } = ctx.config.signals[this.signal];
+    this.sessions = ctx.slot(() => ({ steps: new Steps(Math.max(history ?? 0, maxPeriod * threshold)), run: undefined }));
+  }
 
   call(c: SettledCall, sink: FindingSink): void {
-    const { threshold, maxPeriod, history } = this.ctx.config.signals[this.signal];
-    let s = this.sessions.get(c.session);
-    if (!s) this.sessions.set(c.session, (s = { steps: new Steps(Math.max(history ?? 0, maxPeriod * threshold)), run: undefined }));
+    const { threshold, maxPeriod } = this.ctx.config.signals[this.signal];
+    const s = this.sessions.of(c.sessionState);
     const steps = s.steps;
     steps.push(c);
     const n = steps.length;
@@ -139,8 +141,8 @@ export class CycleDetector implements Detector {
     }));
   }
 
-  endSession(session: string): void {
-    this.sessions.delete(session);
+  endSession(session: SessionState): void {
+    this.sessions.clear(session);
   }
 }
 

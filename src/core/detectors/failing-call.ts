@@ -2,7 +2,7 @@ import { callTimeMs, signatureHash, type SettledCall } from '../calls';
 import { sayCall } from '../plainWords';
 import { clip } from '../canonical';
 import { adviceForCall } from '../advice';
-import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
+import { BoundedMap, type Detector, type DetectorContext, type FindingSink, type SessionState } from '../detector';
 import { FAMILY_OF, type ErrorFamily, type ErrorKind } from '../errorClass';
 import { times } from '../plainWords';
 import type { EventRef } from '../events';
@@ -149,8 +149,8 @@ export class FailingCallDetector implements Detector {
     });
   }
 
-  endSession(session: string): void {
-    this.sessions.delete(session);
+  endSession(session: SessionState): void {
+    this.sessions.delete(session.name);
   }
 }
 

@@ -1,26 +1,28 @@
 import { isProgress, sameCall, type Outcome, type SettledCall } from '../calls';
 import { sayCall } from '../plainWords';
 import { adviceForCall } from '../advice';
-import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
+import type { Detector, DetectorContext, FindingSink, SessionSlot, SessionState } from '../detector';
 import type { EventRef } from '../events';
-import { Chains } from './chains';
+import { SessionChains } from './chains';
 import { clear, pushBounded, whoOf } from './common';
 
 /** Seed 001: the same tool with the same canonical arguments N times in a row. */
 export class IdenticalCallsDetector implements Detector {
   readonly signal = 'identical-calls' as const;
-  private readonly chains = new Chains<SettledCall>(this.signal, sameCall);
+  private readonly chains: SessionChains<SettledCall>;
   /** The outcomes of each session's current run, for the progress rule. */
-  private readonly outcomes = new BoundedMap<{ start: EventRef; readonly list: Outcome[] }>();
+  private readonly outcomes: SessionSlot<{ start?: EventRef; readonly list: Outcome[] }>;
 
-  constructor(private readonly ctx: DetectorContext) {}
+  constructor(private readonly ctx: DetectorContext) {
+    this.chains = new SessionChains<SettledCall>(ctx, this.signal, sameCall);
+    this.outcomes = ctx.slot(() => ({ list: [] }));
+  }
 
   call(c: SettledCall, sink: FindingSink): void {
     const { threshold } = this.ctx.config.signals[this.signal];
-    const chain = this.chains.extend(c.session, c, c.ref, sink);
-    let outcomes = this.outcomes.get(c.session);
-    if (!outcomes) this.outcomes.set(c.session, (outcomes = { start: chain.started, list: [] }));
-    else if (outcomes.start !== chain.started) {
+    const chain = this.chains.extend(c.sessionState, c, c.ref, sink);
+    const outcomes = this.outcomes.of(c.sessionState);
+    if (outcomes.start !== chain.started) {
       // A new run: the session's list starts again (one list per session, not one per run).
       outcomes.start = chain.started;
       clear(outcomes.list);
@@ -52,8 +54,8 @@ export class IdenticalCallsDetector implements Detector {
     });
   }
 
-  endSession(session: string): void {
+  endSession(session: SessionState): void {
     this.chains.endSession(session);
-    this.outcomes.delete(session);
+    this.outcomes.clear(session);
   }
 }

@@ -1,5 +1,5 @@
 import { clip, hash53 } from '../canonical';
-import { type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import { type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
 import type { LocatedEvent } from '../events';
 import { Chains } from './chains';
 import { whoOf } from './common';
@@ -50,7 +50,7 @@ export class IdenticalOutputDetector implements Detector {
     }));
   }
 
-  endSession(session: string): void {
+  endSession(session: SessionState): void {
     this.chains.endSession(session);
   }
 }

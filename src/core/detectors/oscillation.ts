@@ -1,4 +1,4 @@
-import { BoundedMap, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import { BoundedMap, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
 import type { EventRef, LocatedEvent } from '../events';
 import { pushEvidence } from '../finding';
 import { episodeId, pushBounded, whoOf } from './common';
@@ -54,7 +54,7 @@ export class OscillationDetector implements Detector {
     }));
   }
 
-  endSession(session: string): void {
-    this.tasks.deleteSession(session);
+  endSession(session: SessionState): void {
+    this.tasks.deleteSession(session.name);
   }
 }

@@ -1,5 +1,5 @@
 import { clip } from '../canonical';
-import { sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import { sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
 import type { LocatedEvent } from '../events';
 import { Chains } from './chains';
 import { whoOf } from './common';
@@ -36,7 +36,7 @@ export class QualityGateLoopDetector implements Detector {
     }));
   }
 
-  endSession(session: string): void {
+  endSession(session: SessionState): void {
     this.chains.endSession(session);
   }
 }

@@ -1,5 +1,5 @@
 import { clip, hashText, proseKey } from '../canonical';
-import { BoundedMap, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import { BoundedMap, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
 import type { EventRef, LocatedEvent } from '../events';
 import { pushEvidence } from '../finding';
 import { episodeId, whoOf } from './common';
@@ -88,10 +88,10 @@ export class ReDelegationDetector implements Detector {
     else task.result = result;
   }
 
-  endSession(session: string): void {
-    this.subtasks.deleteSession(session);
-    this.out.deleteSession(session);
-    this.latest.delete(session);
+  endSession(session: SessionState): void {
+    this.subtasks.deleteSession(session.name);
+    this.out.deleteSession(session.name);
+    this.latest.delete(session.name);
   }
 
   private check(task: Subtask, at: EventRef, scope: Scope, sink: FindingSink): void {

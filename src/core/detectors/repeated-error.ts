@@ -1,11 +1,11 @@
 import type { SettledCall } from '../calls';
 import { clip } from '../canonical';
 import { adviceForCall } from '../advice';
-import { sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import { sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
 import { ErrorText, sameError } from '../errorMatch';
 import type { EventRef, LocatedEvent } from '../events';
 import type { Finding } from '../finding';
-import { Chains, type Chain } from './chains';
+import { Chains, SessionChains, type Chain } from './chains';
 import { whoOf } from './common';
 
 /**
@@ -20,16 +20,18 @@ export class RepeatedErrorDetector implements Detector {
    * session's calls are one slot (the session itself, named `calls` in episode ids), each of its
    * tasks another.
    */
-  private readonly calls = new Chains<ErrorText>(this.signal, sameErrorText, (session) => sessionKey(session, 'calls'));
+  private readonly calls: SessionChains<ErrorText>;
   private readonly tasks = new Chains<ErrorText>(this.signal, sameErrorText);
 
-  constructor(private readonly ctx: DetectorContext) {}
+  constructor(private readonly ctx: DetectorContext) {
+    this.calls = new SessionChains(ctx, this.signal, sameErrorText, (session) => sessionKey(session, 'calls'));
+  }
 
   call(c: SettledCall, sink: FindingSink): void {
     if (c.outcome.kind === 'unknown') return;
-    if (c.outcome.kind === 'ok') return this.calls.end(c.session, sink);
+    if (c.outcome.kind === 'ok') return this.calls.end(c.sessionState, sink);
     const outcome = c.outcome;
-    const chain = this.calls.extend(c.session, new ErrorText(outcome.error), c.ref, sink);
+    const chain = this.calls.extend(c.sessionState, new ErrorText(outcome.error), c.ref, sink);
     this.check(chain, c.settledAt, whoOf(c), `${c.tool} fails`, () => adviceForCall(c.tool, outcome), sink);
   }
 
@@ -51,7 +53,7 @@ export class RepeatedErrorDetector implements Detector {
     );
   }
 
-  endSession(session: string): void {
+  endSession(session: SessionState): void {
     this.calls.endSession(session);
     this.tasks.endSession(session);
   }

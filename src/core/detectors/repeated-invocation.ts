@@ -1,5 +1,5 @@
 import { describeCheck, sameInvocation, type InvocationRecord } from '../checkInfiniteLoop';
-import { BoundedMap, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import { BoundedMap, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
 import type { InvocationEvent, LocatedEvent } from '../events';
 import { Chains } from './chains';
 import { pushBounded, whoOf } from './common';
@@ -57,8 +57,8 @@ export class RepeatedInvocationDetector implements Detector {
     }));
   }
 
-  endSession(session: string): void {
+  endSession(session: SessionState): void {
     this.chains.endSession(session);
-    this.recent.delete(session);
+    this.recent.delete(session.name);
   }
 }

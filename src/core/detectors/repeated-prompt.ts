@@ -1,6 +1,6 @@
 import type { SettledCall } from '../calls';
 import { clip, hash53, hashText, mixHash, proseKey } from '../canonical';
-import { BoundedMap, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import { BoundedMap, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionSlot, type SessionState } from '../detector';
 import type { EventRef, LocatedEvent, PromptSender } from '../events';
 import { pushEvidence } from '../finding';
 import { episodeId, whoOf } from './common';
@@ -55,13 +55,16 @@ export class RepeatedPromptDetector implements Detector {
   readonly events = ['prompt', 'reply', 'delegation'] as const;
   readonly spansTurns = true;
   private readonly runs = new BoundedMap<Run>();
-  private readonly turns = new BoundedMap<Turn>();
+  /** Each session's answer since its latest prompt: in the session's slot, read on every call. */
+  private readonly turns: SessionSlot<Turn>;
 
-  constructor(private readonly ctx: DetectorContext) {}
+  constructor(private readonly ctx: DetectorContext) {
+    this.turns = ctx.slot(() => ({ key: 0, known: false }));
+  }
 
   call(c: SettledCall, _sink: FindingSink): void {
     // The signature's hash the engine computed once per call, and the outcome's key: numbers mixed, no text built.
-    this.note(c.session, CALL, mixHash(c.signatureHash, c.outcome.key ?? UNKNOWN_OUTCOME));
+    this.note(c.sessionState, CALL, mixHash(c.signatureHash, c.outcome.key ?? UNKNOWN_OUTCOME));
   }
 
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
@@ -71,11 +74,11 @@ export class RepeatedPromptDetector implements Detector {
         return this.prompt(e.text, e.from, located.ref, scope, sink);
       case 'reply': {
         const key = proseKey(e.text);
-        if (key !== '') this.note(scope.session, REPLY, hash53(key), e.text);
+        if (key !== '') this.note(scope.state, REPLY, hash53(key), e.text);
         return;
       }
       case 'delegation':
-        return this.note(scope.session, DELEGATION, hash53(proseKey(`${e.to ?? ''} ${e.instruction}`)));
+        return this.note(scope.state, DELEGATION, hash53(proseKey(`${e.to ?? ''} ${e.instruction}`)));
       default:
     }
   }
@@ -85,9 +88,8 @@ export class RepeatedPromptDetector implements Detector {
   }
 
   /** One more item of the session's answer: its kind and its hash, mixed into the turn's key in order. */
-  private note(session: string, kind: number, item: number, reply?: string): void {
-    let turn = this.turns.get(session);
-    if (turn === undefined) this.turns.set(session, (turn = { key: 0, known: false }));
+  private note(session: SessionState, kind: number, item: number, reply?: string): void {
+    const turn = this.turns.of(session);
     turn.key = mixHash(mixHash(turn.key, kind), item);
     turn.known = true;
     if (reply !== undefined) turn.lastReply = clip(reply, 160);
@@ -97,8 +99,8 @@ export class RepeatedPromptDetector implements Detector {
     const text = proseKey(raw);
     if (text === '') return;
     const session = scope.session;
-    const answered = this.turns.get(session);
-    this.turns.set(session, { key: 0, known: false });
+    const answered = this.turns.peek(scope.state);
+    this.turns.set(scope.state, { key: 0, known: false });
     const key = hashText(text);
     let run = this.runs.get(session);
     if (!run || run.key !== key) {

@@ -1,5 +1,5 @@
 import { classifyError } from '../errorClass';
-import { sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import { sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
 import type { AttemptEvent, LocatedEvent } from '../events';
 import { Chains } from './chains';
 import { whoOf } from './common';
@@ -43,7 +43,7 @@ export class RetryExhaustionDetector implements Detector {
     }));
   }
 
-  endSession(session: string): void {
+  endSession(session: SessionState): void {
     this.chains.endSession(session);
   }
 }

@@ -1,4 +1,4 @@
-import { sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope } from '../detector';
+import { sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
 import type { LocatedEvent } from '../events';
 import { Chains } from './chains';
 import { whoOf } from './common';
@@ -46,7 +46,7 @@ export class StuckTierDetector implements Detector {
     }));
   }
 
-  endSession(session: string): void {
+  endSession(session: SessionState): void {
     this.chains.endSession(session);
   }
 }

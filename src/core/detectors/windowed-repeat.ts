@@ -1,7 +1,7 @@
 import { isProgress, sameCall, type Outcome, type SettledCall } from '../calls';
 import { sayCall } from '../plainWords';
 import { adviceForCall } from '../advice';
-import { BoundedMap, type Detector, type DetectorContext, type FindingSink } from '../detector';
+import type { Detector, DetectorContext, FindingSink, SessionSlot, SessionState } from '../detector';
 import { episodeId, pushBounded, whoOf } from './common';
 
 interface SessionWindow {
@@ -25,14 +25,15 @@ interface SessionWindow {
  */
 export class WindowedRepeatDetector implements Detector {
   readonly signal = 'windowed-repeat' as const;
-  private readonly sessions = new BoundedMap<SessionWindow>();
+  private readonly sessions: SessionSlot<SessionWindow>;
 
-  constructor(private readonly ctx: DetectorContext) {}
+  constructor(private readonly ctx: DetectorContext) {
+    this.sessions = ctx.slot(() => ({ steps: [], active: new Map() }));
+  }
 
   call(c: SettledCall, sink: FindingSink): void {
     const { threshold, window } = this.ctx.config.signals[this.signal];
-    let s = this.sessions.get(c.session);
-    if (!s) this.sessions.set(c.session, (s = { steps: [], active: new Map() }));
+    const s = this.sessions.of(c.sessionState);
     pushBounded(s.steps, c, window);
 
     if (s.active.size > 0) {
@@ -101,8 +102,8 @@ export class WindowedRepeatDetector implements Detector {
     });
   }
 
-  endSession(session: string): void {
-    this.sessions.delete(session);
+  endSession(session: SessionState): void {
+    this.sessions.clear(session);
   }
 }
 

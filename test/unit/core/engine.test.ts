@@ -1,5 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { MAX_PENDING } from '../../../src/core/engine';
+import { MAX_PENDING, MAX_SESSIONS } from '../../../src/core/engine';
+import { Canonicalizer } from '../../../src/core/canonical';
+import { SessionSlot } from '../../../src/core/detector';
+import { createDetectors } from '../../../src/core/detectors';
+import { EVENT_TYPES } from '../../../src/core/events';
 import { config, located, only, run, times } from '../helpers';
 import { Engine } from '../../../src/core/engine';
 
@@ -55,4 +59,27 @@ describe('engine', () => {
     const events = times(3, () => ({ type: 'tool', tool: 'ls', args: {} }));
     assert.equal(only(run(events, config({ signals: { 'identical-calls': { enabled: false } } })).findings, 'identical-calls').length, 0);
   });
+
+  it('routes every kind of event a detector reads to it: a detector that reads events names their kinds', () => {
+    const ctx = { config: config(), canon: new Canonicalizer(), slot: <T>(make: () => T) => new SessionSlot(0, make) };
+    for (const d of createDetectors(ctx)) {
+      if (d.event === undefined) continue;
+      assert.ok((d.events ?? []).length > 0, `${d.signal} reads events but names no kind of event`);
+      for (const kind of d.events ?? []) assert.ok(EVENT_TYPES.includes(kind), `${d.signal}: ${kind}`);
+    }
+  });
+
+  it('forgets the session seen first past MAX_SESSIONS, with every detector\'s state for it', () => {
+    const engine = new Engine(config());
+    // Two identical calls in session s0, then MAX_SESSIONS other sessions, then a third call in s0:
+    // s0 was forgotten, so its run starts again (no finding); without the bound it would be three in a row.
+    const call = (session: string) => ({ type: 'tool', session, tool: 'ls', args: { path: '.' } });
+    const events = located([call('s0'), call('s0'), ...times(MAX_SESSIONS, (i) => call(`other${i}`)), call('s0')]);
+    const raised = events.flatMap((e) => engine.push(e)).filter((f) => f.session === 's0');
+    assert.deepEqual(raised, []);
+    const kept = new Engine(config());
+    const near = located([call('s0'), call('s0'), ...times(MAX_SESSIONS - 2, (i) => call(`other${i}`)), call('s0')]);
+    assert.ok(near.flatMap((e) => kept.push(e)).some((f) => f.session === 's0' && f.signal === 'identical-calls'), 'within the bound it is remembered');
+  });
 });
+
