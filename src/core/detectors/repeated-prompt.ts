@@ -1,6 +1,6 @@
 import type { SettledCall } from '../calls';
 import { clip, hash53, hashText, mixHash, proseKey } from '../canonical';
-import { BoundedMap, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionSlot, type SessionState } from '../detector';
+import type { Detector, DetectorContext, FindingSink, Scope, SessionSlot, SessionState } from '../detector';
 import type { EventRef, LocatedEvent, PromptSender } from '../events';
 import { pushEvidence } from '../finding';
 import { episodeId, whoOf } from './common';
@@ -54,17 +54,18 @@ export class RepeatedPromptDetector implements Detector {
   readonly signal = 'repeated-prompt' as const;
   readonly events = ['prompt', 'reply', 'delegation'] as const;
   readonly spansTurns = true;
-  private readonly runs = new BoundedMap<Run>();
-  /** Each session's answer since its latest prompt: in the session's slot, read on every call. */
-  private readonly turns: SessionSlot<Turn>;
+  /** Each session's run of prompts, and its answer since its latest prompt. */
+  private readonly sessions: SessionSlot<{ run?: Run; turn: Turn }>;
 
   constructor(private readonly ctx: DetectorContext) {
-    this.turns = ctx.slot(() => ({ key: 0, known: false }));
+    this.sessions = ctx.slot(() => ({ turn: { key: 0, known: false } }));
   }
 
   call(c: SettledCall, _sink: FindingSink): void {
-    // The signature's hash the engine computed once per call, and the outcome's key: numbers mixed, no text built.
-    this.note(c.sessionState, CALL, mixHash(c.signatureHash, c.outcome.key ?? UNKNOWN_OUTCOME));
+    // Only a session that has had a prompt has an answer to follow: the others pay nothing per call.
+    if (this.sessions.peek(c.sessionState)?.run === undefined) return;
+    // The signature's hash and the outcome's key: numbers mixed, no text built.
+    this.note(c.sessionState, CALL, mixHash(hash53(c.signature), c.outcome.key ?? UNKNOWN_OUTCOME));
   }
 
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
@@ -89,7 +90,9 @@ export class RepeatedPromptDetector implements Detector {
 
   /** One more item of the session's answer: its kind and its hash, mixed into the turn's key in order. */
   private note(session: SessionState, kind: number, item: number, reply?: string): void {
-    const turn = this.turns.of(session);
+    const state = this.sessions.peek(session);
+    if (state?.run === undefined) return;
+    const turn = state.turn;
     turn.key = mixHash(mixHash(turn.key, kind), item);
     turn.known = true;
     if (reply !== undefined) turn.lastReply = clip(reply, 160);
@@ -99,16 +102,17 @@ export class RepeatedPromptDetector implements Detector {
     const text = proseKey(raw);
     if (text === '') return;
     const session = scope.session;
-    const answered = this.turns.peek(scope.state);
-    this.turns.set(scope.state, { key: 0, known: false });
+    const state = this.sessions.of(scope.state);
+    const answered = state.turn;
+    state.turn = { key: 0, known: false };
     const key = hashText(text);
-    let run = this.runs.get(session);
+    const run = state.run;
     if (!run || run.key !== key) {
       if (run) sink.resolve(run.episode);
-      this.runs.set(session, { key, text: raw, ...(from !== undefined ? { from } : {}), count: 1, refs: [ref], episode: episodeId(this.signal, session, ref), last: ref });
+      state.run = { key, text: raw, ...(from !== undefined ? { from } : {}), count: 1, refs: [ref], episode: episodeId(this.signal, session, ref), last: ref };
       return;
     }
-    if (answered?.known) {
+    if (answered.known) {
       if (run.answer === answered.key) {
         run.count++;
         pushEvidence(run.refs, ref);
@@ -127,7 +131,7 @@ export class RepeatedPromptDetector implements Detector {
       pushEvidence(run.refs, ref);
     }
     run.last = ref;
-    this.check(run, answered?.lastReply, ref, scope, sink);
+    this.check(run, answered.lastReply, ref, scope, sink);
   }
 
   private check(run: Run, reply: string | undefined, at: EventRef, scope: Scope, sink: FindingSink): void {
