@@ -53,9 +53,13 @@ export class FindingsTree extends GuardianTree {
 
   /** The node that holds an incident's row, for revealing it (Show Details). */
   override getParent(node: Node): Node | undefined {
-    if (node.kind !== 'incident') return undefined;
-    const id = node.incident.id;
-    return this.folderChildren(node.guardian).find((h) => (h.kind === 'session' || h.kind === 'agent' || h.kind === 'closed') && h.incidents.some((i) => i.id === id));
+    if (node.kind === 'incident') {
+      const id = node.incident.id;
+      return this.folderChildren(node.guardian).find((h) => (h.kind === 'session' || h.kind === 'agent' || h.kind === 'closed') && h.incidents.some((i) => i.id === id));
+    }
+    // With several folders, a folder's groups hang under its own row (see getChildren).
+    if ((node.kind === 'session' || node.kind === 'agent' || node.kind === 'closed') && this.service.all.length > 1) return { kind: 'folder', guardian: node.guardian, view: 'findings' };
+    return undefined;
   }
 
   /** An incident's row, found by its id, open or over. */

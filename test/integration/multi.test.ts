@@ -21,6 +21,20 @@ describe('Loop Guardian in a real VS Code: several folders', () => {
     const roots = (await walk(api.findingsTree)).filter((n) => n.depth === 0);
     assert.deepEqual(roots.map((r) => label(r.item)), ['alpha', 'beta']);
     await waitFor('beta in the status-bar tooltip', () => /beta/.test(api.statusBar().tooltip));
+    // Show Details reveals a loop by asking the tree for each row's parent up to the root: a loop's
+    // row, and its session's row, hang under their folder's row here.
+    const id = api.folders()[1]?.incidents[0]?.id;
+    assert.ok(id);
+    const rows = await walk(api.findingsTree);
+    const loop = rows.findIndex((r) => r.node.kind === 'incident' && r.node.incident.id === id);
+    assert.ok(loop >= 0);
+    const chain: string[] = [];
+    for (let n = api.findingsTree.getParent?.(rows[loop]?.node as (typeof rows)[number]['node']); n; n = api.findingsTree.getParent?.(n)) {
+      chain.push((await api.findingsTree.getTreeItem(n)).id ?? '?');
+    }
+    const under = (depth: number) => rows.slice(0, loop).filter((r) => r.depth === depth).pop()?.item.id;
+    assert.deepEqual(chain, [under(1), under(0)], 'the loop, its session, its folder');
+    assert.equal(await vscode.commands.executeCommand('loopGuardian.showIncident', { folder: 1, incident: id }), id);
   });
 
   it('follows folders added and removed at run time', async () => {
