@@ -40,6 +40,8 @@ export interface SettledCall {
   readonly args: string;
   /** `tool` + canonical arguments: equal signatures are the same call. */
   readonly signature: string;
+  /** A hash of the signature: calls whose hashes differ are different calls, told at the cost of comparing two numbers. */
+  readonly signatureHash: number;
   readonly outcome: Outcome;
   /** The call's `ts`, as written (callTimeMs reads it: only a signal that needs the time parses it). */
   readonly time?: string;
@@ -84,11 +86,14 @@ export function callSignature(tool: string, canonicalArgs: string): string {
   return `${tool}\u0000${canonicalArgs}`;
 }
 
+/** The hash a call carries of its signature: below 2^30, a small integer kept without a box of its own. */
+export function signatureHash(signature: string): number {
+  return hash53(signature) % 1073741824;
+}
+
 /** Whether two calls are the same call (their signatures are equal). */
-export function sameCall(a: Pick<SettledCall, 'signature'>, b: Pick<SettledCall, 'signature'>): boolean {
-  // Comparing the texts is cheap: strings of different lengths, or whose hashes the engine already
-  // knows to differ, are told apart at once; equal ones are short.
-  return a.signature === b.signature;
+export function sameCall(a: Pick<SettledCall, 'signature' | 'signatureHash'>, b: Pick<SettledCall, 'signature' | 'signatureHash'>): boolean {
+  return a.signatureHash === b.signatureHash && a.signature === b.signature;
 }
 
 

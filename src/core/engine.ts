@@ -1,4 +1,4 @@
-import { callSignature, outcomeOf, UNKNOWN, type SettledCall } from './calls';
+import { callSignature, outcomeOf, signatureHash, UNKNOWN, type SettledCall } from './calls';
 import { Canonicalizer } from './canonical';
 import type { GuardianConfig, SignalId } from './config';
 import { SessionSlot, SessionState, type Detector, type DetectorContext, type EpisodeState, type FindingSink, type Scope } from './detector';
@@ -178,6 +178,7 @@ export class Engine {
       tool: e.tool,
       args,
       signature,
+      signatureHash: signatureHash(signature),
       outcome: outcome ?? UNKNOWN,
       time: e.ts,
       session,

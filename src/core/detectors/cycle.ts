@@ -4,7 +4,7 @@ import type { EventRef } from '../events';
 import { episodeId, whoOf } from './common';
 
 /**
- * A session's last calls, oldest first, as much of each as a cycle needs: its signature,
+ * A session's last calls, oldest first, as much of each as a cycle needs: its signature (and hash),
  * tool, event and outcome key. Kept in columns that are written over, not as the calls
  * themselves: the history is long (60 calls per session), and keeping whole calls that long made
  * most of a replay's garbage-collection work.
@@ -13,12 +13,14 @@ class Steps {
   private readonly signatures: string[] = [];
   private readonly tools: string[] = [];
   private readonly refs: EventRef[] = [];
+  private readonly hashes: Float64Array;
   /** Each outcome's key; NaN where the log does not tell how the call ended. */
   private readonly keys: Float64Array;
   private first = 0;
   length = 0;
 
   constructor(private readonly capacity: number) {
+    this.hashes = new Float64Array(capacity);
     this.keys = new Float64Array(capacity);
   }
 
@@ -29,6 +31,7 @@ class Steps {
     this.signatures[at] = c.signature;
     this.tools[at] = c.tool;
     this.refs[at] = c.ref;
+    this.hashes[at] = c.signatureHash;
     this.keys[at] = c.outcome.key ?? Number.NaN;
   }
 
@@ -40,7 +43,7 @@ class Steps {
   same(i: number, j: number): boolean {
     const a = this.slot(i);
     const b = this.slot(j);
-    return this.signatures[a] === this.signatures[b];
+    return this.hashes[a] === this.hashes[b] && this.signatures[a] === this.signatures[b];
   }
 
   /** Step `i`'s outcome key, undefined when the log does not tell. */

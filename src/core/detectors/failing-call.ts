@@ -1,4 +1,4 @@
-import { callTimeMs, type SettledCall } from '../calls';
+import { callTimeMs, signatureHash, type SettledCall } from '../calls';
 import { sayCall } from '../plainWords';
 import { clip } from '../canonical';
 import { adviceForCall } from '../advice';
@@ -25,27 +25,36 @@ interface Failures {
 
 /**
  * A session's failing signatures, each with its failures by error kind (in the order the kinds
- * first failed), least recently failed first.
+ * first failed), least recently failed first; and how many of them share each signature hash, so
+ * that a success looks its signature up only when a call of the same hash failed (most never did).
  */
 class SessionFailures {
   private readonly bySignature = new Map<string, Failures[]>();
+  private readonly hashes = new Map<number, number>();
 
   get size(): number {
     return this.bySignature.size;
   }
 
   get(c: SettledCall): Failures[] | undefined {
-    return this.bySignature.size === 0 ? undefined : this.bySignature.get(c.signature);
+    return this.hashes.has(c.signatureHash) ? this.bySignature.get(c.signature) : undefined;
   }
 
   /** Sets the signature's failures, as the most recent. */
   setLatest(c: SettledCall, kinds: Failures[]): void {
-    this.bySignature.delete(c.signature);
-    this.bySignature.set(c.signature, kinds);
+    if (this.bySignature.delete(c.signature)) this.bySignature.set(c.signature, kinds);
+    else {
+      this.bySignature.set(c.signature, kinds);
+      this.hashes.set(c.signatureHash, (this.hashes.get(c.signatureHash) ?? 0) + 1);
+    }
   }
 
-  delete(signature: string): void {
-    this.bySignature.delete(signature);
+  /** `h`: the signature's hash, when the caller has it already. */
+  delete(signature: string, h = signatureHash(signature)): void {
+    if (!this.bySignature.delete(signature)) return;
+    const n = (this.hashes.get(h) ?? 1) - 1;
+    if (n > 0) this.hashes.set(h, n);
+    else this.hashes.delete(h);
   }
 
   /** Least recently failed first. */
@@ -75,7 +84,7 @@ export class FailingCallDetector implements Detector {
       const cleared = s?.get(c);
       if (cleared) {
         resolveAll(cleared, sink);
-        s?.delete(c.signature);
+        s?.delete(c.signature, c.signatureHash);
       }
       return;
     }

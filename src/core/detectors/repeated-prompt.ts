@@ -64,8 +64,8 @@ export class RepeatedPromptDetector implements Detector {
   call(c: SettledCall, _sink: FindingSink): void {
     // Only a session that has had a prompt has an answer to follow: the others pay nothing per call.
     if (this.sessions.peek(c.sessionState)?.run === undefined) return;
-    // The signature's hash and the outcome's key: numbers mixed, no text built.
-    this.note(c.sessionState, CALL, mixHash(hash53(c.signature), c.outcome.key ?? UNKNOWN_OUTCOME));
+    // The signature's hash the engine computed once per call, and the outcome's key: numbers mixed, no text built.
+    this.note(c.sessionState, CALL, mixHash(c.signatureHash, c.outcome.key ?? UNKNOWN_OUTCOME));
   }
 
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
