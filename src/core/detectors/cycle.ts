@@ -46,6 +46,21 @@ class Steps {
     return this.hashes[a] === this.hashes[b] && this.signatures[a] === this.signatures[b];
   }
 
+  /**
+   * Whether the latest step is the same call as one of the steps `from` to `to` back (a cycle of
+   * period p ends with the call p steps back): most calls repeat none of their recent ones, and the
+   * search for a period then stops here.
+   */
+  latestRepeats(from: number, to: number): boolean {
+    const last = this.slot(this.length - 1);
+    const hash = this.hashes[last];
+    for (let back = from; back <= to && back < this.length; back++) {
+      const at = this.slot(this.length - 1 - back);
+      if (this.hashes[at] === hash && this.signatures[at] === this.signatures[last]) return true;
+    }
+    return false;
+  }
+
   /** Step `i`'s outcome key, undefined when the log does not tell. */
   key(i: number): number | undefined {
     const k = this.keys[this.slot(i)] as number;
@@ -104,7 +119,7 @@ export class CycleDetector implements Detector {
         s.run = undefined;
       }
     }
-    if (!s.run) {
+    if (!s.run && steps.latestRepeats(2, Math.floor(n / threshold))) {
       for (let p = 2; p * threshold <= n; p++) {
         if (isPeriodic(steps, p, p * threshold) && !isUniform(steps, p) && (p <= maxPeriod || outcomesRepeat(steps, p, p * threshold))) {
           s.run = { period: p, length: p * threshold, episode: episodeId(this.signal, c.session, steps.ref(n - p * threshold)) };
