@@ -88,7 +88,12 @@ export function callSignature(tool: string, canonicalArgs: string): string {
 
 /** The hash a call carries of its signature: below 2^30, a small integer kept without a box of its own. */
 export function signatureHash(signature: string): number {
-  return hash53(signature) % 1073741824;
+  return reduceHash(hash53(signature));
+}
+
+/** A 53-bit hash as a call carries it (`signatureHash`). */
+export function reduceHash(hash: number): number {
+  return hash % 1073741824;
 }
 
 /** Whether two calls are the same call (their signatures are equal). */

@@ -83,6 +83,7 @@ export class Canonicalizer {
   private readonly volatile: ReadonlySet<string>;
   /** Keys seen, with their lower case, or VOLATILE. */
   private readonly keys = new Map<string, string>();
+  private readonly hash = new Hash53();
   private readonly volatileArgs: ReadonlyMap<string, ReadonlySet<string>>;
 
   /** `volatileArgs`: per tool name (`*` for every tool), top-level argument keys left out of its calls. */
@@ -104,6 +105,20 @@ export class Canonicalizer {
       if (own?.has(k) || all?.has(k)) delete (copy ??= { ...(args as Record<string, unknown>) })[key];
     }
     return this.text(copy ?? args);
+  }
+
+  /**
+   * `hash53(callSignature(tool, this.args(tool, args)))`, computed as the text would be written but
+   * without writing it: the engine hashes every call, and needs the text only to confirm that two
+   * calls with equal hashes are the same, or to name a call in a finding.
+   */
+  signatureHash(tool: string, args: unknown): number {
+    const h = this.hash;
+    h.start();
+    h.add(tool);
+    h.add('\u0000');
+    if (this.hashPlain(args, 1, this.volatileArgs.get(tool), this.volatileArgs.get('*')) !== NOT_PLAIN) return h.end();
+    return hash53(`${tool}\u0000${this.args(tool, args)}`);
   }
 
   text(value: unknown): string {
@@ -166,6 +181,73 @@ export class Canonicalizer {
       if (item !== undefined) out += out === '' ? `${quote(key)}:${item}` : `,${quote(key)}:${item}`;
     }
     return `{${out}}`;
+  }
+
+  /**
+   * `plainText` fed to `this.hash` piece by piece instead of written: the same pieces in the same
+   * order (fastPaths.test.ts holds the two to each other). NOT_PLAIN where `plainText` says so;
+   * undefined where it writes nothing.
+   */
+  private hashPlain(value: unknown, level: number, skipOwn?: ReadonlySet<string>, skipAll?: ReadonlySet<string>): true | undefined | typeof NOT_PLAIN {
+    const h = this.hash;
+    switch (typeof value) {
+      case 'string':
+        h.addQuoted(value);
+        return true;
+      case 'number':
+        h.add(Number.isFinite(value) ? String(value) : 'null');
+        return true;
+      case 'boolean':
+        h.add(value ? 'true' : 'false');
+        return true;
+      case 'undefined':
+        return undefined;
+      case 'object':
+        break;
+      default:
+        return NOT_PLAIN;
+    }
+    if (value === null) {
+      h.add('null');
+      return true;
+    }
+    if (Array.isArray(value)) {
+      if (value.length === 0) {
+        h.add('[]');
+        return true;
+      }
+      if (level > MAX_JSON_DEPTH) return NOT_PLAIN;
+      h.add('[');
+      for (let i = 0; i < value.length; i++) {
+        if (i > 0) h.add(',');
+        const item = this.hashPlain(value[i], level + 1);
+        if (item === NOT_PLAIN) return NOT_PLAIN;
+        if (item === undefined) h.add('null');
+      }
+      h.add(']');
+      return true;
+    }
+    if (Object.getPrototypeOf(value) !== Object.prototype || typeof (value as { toJSON?: unknown }).toJSON === 'function') return NOT_PLAIN;
+    const obj = value as Record<string, unknown>;
+    const keys = sortKeys(Object.keys(obj));
+    h.add('{');
+    let first = true;
+    for (const key of keys) {
+      const k = this.lowerCase(key);
+      if (k === undefined || skipOwn?.has(k) || skipAll?.has(k)) continue;
+      if (level > MAX_JSON_DEPTH) return NOT_PLAIN;
+      const item = obj[key];
+      // What `plainText` leaves out (an undefined value), and what it refuses (a function, a symbol).
+      if (item === undefined) continue;
+      if (typeof item === 'function' || typeof item === 'symbol' || typeof item === 'bigint') return NOT_PLAIN;
+      if (!first) h.add(',');
+      first = false;
+      h.addQuoted(key);
+      h.add(':');
+      if (this.hashPlain(item, level + 1) === NOT_PLAIN) return NOT_PLAIN;
+    }
+    h.add('}');
+    return true;
   }
 
   /**
@@ -241,6 +323,44 @@ export class Canonicalizer {
 /** cyrb53: a fast 53-bit string hash; collisions are negligible for comparing outputs in a window. */
 export function hashText(text: string): string {
   return hash53(text).toString(36);
+}
+
+/** cyrb53 fed in pieces: `end()` is `hash53` of the pieces joined, and no text is joined. */
+export class Hash53 {
+  private h1 = 0;
+  private h2 = 0;
+
+  start(): void {
+    this.h1 = 0xdeadbeef;
+    this.h2 = 0x41c6ce57;
+  }
+
+  add(text: string): void {
+    let h1 = this.h1;
+    let h2 = this.h2;
+    for (let i = 0; i < text.length; i++) {
+      const ch = text.charCodeAt(i);
+      h1 = Math.imul(h1 ^ ch, 2654435761);
+      h2 = Math.imul(h2 ^ ch, 1597334677);
+    }
+    this.h1 = h1;
+    this.h2 = h2;
+  }
+
+  /** A string as `quote` writes it. */
+  addQuoted(text: string): void {
+    if (text.length < 256 && !NEEDS_ESCAPE.test(text)) {
+      this.add('"');
+      this.add(text);
+      this.add('"');
+    } else this.add(JSON.stringify(text));
+  }
+
+  end(): number {
+    const h1 = Math.imul(this.h1 ^ (this.h1 >>> 16), 2246822507) ^ Math.imul(this.h2 ^ (this.h2 >>> 13), 3266489909);
+    const h2 = Math.imul(this.h2 ^ (this.h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+    return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  }
 }
 
 /** cyrb53's number (`hashText` is its text): comparing numbers costs no string to build. */

@@ -1,4 +1,4 @@
-import { callSignature, outcomeOf, signatureHash, UNKNOWN, type SettledCall } from './calls';
+import { callSignature, outcomeOf, reduceHash, UNKNOWN, type Outcome, type SettledCall } from './calls';
 import { Canonicalizer } from './canonical';
 import type { GuardianConfig, SignalId } from './config';
 import { SessionSlot, SessionState, type Detector, type DetectorContext, type EpisodeState, type FindingSink, type Scope } from './detector';
@@ -9,9 +9,54 @@ import { severity, type Finding } from './finding';
 /** A call that waits for its `tool_result` waits behind at most this many later calls. */
 export const MAX_PENDING = 8;
 
+/**
+ * A call as the engine hands it to the detectors. Its hash is computed at once, its canonical
+ * text only when something reads it: to confirm that two calls with equal hashes are the same
+ * call, or to name it in a finding. Most calls never need it.
+ */
+class Call implements SettledCall {
+  private text: string | undefined;
+  private sig: string | undefined;
+  outcome: Outcome;
+  settledAt: EventRef;
+  readonly signatureHash: number;
+  readonly time?: string;
+  readonly task?: string;
+  readonly agent?: string;
+
+  constructor(
+    private readonly canon: Canonicalizer,
+    private readonly raw: unknown,
+    readonly ref: EventRef,
+    readonly tool: string,
+    outcome: Outcome,
+    e: ToolEvent,
+    readonly sessionState: SessionState,
+  ) {
+    this.outcome = outcome;
+    this.settledAt = ref;
+    this.signatureHash = reduceHash(canon.signatureHash(tool, raw));
+    this.time = e.ts;
+    this.task = e.task;
+    this.agent = e.agent;
+  }
+
+  get session(): string {
+    return this.sessionState.name;
+  }
+
+  get args(): string {
+    return (this.text ??= this.canon.args(this.tool, this.raw));
+  }
+
+  get signature(): string {
+    return (this.sig ??= callSignature(this.tool, this.args));
+  }
+}
+
 /** A call waiting in its session's queue: settled once its outcome is known. */
 interface QueuedCall {
-  readonly call: { -readonly [K in keyof SettledCall]: SettledCall[K] };
+  readonly call: Call;
   readonly id?: string;
   settled: boolean;
 }
@@ -169,23 +214,8 @@ export class Engine {
     if (this.exempt.has(e.tool)) return;
     const session = state.name;
     this.stats.calls++;
-    const args = this.ctx.canon.args(e.tool, e.args ?? {});
     const outcome = outcomeOf(e, this.ctx.canon);
-    const signature = callSignature(e.tool, args);
-    const call: QueuedCall['call'] = {
-      ref,
-      settledAt: ref,
-      tool: e.tool,
-      args,
-      signature,
-      signatureHash: signatureHash(signature),
-      outcome: outcome ?? UNKNOWN,
-      time: e.ts,
-      session,
-      sessionState: state,
-      task: e.task,
-      agent: e.agent,
-    };
+    const call = new Call(this.ctx.canon, e.args ?? {}, ref, e.tool, outcome ?? UNKNOWN, e, state);
     let queue = this.queues.get(session);
     const settled = outcome !== undefined || e.id === undefined;
     if (!queue && settled) {

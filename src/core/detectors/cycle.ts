@@ -4,13 +4,16 @@ import type { EventRef } from '../events';
 import { episodeId, whoOf } from './common';
 
 /**
- * A session's last calls, oldest first, as much of each as a cycle needs: its signature (and hash),
+ * A session's last calls, oldest first, as much of each as a cycle needs: its signature's hash,
  * tool, event and outcome key. Kept in columns that are written over, not as the calls
  * themselves: the history is long (60 calls per session), and keeping whole calls that long made
- * most of a replay's garbage-collection work.
+ * most of a replay's garbage-collection work. Steps are compared by their hashes alone (the text
+ * of a call is written only when something reads it): two different calls share a hash once in
+ * 2^30 comparisons, and a cycle needs every one of (threshold - 1) × period comparisons, at least
+ * four, to hold at once; a chance match can only lengthen a cycle already found by one step, or
+ * hide one (a miss, never a false halt).
  */
 class Steps {
-  private readonly signatures: string[] = [];
   private readonly tools: string[] = [];
   private readonly refs: EventRef[] = [];
   private readonly hashes: Float64Array;
@@ -28,7 +31,6 @@ class Steps {
     const at = (this.first + this.length) % this.capacity;
     if (this.length === this.capacity) this.first = (this.first + 1) % this.capacity;
     else this.length++;
-    this.signatures[at] = c.signature;
     this.tools[at] = c.tool;
     this.refs[at] = c.ref;
     this.hashes[at] = c.signatureHash;
@@ -43,7 +45,7 @@ class Steps {
   same(i: number, j: number): boolean {
     const a = this.slot(i);
     const b = this.slot(j);
-    return this.hashes[a] === this.hashes[b] && this.signatures[a] === this.signatures[b];
+    return this.hashes[a] === this.hashes[b];
   }
 
   /**
@@ -56,7 +58,7 @@ class Steps {
     const hash = this.hashes[last];
     for (let back = from; back <= to && back < this.length; back++) {
       const at = this.slot(this.length - 1 - back);
-      if (this.hashes[at] === hash && this.signatures[at] === this.signatures[last]) return true;
+      if (this.hashes[at] === hash) return true;
     }
     return false;
   }

@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { configure } from 'safe-stable-stringify';
-import { Canonicalizer, DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_KEYS } from '../../../src/core/canonical';
+import { Canonicalizer, DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_KEYS, Hash53, hash53 } from '../../../src/core/canonical';
+import { callSignature } from '../../../src/core/calls';
 import { parseEventLine, validateEvent, wellFormedEvent } from '../../../src/core/events';
 import { MAX_JSON_DEPTH, parseJson } from '../../../src/core/json';
 
@@ -213,6 +214,21 @@ describe('fast paths hold to what they replace', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it("a call's signature hash, computed without writing the text: the hash of the signature's text, for any arguments", () => {
+    const canon = new Canonicalizer();
+    fc.assert(
+      fc.property(fc.constantFrom('Bash', 'shell', 'read_file', ''), jsonish, (tool, value) => {
+        const args = typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...value, description: 'why' } : value;
+        assert.equal(canon.signatureHash(tool, args), hash53(callSignature(tool, canon.args(tool, args))));
+      }),
+      { numRuns: 3000 },
+    );
+    const pieces = new Hash53();
+    pieces.start();
+    for (const piece of ['a', '', 'é\ud800', 'x'.repeat(300)]) pieces.add(piece);
+    assert.equal(pieces.end(), hash53(`aé\ud800${'x'.repeat(300)}`));
   });
 
   it("canonical arguments: the tool's volatile arguments are left out at the top only", () => {
