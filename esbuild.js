@@ -16,11 +16,24 @@ const common = {
   define: { __VERSION__: JSON.stringify(version) },
 };
 
+/**
+ * zod, in dist/cli-main.js, is `require('./cli-zod.js')`: a bundle of its own, loaded only where a
+ * schema is (a config file to validate, a bad line to explain, the task and history commands).
+ * Even unused, its source in the main bundle cost a replay about 5 MB of memory to parse.
+ */
+const zodApart = {
+  name: 'zod-apart',
+  setup(build) {
+    build.onResolve({ filter: /^zod$/ }, () => ({ path: './cli-zod.js', external: true }));
+  },
+};
+
 const builds = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   // dist/cli.js only picks dist/cli-hook.js (the agents' hook: small, fast to start) or dist/cli-main.js.
   { ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, define: { ...common.define, __BUNDLED__: 'true' } },
-  { ...common, entryPoints: ['src/cli/run.ts'], outfile: 'dist/cli-main.js' },
+  { ...common, entryPoints: ['src/cli/run.ts'], outfile: 'dist/cli-main.js', plugins: [zodApart] },
+  { ...common, stdin: { contents: "export * from 'zod';", resolveDir: __dirname, loader: 'js' }, outfile: 'dist/cli-zod.js' },
   { ...common, entryPoints: ['src/cli/hookRun.ts'], outfile: 'dist/cli-hook.js', define: { ...common.define, __BUNDLED__: 'true' } },
   // The configuration schema (zod), loaded by the hook only when its cached configuration is stale.
   { ...common, entryPoints: ['src/state/configFile.ts'], outfile: 'dist/cli-config.js' },

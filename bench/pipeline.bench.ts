@@ -5,13 +5,14 @@
  * - the peer: Gemini CLI's loop detector (`LoopDetectionService.addAndCheck`, from
  *   `@google/gemini-cli-core`, installed by this script into `.bench-peer/`, never a dependency of
  *   the product) fed the stream's tool calls;
- * - ours: the whole pipeline (read, parse, validate, every signal, findings out as JSON lines).
+ * - ours: the whole pipeline as shipped: the bundled CLI's `loop-guardian replay FILE --format events
+ *   --jsonl` (read, parse, validate, every signal, findings out as JSON lines, to /dev/null).
  * Then peak memory on 1 M events (and 10 M with BENCH_10M=1), the cost of one appended line at the
  * end of a 100 MB log, and the event-loop delay while the watch layer reads 300 MB of agent
  * transcripts for the first time. Each figure is the median of BENCH_RUNS runs.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync, promises as fs } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, openSync, readFileSync, rmSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -22,10 +23,13 @@ import { LogTail } from '../src/watch/logTail';
 // Each phase loads what it uses, when it runs: the floor's process loads no more than the floor needs.
 const guardian = async () => ({
   ...(await import('../src/core/config')),
-  ...(await import('../src/watch/replay')),
   ...(await import('../src/state/workspace')),
   ...(await import('../src/watch/workspaceMonitor')),
 });
+
+/** The CLI as shipped (`npm run build`), and the module that clocks it from inside (bench/phaseClock.ts). */
+const CLI = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
+const CLOCK = path.join(__dirname, 'phaseClock.js');
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 300_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -155,18 +159,45 @@ async function phasePeer(file: string): Promise<Record<string, number>> {
   return { events: n, loops, loaded, importSeconds, detectSeconds: (performance.now() - start) / 1000 };
 }
 
-async function phaseOurs(file: string): Promise<Record<string, number>> {
-  const { replayFile, defaultConfig } = await guardian();
-  const loaded = performance.now();
-  // Findings out, as JSON lines, to nowhere: written, not kept.
-  const out = createWriteStream(os.devNull);
-  let findings = 0;
-  const r = await replayFile(file, 'bench.jsonl', 'events', defaultConfig(), (f) => {
-    findings++;
-    out.write(`${JSON.stringify(f)}\n`);
-  });
-  await new Promise<void>((resolve) => out.end(() => resolve()));
-  return { events: r.events, skipped: r.skipped, findings, loaded };
+/**
+ * Ours, as a person runs it: `loop-guardian replay FILE --format events --jsonl` (the bundled
+ * dist/cli.js, in the file's folder, where no config file is), its findings to /dev/null. The
+ * counts come from the summary it writes on stderr; its clock and peak memory from
+ * bench/phaseClock.ts, which it is started with (`--require`): the same report as the other phases.
+ */
+function runOurs(file: string): PhaseReport & { wall: number } {
+  const reportFile = path.join(os.tmpdir(), `lg-bench-ours-${process.pid}-${Date.now()}.json`);
+  const devNull = openSync(os.devNull, 'w');
+  const t0 = process.hrtime.bigint();
+  let r: ReturnType<typeof spawnSync>;
+  try {
+    r = spawnSync(process.execPath, ['--require', CLOCK, CLI, 'replay', file, '--format', 'events', '--jsonl'], {
+      cwd: path.dirname(file),
+      env: { ...process.env, BENCH_CLOCK_REPORT: reportFile },
+      stdio: ['ignore', devNull, 'pipe'],
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
+  } finally {
+    closeSync(devNull);
+  }
+  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+  const stderr = String(r.stderr);
+  // 1: a halt finding was raised, as the stream's loops do.
+  if (r.status !== 0 && r.status !== 1) throw new Error(`loop-guardian replay exited ${String(r.status)}: ${stderr}`);
+  const summary = /: (\d+) event\(s\) \(events\), (\d+) line\(s\) skipped, (\d+) finding\(s\)\n$/.exec(stderr);
+  if (!summary) throw new Error(`loop-guardian replay did not end with its summary: ${stderr.slice(-500)}`);
+  const clock = JSON.parse(readFileSync(reportFile, 'utf8')) as { loaded: number; exited: number; maxRSS_MB: number };
+  rmSync(reportFile, { force: true });
+  return {
+    events: Number(summary[1]),
+    skipped: Number(summary[2]),
+    findings: Number(summary[3]),
+    loadSeconds: clock.loaded / 1000,
+    seconds: (clock.exited - clock.loaded) / 1000,
+    maxRSS_MB: clock.maxRSS_MB,
+    wall,
+  };
 }
 
 async function phaseAppend(dir: string): Promise<Record<string, number>> {
@@ -261,11 +292,15 @@ function median(values: readonly number[]): number {
 }
 
 async function child(phase: string, arg: string): Promise<void> {
+  if (phase === 'ours') {
+    // The CLI in a process of its own, as runPhase runs it; its report, and its whole process's wall time.
+    process.stdout.write(JSON.stringify(runOurs(arg)));
+    return;
+  }
   const start = performance.now();
   const phases: Record<string, (a: string) => Promise<Record<string, number>>> = {
     floor: phaseFloor,
     peer: phasePeer,
-    ours: phaseOurs,
     append: phaseAppend,
     initial: phaseInitialRead,
   };
@@ -279,6 +314,7 @@ async function child(phase: string, arg: string): Promise<void> {
 
 /** Runs a phase in a process of its own: its report, and the whole process's wall time. */
 function runPhase(phase: string, arg: string): PhaseReport & { wall: number } {
+  if (phase === 'ours') return runOurs(arg);
   const t0 = process.hrtime.bigint();
   const r = spawnSync(process.execPath, [__filename, '--phase', phase, arg], { encoding: 'utf8', maxBuffer: 1 << 20 });
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;

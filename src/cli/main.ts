@@ -1,14 +1,11 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { HOOK_AGENTS } from '../agents';
 import { InvalidTaskIdError, WorkspaceEscapeError } from '../state/workspace';
-import { checkCommand, recordCommand } from './commands/check';
-import { replayCommand, scanCommand } from './commands/scan';
-import { stopAllCommand } from './commands/stopAll';
-import { analyzeCommand, breakCommand, cleanupCommand, escalateCommand, statusCommand } from './commands/tasks';
-import { initCommand } from './commands/init';
 import { commandContext } from './context';
-import { readStdin, runHook } from './hook';
 import { EXIT, UsageError, type Io } from './io';
+
+// Each command's module is loaded when the command runs: a replay does not load (and keep in
+// memory) the schema library that the task and history commands validate their files with.
 
 const HOOK_IDS = HOOK_AGENTS.map((a) => a.id).join('|');
 
@@ -42,9 +39,9 @@ const COMMANDS: Record<string, CommandSpec> = {
     options: {},
   },
   replay: {
-    usage: 'replay FILE [--format auto|events|invocations] [--config FILE]',
-    summary: 'Runs every detector over one log from its start. Exit 1 if a halt finding was raised.',
-    options: { format: text, config: text },
+    usage: 'replay FILE [--format auto|events|invocations] [--config FILE] [--jsonl]',
+    summary: 'Runs every detector over one log from its start; --jsonl writes each finding as a JSON line as it is raised (and keeps none). Exit 1 if a halt finding was raised.',
+    options: { format: text, config: text, jsonl: { type: 'boolean' } },
     positionals: 1,
   },
   analyze: { usage: 'analyze TASK', summary: "A task's loop analysis (repeated errors, a stuck tier, a quality-gate loop), as JSON. Exit 1 when a loop pattern is found.", options: {}, positionals: 1 },
@@ -123,6 +120,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   }
   if (name === 'hook') {
     // Normally dispatched by the entry point before this module loads; here for completeness.
+    const { readStdin, runHook } = await import('./hook');
     const reply = await runHook(rest, { readStdin, env: process.env, cwd: io.cwd });
     if (reply.stdout) io.out(reply.stdout);
     if (reply.stderr) io.err(reply.stderr);
@@ -151,31 +149,31 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     const [arg] = positionals;
     switch (name) {
       case 'check':
-        return await checkCommand(ctx, v);
+        return await (await import('./commands/check')).checkCommand(ctx, v);
       case 'record':
-        return await recordCommand(ctx, v);
+        return await (await import('./commands/check')).recordCommand(ctx, v);
       case 'scan':
-        return await scanCommand(ctx);
+        return await (await import('./commands/scan')).scanCommand(ctx);
       case 'replay':
-        return await replayCommand(ctx, arg, v);
+        return await (await import('./commands/replay')).replayCommand(ctx, arg, v);
       case 'analyze':
-        return await analyzeCommand(ctx, arg);
+        return await (await import('./commands/tasks')).analyzeCommand(ctx, arg);
       case 'break':
-        return await breakCommand(ctx, arg, v);
+        return await (await import('./commands/tasks')).breakCommand(ctx, arg, v);
       case 'escalate':
-        return await escalateCommand(ctx, arg, v);
+        return await (await import('./commands/tasks')).escalateCommand(ctx, arg, v);
       case 'status':
-        return await statusCommand(ctx);
+        return await (await import('./commands/tasks')).statusCommand(ctx);
       case 'cleanup':
-        return await cleanupCommand(ctx, arg);
+        return await (await import('./commands/tasks')).cleanupCommand(ctx, arg);
       case 'stop':
-        return await stopAllCommand(ctx, 'STOP', v);
+        return await (await import('./commands/stopAll')).stopAllCommand(ctx, 'STOP', v);
       case 'pause':
-        return await stopAllCommand(ctx, 'PAUSE', v);
+        return await (await import('./commands/stopAll')).stopAllCommand(ctx, 'PAUSE', v);
       case 'init':
-        return await initCommand(ctx, arg, v);
+        return await (await import('./commands/init')).initCommand(ctx, arg, v);
       default:
-        return await stopAllCommand(ctx, 'CLEAR', v);
+        return await (await import('./commands/stopAll')).stopAllCommand(ctx, 'CLEAR', v);
     }
   } catch (err) {
     const e = err as Error & { code?: string };
@@ -196,6 +194,7 @@ interface OptionValues {
   reason?: string;
   timestamp?: string;
   format?: string;
+  jsonl?: boolean;
   workspace?: string;
   command?: string;
 }

@@ -1,201 +1,32 @@
-import { z } from 'zod';
 import { exceedsDepth, parseJson, stripBom } from './json';
 
 /**
  * The guardian's own event log, version 1: one JSON object per line.
- * Every event may carry `ts`, `session`, `task` and `agent`.
+ * Every event may carry `ts`, `session`, `task` and `agent`. The schema (zod) is in eventSchema.ts,
+ * loaded only to judge a line the fast path below does not take.
  */
-const isoTimestamp = z.iso.datetime({ offset: true, local: false });
-const name = z.string().min(1);
-const common = {
-  v: z.literal(1),
-  ts: isoTimestamp.optional(),
-  session: name.optional(),
-  task: name.optional(),
-  agent: name.optional(),
-};
-const jsonObject = z.record(z.string(), z.unknown());
+import type { GuardianEvent } from './eventSchema';
+import type * as EventSchema from './eventSchema';
 
-export const toolEventSchema = z.object({
-  ...common,
-  type: z.literal('tool'),
-  tool: name,
-  args: jsonObject.optional(),
-  id: name.optional(),
-  ok: z.boolean().optional(),
-  error: z.string().optional(),
-  output: z.unknown().optional(),
-});
+export type {
+  ApiErrorEvent,
+  AttemptEvent,
+  DelegationEvent,
+  DelegationResultEvent,
+  GuardianEvent,
+  InvocationEvent,
+  OutputEvent,
+  PromptEvent,
+  PromptSender,
+  ReplyEvent,
+  StatusEvent,
+  ToolEvent,
+  ToolResultEvent,
+  UsageEvent,
+  UserEvent,
+  WireEvent,
+} from './eventSchema';
 
-export const toolResultEventSchema = z.object({
-  ...common,
-  type: z.literal('tool_result'),
-  id: name,
-  ok: z.boolean().optional(),
-  error: z.string().optional(),
-  output: z.unknown().optional(),
-});
-
-export const invocationEventSchema = z.object({
-  ...common,
-  type: z.literal('invocation'),
-  agent: name,
-  config: jsonObject.optional(),
-  result: z.string().optional(),
-  reason: z.string().optional(),
-});
-
-export const attemptEventSchema = z.object({
-  ...common,
-  type: z.literal('attempt'),
-  task: name,
-  tier: z.number().int().min(1).optional(),
-  ok: z.boolean(),
-  error: z.string().optional(),
-  gate: name.optional(),
-  description: z.string().optional(),
-});
-
-export const statusEventSchema = z.object({
-  ...common,
-  type: z.literal('status'),
-  task: name,
-  status: name,
-});
-
-const tokens = z.number().finite().nonnegative();
-const positiveTokens = z.number().finite().positive();
-export const usageEventSchema = z
-  .object({
-    ...common,
-    type: z.literal('usage'),
-    used: tokens.optional(),
-    budget: positiveTokens.optional(),
-    session_used: tokens.optional(),
-    session_budget: positiveTokens.optional(),
-  })
-  .superRefine((e, ctx) => {
-    const task = e.used !== undefined || e.budget !== undefined;
-    const session = e.session_used !== undefined || e.session_budget !== undefined;
-    if (!task && !session) {
-      ctx.addIssue({ code: 'custom', path: ['used'], message: 'a usage event needs used+budget or session_used+session_budget' });
-    }
-    if (task && (e.used === undefined || e.budget === undefined)) {
-      ctx.addIssue({ code: 'custom', path: [e.used === undefined ? 'used' : 'budget'], message: 'used and budget go together' });
-    }
-    if (session && (e.session_used === undefined || e.session_budget === undefined)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [e.session_used === undefined ? 'session_used' : 'session_budget'],
-        message: 'session_used and session_budget go together',
-      });
-    }
-  });
-
-export const outputEventSchema = z.object({
-  ...common,
-  type: z.literal('output'),
-  text: z.string(),
-});
-
-export const userEventSchema = z.object({
-  ...common,
-  type: z.literal('user'),
-  text: z.string().optional(),
-});
-
-/*
- * Turn-level events (issue 14): what happens above the tool calls. A session receives prompts,
- * answers them, fails to reach its model, and hands subtasks to other agents. Readers emit them
- * beside the events above (a prompt follows its `user` event), and the tool-call signals ignore them.
- */
-
-/** Who sent a prompt, where the agent's format says: a person, a hook, an orchestrating program or agent. */
-export const PROMPT_SENDERS = ['user', 'hook', 'orchestrator', 'unknown'] as const;
-export type PromptSender = (typeof PROMPT_SENDERS)[number];
-
-export const promptEventSchema = z.object({
-  ...common,
-  type: z.literal('prompt'),
-  text: z.string(),
-  from: z.enum(PROMPT_SENDERS).optional(),
-  id: name.optional(),
-});
-
-/** What the agent answered, in text (its narration included): compared between turns, never fed to `identical-output`. */
-export const replyEventSchema = z.object({
-  ...common,
-  type: z.literal('reply'),
-  text: z.string(),
-});
-
-const httpStatus = z.number().int().min(100).max(599);
-/**
- * A request to the model that failed: its HTTP `status`, the error's `class` (the provider's
- * type or code: `rate_limit_error`, `context_length_exceeded`…) and message, each when known; and
- * `retry`, the attempt number when the agent retries it by itself.
- */
-export const apiErrorEventSchema = z.object({
-  ...common,
-  type: z.literal('api_error'),
-  error: z.string().optional(),
-  status: httpStatus.optional(),
-  class: name.optional(),
-  retry: z.number().int().min(0).optional(),
-  model: name.optional(),
-});
-
-/** A subtask handed to another agent (a subagent, a new task): its `instruction`, and `to` whom when named. */
-export const delegationEventSchema = z.object({
-  ...common,
-  type: z.literal('delegation'),
-  instruction: z.string(),
-  to: name.optional(),
-  id: name.optional(),
-});
-
-/** A delegated subtask came back: the one with this `id` (the latest one open, without an id). */
-export const delegationResultEventSchema = z.object({
-  ...common,
-  type: z.literal('delegation_result'),
-  id: name.optional(),
-  ok: z.boolean().optional(),
-  error: z.string().optional(),
-  output: z.string().optional(),
-});
-
-export const eventSchema = z.discriminatedUnion('type', [
-  toolEventSchema,
-  toolResultEventSchema,
-  invocationEventSchema,
-  attemptEventSchema,
-  statusEventSchema,
-  usageEventSchema,
-  outputEventSchema,
-  userEventSchema,
-  promptEventSchema,
-  replyEventSchema,
-  apiErrorEventSchema,
-  delegationEventSchema,
-  delegationResultEventSchema,
-]);
-
-export type WireEvent = z.infer<typeof eventSchema>;
-export type ToolEvent = z.infer<typeof toolEventSchema>;
-export type ToolResultEvent = z.infer<typeof toolResultEventSchema>;
-export type AttemptEvent = z.infer<typeof attemptEventSchema>;
-export type StatusEvent = z.infer<typeof statusEventSchema>;
-export type UsageEvent = z.infer<typeof usageEventSchema>;
-export type OutputEvent = z.infer<typeof outputEventSchema>;
-export type UserEvent = z.infer<typeof userEventSchema>;
-export type PromptEvent = z.infer<typeof promptEventSchema>;
-export type ReplyEvent = z.infer<typeof replyEventSchema>;
-export type ApiErrorEvent = z.infer<typeof apiErrorEventSchema>;
-export type DelegationEvent = z.infer<typeof delegationEventSchema>;
-export type DelegationResultEvent = z.infer<typeof delegationResultEventSchema>;
-/** Invocations may come from seed 000's history file, whose timestamps are free text: kept verbatim. */
-export type InvocationEvent = z.infer<typeof invocationEventSchema> & { timestamp?: string };
-export type GuardianEvent = Exclude<WireEvent, { type: 'invocation' }> | InvocationEvent;
 export type EventType = GuardianEvent['type'];
 export const EVENT_TYPES: readonly EventType[] = [
   'tool',
@@ -252,6 +83,14 @@ export function wellFormedLine(text: string): GuardianEvent | undefined {
   return exceedsDepth(value) ? undefined : wellFormedEvent(value);
 }
 
+let loadedSchema: typeof EventSchema | undefined;
+
+/** The zod schema, loaded the first time a line needs it (a log of well-formed lines never does). */
+function schema(): typeof EventSchema {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (loadedSchema ??= require('./eventSchema') as typeof EventSchema);
+}
+
 export function validateEvent(raw: unknown): LineVerdict {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return { ok: false, field: '(line)', reason: 'not a JSON object' };
@@ -264,7 +103,7 @@ export function validateEvent(raw: unknown): LineVerdict {
       reason: type === undefined ? 'missing event type' : `unknown event type ${JSON.stringify(type)} (expected one of ${EVENT_TYPES.join(', ')})`,
     };
   }
-  const parsed = eventSchema.safeParse(raw);
+  const parsed = schema().eventSchema.safeParse(raw);
   if (parsed.success) return { ok: true, event: parsed.data };
   const issue = parsed.error.issues[0];
   const field = issue && issue.path.length > 0 ? issue.path.join('.') : '(event)';
@@ -274,8 +113,8 @@ export function validateEvent(raw: unknown): LineVerdict {
 /*
  * The fast path. zod took most of a replay's time checking every line, yet nearly every line is
  * well formed: these checks accept such a line without it, and zod runs only where they do not
- * (a line it rejects, to say why, or a shape they leave to it). They are the schemas above, field
- * by field, for what `JSON.parse` returns (plain objects, no symbols, no getters);
+ * (a line it rejects, to say why, or a shape they leave to it). They are eventSchema.ts's schemas,
+ * field by field, for what `JSON.parse` returns (plain objects, no symbols, no getters);
  * test/unit/core/fastPaths.test.ts holds them to zod's verdict and output on generated lines.
  * Whatever they do not know goes to zod: a kind of event not listed here, a key the schema would
  * strip, a `__proto__` key a record would drop.
@@ -291,9 +130,25 @@ const isRecord: FieldCheck = (v) => typeof v === 'object' && v !== null && !Arra
 const isTier: FieldCheck = (v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 1;
 const isTokens: FieldCheck = (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 const isPositiveTokens: FieldCheck = (v) => typeof v === 'number' && Number.isFinite(v) && v > 0;
-// The very pattern the schema's `isoTimestamp` is built from.
-const ISO_TIMESTAMP = z.regexes.datetime({ offset: true, local: false });
-const isTimestamp: FieldCheck = (v) => typeof v === 'string' && ISO_TIMESTAMP.test(v);
+
+/**
+ * The schema's `z.iso.datetime({ offset: true, local: false })`, without zod (RFC 3339 as zod
+ * reads it): a date that exists (29 February in leap years only), a time with seconds and any
+ * fraction of them, and `Z` or an offset of hours and minutes. The digits are read off the text,
+ * not captured: no allocation per event.
+ */
+const TIMESTAMP = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+/** Days of each month in a common year. */
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isTimestamp: FieldCheck = (v) => {
+  if (typeof v !== 'string' || !TIMESTAMP.test(v)) return false;
+  const digit = (i: number) => v.charCodeAt(i) - 48;
+  const year = digit(0) * 1000 + digit(1) * 100 + digit(2) * 10 + digit(3);
+  const month = digit(5) * 10 + digit(6);
+  const day = digit(8) * 10 + digit(9);
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : (MONTH_DAYS[month - 1] as number));
+};
 
 interface FastShape {
   /** Every key the schema knows, with its check (`v` and `type` are checked before). */

@@ -9,7 +9,6 @@ import type { Finding } from '../core/finding';
 import { AgentLogReader, readAgentDocument, readDocumentText } from './agentLog';
 import type { SkippedLine } from '../core/events';
 import { EventLogReader, type EventSink } from './eventLog';
-import { historyEvents, parseInvocationHistory } from '../state/invocationHistory';
 import { checkRegularFile, openRegularFile } from '../state/regularFile';
 
 /** The guardian's events, seed 000's history, or the id of an agent whose transcripts it reads. */
@@ -209,6 +208,8 @@ async function replay(source: ReplaySource, name: string, detected: Detected, co
   const sink: EventSink = { event: push, skipped: skip };
   const path = 'file' in source ? source.file : name;
   if (resolved === 'invocations') {
+    // Loaded for a history only: its schema (zod) is nothing a replay of events needs.
+    const { historyEvents, parseInvocationHistory } = await import('../state/invocationHistory');
     const read = parseInvocationHistory('text' in source ? source.text : await readDocumentText(source.file, name), name);
     read.skipped.forEach(skip);
     for (const e of historyEvents(read, name)) push(e);

@@ -28,6 +28,37 @@ describe('reliability: the CLI on pipes, failures and terminals', function () {
     assert.equal((JSON.parse(sub.stdout) as { events: number }).events, 3);
   });
 
+  it('replay --jsonl keeps no finding: four times the log, the same peak memory (--json keeps them all)', async function () {
+    this.timeout(180_000);
+    const dir = await tmpdir('lg-cli-');
+    // 20 sessions taking turns; every 50th call of a session starts a run of 4 identical failing
+    // calls: a few findings for every thousand events, for as long as the log goes on.
+    const log = (n: number) =>
+      Array.from({ length: n }, (_, i) => {
+        const k = Math.floor(i / 20);
+        const call = k % 50 < 4 ? { args: { path: 'stuck.ts' }, error: 'ENOENT: no such file stuck.ts' } : { args: { path: `src/f${k}.ts` }, ok: true, output: `line ${k}` };
+        return `${JSON.stringify({ v: 1, session: `s${i % 20}`, type: 'tool', tool: 'read_file', ...call })}\n`;
+      }).join('');
+    await write(dir, 'short.jsonl', log(100_000));
+    await write(dir, 'long.jsonl', log(400_000));
+    // The peak memory of the CLI's process, written at its exit by a module it is started with; its
+    // young generation held at its smallest, which otherwise grows with the length of any run.
+    const probe = await write(dir, 'probe.js', "process.on('exit', () => require('fs').writeFileSync(process.env.PROBE_OUT, String(process.resourceUsage().maxRSS)));");
+    const peakMB = async (args: string[]) => {
+      const out = path.join(dir, 'peak.txt');
+      const r = await cli(args, { cwd: dir, env: { NODE_OPTIONS: `--require ${probe} --max-semi-space-size=1`, PROBE_OUT: out }, timeoutMs: 120_000 });
+      assert.equal(r.code, 1, r.stderr);
+      return { mb: Number(await fs.readFile(out, 'utf8')) / 1024, r };
+    };
+    const short = await peakMB(['replay', 'short.jsonl', '--jsonl']);
+    const long = await peakMB(['replay', 'long.jsonl', '--jsonl']);
+    const findings = (run: typeof long) => run.r.stdout.split('\n').length - 1;
+    assert.ok(findings(long) > 3.5 * findings(short) && findings(short) > 1000, `${findings(short)} then ${findings(long)} findings`);
+    assert.ok(long.mb - short.mb < 20, `--jsonl: ${short.mb.toFixed(0)} MB on 100,000 events, ${long.mb.toFixed(0)} MB on 400,000`);
+    const kept = await peakMB(['replay', 'long.jsonl', '--json']);
+    assert.ok(kept.mb - long.mb > 40, `--json, which keeps every finding: ${kept.mb.toFixed(0)} MB; --jsonl ${long.mb.toFixed(0)} MB`);
+  });
+
   it('replay of a missing file, a folder or a FIFO nothing writes to is exit 3 in one clean line naming it', async () => {
     const dir = await tmpdir('lg-cli-');
     execFileSync('mkfifo', [path.join(dir, 'pipe')]);

@@ -114,6 +114,51 @@ describe('loop-guardian CLI (a real process)', function () {
       assert.match(text.stdout, /the same loop also tripped: /);
     });
 
+    it('--jsonl writes each finding as a JSON line, the objects --json lists, and says what it read on stderr', async () => {
+      const call = { type: 'tool', session: 's1', tool: 'apply_code_edit', args: { file: 'a.py' }, error: 'search string not found' };
+      const log = await write(ws, 'loop.jsonl', jsonl([call, call, call, { type: 'user', session: 's1', text: 'again' }, call, call, call]) + 'not json\n');
+      const whole = await cli(['replay', log, '--json', '--workspace', ws]);
+      const r = await cli(['replay', log, '--jsonl', '--workspace', ws]);
+      assert.equal(r.code, 1, 'a halt finding: exit 1, as with --json');
+      const lines = r.stdout.split('\n');
+      assert.equal(lines.pop(), '', 'every line ends with a newline');
+      assert.deepEqual(
+        lines.map((l) => JSON.parse(l) as unknown),
+        (JSON.parse(whole.stdout) as { findings: unknown[] }).findings,
+      );
+      assert.equal(lines.length, 8, 'both loops, each finding once');
+      assert.match(r.stderr, /loop\.jsonl:8: \(line\): not JSON/);
+      assert.match(r.stderr, /loop\.jsonl: 7 event\(s\) \(events\), 1 line\(s\) skipped, 8 finding\(s\)\n$/);
+      const quiet = await write(ws, 'quiet.jsonl', jsonl([{ type: 'output', text: 'a' }, { type: 'output', text: 'b' }]));
+      const none = await cli(['replay', quiet, '--jsonl', '--workspace', ws]);
+      assert.deepEqual([none.code, none.stdout], [0, '']);
+      const both = await cli(['replay', log, '--jsonl', '--json', '--workspace', ws]);
+      assert.equal(both.code, 2);
+      assert.match(both.stderr, /--json and --jsonl: one or the other/);
+    });
+
+    it('loads the schema library only for what needs it: not for a log of well-formed events', async () => {
+      // Which modules the process loaded, written at its exit by a module it is started with.
+      const probe = await write(ws, 'probe.js', "process.on('exit', () => require('fs').writeFileSync(process.env.PROBE_OUT, JSON.stringify(Object.keys(require.cache))));");
+      const loaded = async (args: string[]): Promise<string[]> => {
+        const out = path.join(ws, `loaded-${Math.random()}.json`);
+        const r = await cli(args, { env: { NODE_OPTIONS: `--require ${probe}`, PROBE_OUT: out } });
+        assert.ok(r.code === 0 || r.code === 1, r.stderr);
+        return JSON.parse(await fs.readFile(out, 'utf8')) as string[];
+      };
+      const schemaLoaded = (modules: string[]) => modules.some((m) => /[\\/](cli-zod\.js$|zod[\\/])/.test(m));
+      const calls = jsonl([1, 2, 3].map(() => ({ type: 'tool', session: 's', tool: 'ls', args: { d: '.' }, ts: '2026-01-01T00:00:00.000Z' })));
+      const good = await write(ws, 'good.jsonl', calls);
+      const goodRun = await loaded(['replay', good, '--jsonl', '--workspace', ws]);
+      assert.ok(goodRun.some((m) => m.endsWith('cli-main.js')), 'the probe sees the CLI load');
+      assert.equal(schemaLoaded(goodRun), false, goodRun.join('\n'));
+      // A line the fast path does not take is explained by the schema; so is a config file.
+      const bad = await write(ws, 'bad.jsonl', `${calls}{"v":1,"type":"tool"}\n`);
+      assert.equal(schemaLoaded(await loaded(['replay', bad, '--jsonl', '--workspace', ws])), true);
+      await write(ws, PATHS.config, JSON.stringify({ signals: { cycle: { threshold: 4 } } }));
+      assert.equal(schemaLoaded(await loaded(['replay', good, '--jsonl', '--workspace', ws])), true);
+    });
+
     it('reads the last line of a finished log even without a newline', async () => {
       const log = await write(ws, 'l.jsonl', jsonl([{ type: 'output', text: 'x' }, { type: 'output', text: 'x' }]).trimEnd());
       const out = JSON.parse((await cli(['replay', log, '--json'])).stdout) as { events: number; findings: unknown[] };

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { defaultConfig, resolveConfig, SIGNAL_IDS } from '../../../src/core/config';
+import { configSchema } from '../../../src/core/configSchema';
 import { parseEventLine } from '../../../src/core/events';
 import { arrayElementOffsets } from '../../../src/core/jsonPositions';
 import { formatStopAll, parseStopAll } from '../../../src/core/stopAll';
@@ -19,6 +20,18 @@ describe('configuration', () => {
     assert.equal(c.signals['quality-gate-loop'].threshold, 2);
     assert.deepEqual(c.tiers, { max: 7, humanReviewFrom: 6 });
     assert.deepEqual(c.sources.events, ['.tmp/**/logs/*.jsonl']);
+  });
+
+  it('the defaults written out are what the schema makes of an empty file, a fresh copy each time', () => {
+    assert.deepStrictEqual(defaultConfig(), configSchema.parse({}));
+    assert.deepStrictEqual(resolveConfig({}).config, defaultConfig());
+    const a = defaultConfig();
+    a.signals.cycle.threshold = 9;
+    a.volatileKeys.push('x');
+    (a.volatileArgs.Bash as string[]).push('x');
+    a.hooks.deny.pop();
+    a.agents.claude = { enabled: true };
+    assert.deepStrictEqual(defaultConfig(), configSchema.parse({}));
   });
 
   it('merges a partial file with the defaults', () => {

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { configure } from 'safe-stable-stringify';
+import { z } from 'zod';
 import { Canonicalizer, DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_KEYS, Hash53, hash53 } from '../../../src/core/canonical';
 import { callSignature } from '../../../src/core/calls';
 import { parseEventLine, validateEvent, wellFormedEvent } from '../../../src/core/events';
@@ -167,6 +168,50 @@ describe('fast paths hold to what they replace', () => {
       assert.equal(wellFormedEvent(JSON.parse(text)), undefined, text);
       assert.deepStrictEqual(parseEventLine(text), zodVerdict(text), text);
     }
+  });
+
+  it("a timestamp: the fast path's own check agrees with zod's datetime, on every leap day and on generated near misses", () => {
+    const zodTimestamp = z.iso.datetime({ offset: true, local: false });
+    const fastTakes = (ts: string) => wellFormedEvent({ v: 1, type: 'user', ts }) !== undefined;
+    const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+    // 29 February of every four-digit year, and the last day of every month of a century's years.
+    for (let year = 0; year <= 9999; year++) {
+      const ts = `${pad(year, 4)}-02-29T12:00:00Z`;
+      assert.equal(fastTakes(ts), zodTimestamp.safeParse(ts).success, ts);
+    }
+    for (let year = 1896; year <= 2004; year++) {
+      for (let month = 0; month <= 13; month++) {
+        for (const day of [0, 1, 28, 29, 30, 31, 32]) {
+          const ts = `${pad(year, 4)}-${pad(month)}-${pad(day)}T00:00:00Z`;
+          assert.equal(fastTakes(ts), zodTimestamp.safeParse(ts).success, ts);
+        }
+      }
+    }
+    const part = (max: number, width = 2) => fc.integer({ min: 0, max }).map((n) => pad(n, width));
+    const generated = fc
+      .record({
+        date: fc.tuple(part(9999, 4), part(13), part(32)).map(([y, m, d]) => `${y}-${m}-${d}`),
+        sep: fc.constantFrom('T', 'T', 'T', 't', ' '),
+        time: fc.tuple(part(25), part(61), part(61)).map(([h, m, s]) => `${h}:${m}:${s}`),
+        fraction: fc.constantFrom('', '', '.1', '.123', '.123456789', '.', '.x'),
+        zone: fc.oneof(fc.constantFrom('Z', 'Z', 'z', '', '+00:00', '-0000', '+2:00'), fc.tuple(fc.constantFrom('+', '-'), part(25), part(61)).map(([s, h, m]) => `${s}${h}:${m}`)),
+      })
+      .map(({ date, sep, time, fraction, zone }) => `${date}${sep}${time}${fraction}${zone}`);
+    // The same, with one character changed, dropped or added somewhere.
+    const mutated = fc.tuple(generated, fc.nat(), fc.constantFrom('set', 'drop', 'add'), fc.constantFrom('0', '9', ':', '-', 'T', 'Z', '.', '+', ' ', '\u0660')).map(([ts, at, how, c]) => {
+      const i = at % (ts.length + 1);
+      return how === 'set' ? ts.slice(0, i) + c + ts.slice(i + 1) : how === 'drop' ? ts.slice(0, i) + ts.slice(i + 1) : ts.slice(0, i) + c + ts.slice(i);
+    });
+    let agreed = 0;
+    fc.assert(
+      fc.property(fc.oneof(generated, mutated), (ts) => {
+        const zodSays = zodTimestamp.safeParse(ts).success;
+        assert.equal(fastTakes(ts), zodSays, ts);
+        if (zodSays) agreed++;
+      }),
+      { numRuns: 20000 },
+    );
+    assert.ok(agreed > 1000, `only ${agreed} generated timestamps were valid`);
   });
 
   // The general path, as it was before the one-pass text: strip the volatile keys, then stringify.
