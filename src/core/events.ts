@@ -1,3 +1,5 @@
+import type * as EventSchema from './eventSchema';
+import type { GuardianEvent } from './eventSchema';
 import { exceedsDepth, parseJson, stripBom } from './json';
 
 /**
@@ -5,9 +7,6 @@ import { exceedsDepth, parseJson, stripBom } from './json';
  * Every event may carry `ts`, `session`, `task` and `agent`. The schema (zod) is in eventSchema.ts,
  * loaded only to judge a line the fast path below does not take.
  */
-import type { GuardianEvent } from './eventSchema';
-import type * as EventSchema from './eventSchema';
-
 export type {
   ApiErrorEvent,
   AttemptEvent,
