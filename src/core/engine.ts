@@ -87,8 +87,14 @@ export interface EngineStats {
   unmatchedResults: number;
 }
 
-/** Sessions kept at once: past this, the one seen first is forgotten (its detectors' state with it). */
+/** Sessions kept at once: past this, the one seen first is forgotten (its detectors' state, its calls waiting for a result and its active findings with it). */
 export const MAX_SESSIONS = 10_000;
+/**
+ * Findings active at once: past this, the one raised first is dropped from the active list (it was
+ * reported when raised). A log whose sessions come and go, each ending in a loop nobody resolves,
+ * would otherwise keep every one of them.
+ */
+export const MAX_ACTIVE = 2_000;
 
 /**
  * Events in, findings out. Routes each event to every enabled detector, pairs calls with their
@@ -205,9 +211,17 @@ export class Engine {
     let state = this.sessions.get(name);
     if (state === undefined) {
       this.sessions.set(name, (state = new SessionState(name)));
-      if (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
+      if (this.sessions.size > MAX_SESSIONS) this.forget(this.sessions.keys().next().value as string);
     }
     return state;
+  }
+
+  /** Forgets a session: its detectors' state, its calls waiting for a result, its active findings. */
+  private forget(session: string): void {
+    this.sessions.delete(session);
+    for (const queued of this.queues.get(session) ?? []) if (queued.id !== undefined) this.waiting.delete(waitKey(session, queued.id));
+    this.queues.delete(session);
+    for (const [episode, a] of this.activeFindings) if (a.finding.session === session) this.activeFindings.delete(episode);
   }
 
   private onTool(e: ToolEvent, ref: EventRef, state: SessionState): void {
@@ -292,6 +306,7 @@ export class Engine {
     if (!before || severity(state.action) > severity(before.finding.action)) {
       const finding = make();
       this.activeFindings.set(state.episode, { finding, state });
+      if (this.activeFindings.size > MAX_ACTIVE) this.activeFindings.delete(this.activeFindings.keys().next().value as string);
       this.emitted.push(finding);
     } else {
       before.state = state;

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { MAX_PENDING, MAX_SESSIONS } from '../../../src/core/engine';
+import { MAX_ACTIVE, MAX_PENDING, MAX_SESSIONS } from '../../../src/core/engine';
 import { Canonicalizer } from '../../../src/core/canonical';
 import { SessionSlot } from '../../../src/core/detector';
 import { createDetectors } from '../../../src/core/detectors';
@@ -80,6 +80,19 @@ describe('engine', () => {
     const kept = new Engine(config());
     const near = located([call('s0'), call('s0'), ...times(MAX_SESSIONS - 2, (i) => call(`other${i}`)), call('s0')]);
     assert.ok(near.flatMap((e) => kept.push(e)).some((f) => f.session === 's0' && f.signal === 'identical-calls'), 'within the bound it is remembered');
+  });
+
+  it('keeps at most MAX_ACTIVE findings active: a log whose sessions come and go, each ending in a loop, does not grow it without end', () => {
+    const engine = new Engine(config());
+    const sessions = MAX_ACTIVE + 50;
+    let raised = 0;
+    for (let s = 0; s < sessions; s++) {
+      for (const e of located(times(3, () => ({ type: 'tool', session: `s${s}`, tool: 'ls', args: { path: '.' } })))) raised += engine.push(e).length;
+    }
+    assert.ok(raised >= sessions, 'every session raised its loop');
+    const active = engine.active();
+    assert.equal(active.length, MAX_ACTIVE);
+    assert.ok(active.every((f) => Number(f.session.slice(1)) >= 50), 'the ones raised first went first');
   });
 });
 
