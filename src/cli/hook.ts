@@ -12,7 +12,7 @@ import { gate, promptGate, stopGate, type GateVerdict } from '../core/gate';
 import { LockTimeoutError } from '../state/atomicFile';
 import { GuardianLog } from '../state/guardianLog';
 import { appendEvent, hookConfig, hookLogPath, readHookTail, withSessionLock } from '../state/hookLog';
-import { readStopAllAt } from '../state/stopAllFile';
+import { readStopAllAtSync } from '../state/stopAllFile';
 import { readToEnd } from '../watch/streamText';
 import { previousTurn, type PreviousTurn } from '../watch/transcriptTail';
 import { PATHS, Workspace } from '../state/workspace';
@@ -163,19 +163,16 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     return reply;
   };
 
-  // STOP_ALL of the project named without stdin (option, environment) is read at once, beside stdin:
-  // a STOP there refuses the call even if stdin never comes.
+  // STOP_ALL of the project named without stdin (option, environment) is read at once, before
+  // stdin: a STOP there refuses the call even if stdin never comes.
   const given = namedProject(agent, options.workspace, io.env, io.cwd);
-  const earlyStop = typeof given === 'string' ? readStopAllAt(path.join(given, PATHS.stopAll)) : undefined;
+  const earlyStop = typeof given === 'string' ? readStopAllAtSync(path.join(given, PATHS.stopAll)) : undefined;
 
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<HookReply>((resolve) => {
     timer = setTimeout(() => {
-      void (async () => {
-        const stop = earlyStop ? await withTimeout(earlyStop, 100, undefined) : undefined;
-        const verdict = stop ? stopGate(stop.state, undefined, []) : undefined;
-        resolve(verdict ? refuse(verdict, 'a call (no decision in time, STOP_ALL says STOP)') : failOpen(`no decision within ${HOOK_DEADLINE_MS} ms`));
-      })();
+      const verdict = earlyStop ? stopGate(earlyStop.state, undefined, []) : undefined;
+      resolve(verdict ? refuse(verdict, 'a call (no decision in time, STOP_ALL says STOP)') : failOpen(`no decision within ${HOOK_DEADLINE_MS} ms`));
     }, HOOK_DEADLINE_MS);
   });
 
@@ -191,7 +188,7 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     if (known?.caller !== undefined) who = hookAgent(known.caller) ?? agent;
     const root = given === null ? undefined : (given ?? markedProject(path.resolve(io.cwd, known?.cwd ?? '.')));
     // 1. STOP first.
-    const stop = root === undefined ? undefined : earlyStop !== undefined ? await earlyStop : await readStopAllAt(path.join(root, PATHS.stopAll));
+    const stop = root === undefined ? undefined : (earlyStop ?? readStopAllAtSync(path.join(root, PATHS.stopAll)));
     if (root !== undefined) ws = new Workspace(root);
     if (stop && !stop.parse.ok) {
       notes.push(`${PATHS.stopAll}: ${stop.parse.error}; read as CLEAR`);
@@ -256,10 +253,10 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
       rel,
       async () => {
         if (known.phase !== 'pre') {
-          await after(caller, workspace, rel, named);
+          after(caller, workspace, rel, named);
           return allow();
         }
-        const verdict = await before(caller, workspace, rel, named, state, config);
+        const verdict = before(caller, workspace, rel, named, state, config);
         return verdict.allow ? allow() : refuse(verdict, `${tool} in session ${known.session}`);
       },
       LOCK_TIMEOUT_MS,
@@ -280,16 +277,16 @@ function newId(): string {
  * Before a call: the gate's verdict over the session's history, and the call recorded (bounded
  * and masked: what the gate compares is what is recorded, so repeats still look alike).
  */
-async function before(agent: AgentWithHook, ws: Workspace, rel: string, call: HookCall & { tool: string }, stop: StopState, config: GuardianConfig): Promise<GateVerdict> {
-  const history = await readHookTail(ws.path(rel), rel);
+function before(agent: AgentWithHook, ws: Workspace, rel: string, call: HookCall & { tool: string }, stop: StopState, config: GuardianConfig): GateVerdict {
+  const history = readHookTail(ws.path(rel), rel);
   const ts = new Date().toISOString();
   const args = boundedArgs(call.input);
   const base = { v: 1 as const, ts, session: call.session, agent: agent.eventAgent };
   const verdict = gate({ history, call: { tool: call.tool, args, session: call.session, agent: base.agent, ts }, stop, config });
-  if (verdict.allow) await appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, id: call.id ?? newId() });
+  if (verdict.allow) appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, id: call.id ?? newId() });
   else if (verdict.why === 'loop') {
     // The refused call is recorded as a failed one: trying it again goes on counting.
-    await appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, ok: false, error: `Refused by Loop Guardian (${verdict.finding?.signal ?? 'loop'})` });
+    appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, ok: false, error: `Refused by Loop Guardian (${verdict.finding?.signal ?? 'loop'})` });
   }
   return verdict;
 }
@@ -307,7 +304,7 @@ const TURN_RECORDED = new Set(['reply', 'api_error', 'delegation', 'delegation_r
  * recorded (refused or not: sending it again goes on counting).
  */
 async function beforePrompt(agent: AgentWithHook, ws: Workspace, rel: string, call: HookCall & { prompt: string }, stop: StopState, config: GuardianConfig): Promise<GateVerdict> {
-  let history = await readHookTail(ws.path(rel), rel);
+  let history = readHookTail(ws.path(rel), rel);
   const ts = new Date().toISOString();
   const base = { v: 1 as const, ts, session: call.session, agent: agent.eventAgent };
   const lastPrompt = history.map((e) => e.event.type).lastIndexOf('prompt');
@@ -315,18 +312,18 @@ async function beforePrompt(agent: AgentWithHook, ws: Workspace, rel: string, ca
   const adapter = agent.transcript?.layout === 'jsonl' ? agent.transcript : undefined;
   if (lastPrompt >= 0 && !recorded && call.transcript !== undefined && adapter !== undefined) {
     const turn = await withTimeout<PreviousTurn>(previousTurn(call.transcript, adapter, call.prompt), TRANSCRIPT_BUDGET_MS, { events: [] });
-    for (const e of turn.events) await appendEvent(ws, rel, { ...e, session: call.session, agent: agent.eventAgent } as GuardianEvent);
-    if (turn.reply !== undefined) await appendEvent(ws, rel, { ...base, type: 'reply', text: boundedText(turn.reply) });
-    if (turn.reply !== undefined || turn.events.length > 0) history = await readHookTail(ws.path(rel), rel);
+    for (const e of turn.events) appendEvent(ws, rel, { ...e, session: call.session, agent: agent.eventAgent } as GuardianEvent);
+    if (turn.reply !== undefined) appendEvent(ws, rel, { ...base, type: 'reply', text: boundedText(turn.reply) });
+    if (turn.reply !== undefined || turn.events.length > 0) history = readHookTail(ws.path(rel), rel);
   }
   const text = boundedText(call.prompt);
   const verdict = promptGate({ history, prompt: { text, session: call.session, agent: base.agent, ts }, stop, config });
-  await appendEvent(ws, rel, { ...base, type: 'prompt', text });
+  appendEvent(ws, rel, { ...base, type: 'prompt', text });
   return verdict;
 }
 
 /** After a call: its outcome, bounded and masked, paired with the recorded call. */
-async function after(agent: AgentWithHook, ws: Workspace, rel: string, call: HookCall & { tool: string }): Promise<void> {
+function after(agent: AgentWithHook, ws: Workspace, rel: string, call: HookCall & { tool: string }): void {
   const outcome = postOutcome(call);
   const base = { v: 1 as const, ts: new Date().toISOString(), session: call.session, agent: agent.eventAgent };
   const fields = outcome.ok ? { ok: true, output: boundedValue(outcome.output) } : { ok: false, error: boundedText(outcome.error) };
@@ -334,15 +331,15 @@ async function after(agent: AgentWithHook, ws: Workspace, rel: string, call: Hoo
   let id = call.id;
   if (id === undefined) {
     // No id from the agent (not every agent sends one): the oldest unanswered call of the same tool and arguments.
-    const history = await readHookTail(ws.path(rel), rel);
+    const history = readHookTail(ws.path(rel), rel);
     const answered = new Set(history.flatMap((e) => (e.event.type === 'tool_result' ? [e.event.id] : [])));
     const same = JSON.stringify(args);
     const open = history.find((e) => e.event.type === 'tool' && e.event.id !== undefined && e.event.ok === undefined && !answered.has(e.event.id) && e.event.tool === call.tool && JSON.stringify(e.event.args ?? {}) === same);
     id = open?.event.type === 'tool' ? open.event.id : undefined;
   }
-  if (id !== undefined) await appendEvent(ws, rel, { ...base, type: 'tool_result', id, ...fields } as GuardianEvent);
+  if (id !== undefined) appendEvent(ws, rel, { ...base, type: 'tool_result', id, ...fields } as GuardianEvent);
   // Without a recorded call (the hook was not installed before it), the call and its outcome in one event.
-  else await appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, ...fields } as GuardianEvent);
+  else appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, ...fields } as GuardianEvent);
 }
 
 /**

@@ -1,11 +1,11 @@
-import { promises as fs } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import type { GuardianConfig } from '../core/config';
 import { SIGNAL_IDS } from '../core/defaults';
 import type { GuardianEvent, LocatedEvent } from '../core/events';
 import { parseJson } from '../core/json';
 import { withFileLock } from './atomicFile';
-import { openRegularFile, readRegularBounded, readTailLines } from './regularFile';
+import { openRegularFileSync, readRegularBoundedSync, readTailLinesSync } from './regularFile';
 import { PATHS, type Workspace } from './workspace';
 
 /** The hook's log of one agent session: `.tmp/current/logs/hook-<agent>-<session>.jsonl`. */
@@ -48,17 +48,21 @@ export function looseEvent(raw: unknown): GuardianEvent | undefined {
   return e as unknown as GuardianEvent;
 }
 
-/** The last events of a hook log (at most TAIL_BYTES of it); unreadable lines are left out. */
-export async function readHookTail(file: string, name: string): Promise<LocatedEvent[]> {
-  let handle: fs.FileHandle;
+/**
+ * The last events of a hook log (at most TAIL_BYTES of it); unreadable lines are left out. The
+ * hook's own reads and writes are synchronous: a few small files, read and written in well under
+ * a millisecond, where each asynchronous step would wait for a worker thread.
+ */
+export function readHookTail(file: string, name: string): LocatedEvent[] {
+  let fd: number;
   try {
     // Non-blocking: a FIFO in the log's place must not hold the hook past its deadline.
-    handle = await openRegularFile(file, name);
+    fd = openRegularFileSync(file, name);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
-  const lines = await readTailLines(handle, TAIL_BYTES);
+  const lines = readTailLinesSync(fd, TAIL_BYTES);
   const out: LocatedEvent[] = [];
   lines.forEach((line, i) => {
     if (line.trim() === '') return;
@@ -73,7 +77,7 @@ export async function readHookTail(file: string, name: string): Promise<LocatedE
 
 /** Runs `fn` holding the lock of one session's hook log: one decision at a time per session. */
 export async function withSessionLock<T>(ws: Workspace, rel: string, fn: () => Promise<T>, timeoutMs: number): Promise<T> {
-  return withFileLock(await ws.resolveForWrite(rel), fn, { timeoutMs });
+  return withFileLock(ws.resolveForWriteSync(rel), fn, { timeoutMs });
 }
 
 /** A hook log past this size is rotated: it becomes `<log>.1` (the one before is dropped) and a new log starts. */
@@ -84,8 +88,8 @@ export const HOOK_LOG_MAX_BYTES = 8 * 1024 * 1024;
  * first when it has grown past HOOK_LOG_MAX_BYTES. The caller holds the session's lock. The
  * rotated file does not end in `.jsonl`, so the workspace monitor does not read it again.
  */
-export async function appendEvent(ws: Workspace, rel: string, event: GuardianEvent): Promise<void> {
-  await ws.append(rel, `${JSON.stringify(event)}\n`, { rotateOver: HOOK_LOG_MAX_BYTES });
+export function appendEvent(ws: Workspace, rel: string, event: GuardianEvent): void {
+  ws.appendSync(rel, `${JSON.stringify(event)}\n`, { rotateOver: HOOK_LOG_MAX_BYTES });
 }
 
 declare const __BUNDLED__: boolean | undefined;
@@ -98,8 +102,13 @@ interface CachedConfig {
 }
 
 /** What the cache is valid for: this very file (its path, identity, size and times), or its absence. */
-async function signature(file: string): Promise<string> {
-  const st = await fs.stat(file).catch(() => undefined);
+function signature(file: string): string {
+  let st: Stats | undefined;
+  try {
+    st = statSync(file);
+  } catch {
+    st = undefined;
+  }
   return `${file}|${st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : 'absent'}`;
 }
 
@@ -134,8 +143,8 @@ function validCache(cached: Partial<CachedConfig>, source: string): cached is Ca
  * kept in `.tmp/guardian/hook-config.json` until `.github/guardian/config.json` changes.
  */
 export async function hookConfig(ws: Workspace, onProblem: (message: string) => void): Promise<GuardianConfig> {
-  const source = await signature(ws.path(PATHS.config));
-  const read = await readRegularBounded(ws.path(CACHE), 1024 * 1024);
+  const source = signature(ws.path(PATHS.config));
+  const read = readRegularBoundedSync(ws.path(CACHE), 1024 * 1024);
   if (read.kind === 'text') {
     try {
       const cached = JSON.parse(read.text) as Partial<CachedConfig>;

@@ -1,4 +1,4 @@
-import { promises as fs, realpathSync } from 'node:fs';
+import { mkdirSync, readlinkSync, realpathSync, renameSync, statSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomic } from './atomicFile';
 import { isWithin, WorkspaceEscapeError } from './containment';
@@ -63,20 +63,28 @@ export class Workspace {
 
   /** The real location `rel` would be written at; throws WorkspaceEscapeError if it is outside. */
   async resolveForWrite(rel: string): Promise<string> {
+    return this.resolveForWriteSync(rel);
+  }
+
+  /**
+   * `resolveForWrite`, synchronously: a few `realpath` and `readlink` calls, which the hook makes
+   * on every call and cannot wait a worker thread's turn for.
+   */
+  resolveForWriteSync(rel: string): string {
     let abs = path.resolve(this.root, rel);
     if (!isWithin(this.root, abs)) throw new WorkspaceEscapeError(rel, this.root);
     let probe = abs;
     // Bounded: a cycle of dangling links must not spin for ever.
     for (let hops = 0; hops < 64; hops++) {
       try {
-        const real = await fs.realpath(probe);
+        const real = realpathSync.native(probe);
         const final = path.join(real, path.relative(probe, abs));
         if (!isWithin(this.realRoot, final)) throw new WorkspaceEscapeError(rel, this.root);
         return final;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
         // A dangling link still says where a write through it would land.
-        const link = await fs.readlink(probe).catch(() => undefined);
+        const link = readLinkOrUndefined(probe);
         if (link !== undefined) {
           const target = path.resolve(path.dirname(probe), link);
           abs = path.join(target, path.relative(probe, abs));
@@ -106,13 +114,34 @@ export class Workspace {
    * `rotateOver`, a file past that many bytes is rotated first.
    */
   async append(rel: string, text: string, opts: { rotateOver?: number } = {}): Promise<void> {
-    const file = await this.resolveForWrite(rel);
-    await fs.mkdir(path.dirname(file), { recursive: true });
+    this.appendSync(rel, text, opts);
+  }
+
+  /** `append`, synchronously: one line, a few system calls (the hook appends on every call). */
+  appendSync(rel: string, text: string, opts: { rotateOver?: number } = {}): void {
+    const file = this.resolveForWriteSync(rel);
+    mkdirSync(path.dirname(file), { recursive: true });
     if (opts.rotateOver !== undefined) {
       // Past the size, the file becomes `<file>.1` (the one before dropped) and a new one starts.
-      const st = await fs.stat(file).catch(() => undefined);
-      if (st !== undefined && st.isFile() && st.size > opts.rotateOver) await fs.rename(file, `${file}.1`);
+      const st = statOrUndefined(file);
+      if (st !== undefined && st.isFile() && st.size > opts.rotateOver) renameSync(file, `${file}.1`);
     }
-    await appendToRegularFile(file, text, this.realRoot);
+    appendToRegularFile(file, text, this.realRoot);
+  }
+}
+
+function statOrUndefined(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function readLinkOrUndefined(file: string): string | undefined {
+  try {
+    return readlinkSync(file);
+  } catch {
+    return undefined;
   }
 }
