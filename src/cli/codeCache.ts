@@ -14,19 +14,20 @@ function cacheFolder(): string {
 }
 
 /**
- * Runs a bundle as `require` would, compiled from a V8 code cache: the hook starts a process for
- * every tool call an agent makes, and compiling its bundle was about a third of its own time. The
- * cache lives in `~/.loop-guardian/cache/` (beside the launcher), one file per
- * bundle, named by the Node/V8 version and the bundle's inode, size and modification time: V8
- * itself checks only a source's length, so a rebuilt bundle must get a file of its own. It is
- * written at exit, atomically, when it was missing or V8 rejected it (another Node, other flags);
- * any problem with it means compiling as usual. `NODE_DISABLE_COMPILE_CACHE=1` turns it off.
+ * Runs a bundle as `require` would, compiled from a V8 code cache, and returns its exports: the
+ * hook starts a process for every tool call an agent makes, and compiling its bundle was about a
+ * third of its own time. The cache lives in `~/.loop-guardian/cache/` (beside the launcher), one
+ * file per bundle, named by the Node/V8 version and the bundle's inode, size and modification
+ * time: V8 itself checks only a source's length, so a rebuilt bundle must get a file of its own. It
+ * is written at exit, atomically, when it was missing or V8 rejected it (another Node, other
+ * flags), with the functions compiled while the process ran; any problem with it means compiling
+ * as usual. `NODE_DISABLE_COMPILE_CACHE=1` turns it off. A bundle is run once per process.
  */
-export function runWithCodeCache(file: string): void {
-  if (process.env.NODE_DISABLE_COMPILE_CACHE) {
-    require(file);
-    return;
-  }
+export function requireWithCodeCache<T>(file: string): T {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  if (process.env.NODE_DISABLE_COMPILE_CACHE) return require(file) as T;
+  const done = loaded.get(file);
+  if (done !== undefined) return done.exports as T;
   const source = readFileSync(file, 'utf8');
   const dir = cacheFolder();
   let cacheFile: string | undefined;
@@ -45,8 +46,13 @@ export function runWithCodeCache(file: string): void {
     process.once('exit', () => writeCache(dir, `${path.basename(file)}-`, target, script));
   }
   const module = { exports: {} };
+  loaded.set(file, module);
   (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
+  return module.exports as T;
 }
+
+/** The bundles run in this process, by file. */
+const loaded = new Map<string, { exports: unknown }>();
 
 /** The most a cache file may hold (the hook's is about 150 KB). */
 const MAX_CACHE_BYTES = 16 << 20;

@@ -6,18 +6,20 @@ import { DEFAULT_DELEGATION_TOOLS } from '../core/defaults';
 import type { GuardianEvent } from '../core/events';
 import { boundedArgs, boundedText, boundedValue } from '../core/redact';
 import type { StopState } from '../core/stopAll';
-import { HOOK_AGENTS, hookAgent, type AgentWithHook } from '../agents';
+import { HOOKED_AGENTS, hookedAgent, type HookedAgent } from '../agents/hooks';
 import { denyReply, postOutcome, type DenyStyle, type HookCall, type HookReply } from '../agents/hook';
-import { gate, promptGate, stopGate, type GateVerdict } from '../core/gate';
+import { quickVerdict, stopGate, type GateVerdict } from '../core/verdict';
 import { LockTimeoutError } from '../state/atomicFile';
 import { GuardianLog } from '../state/guardianLog';
 import { appendEvent, hookConfig, hookLogPath, readHookTail, withSessionLock } from '../state/hookLog';
 import { readStopAllAtSync } from '../state/stopAllFile';
 import { readToEnd } from '../watch/streamText';
-import { previousTurn, type PreviousTurn } from '../watch/transcriptTail';
+import type { PreviousTurn } from '../watch/transcriptTail';
+import { requireWithCodeCache } from './codeCache';
+import type * as HookReplay from './hookReplay';
 import { PATHS, Workspace } from '../state/workspace';
 
-export const HOOK_USAGE = `Usage: loop-guardian hook ${HOOK_AGENTS.map((a) => a.id).join('|')} [--workspace DIR] [--deny-with json|exit2]
+export const HOOK_USAGE = `Usage: loop-guardian hook ${HOOKED_AGENTS.map((a) => a.id).join('|')} [--workspace DIR] [--deny-with json|exit2]
 
 The enforcing hook: reads the agent's hook JSON on stdin, records the call under
 ${PATHS.logsDir}/, and refuses it when STOP_ALL says STOP (every call), PAUSE (new
@@ -77,7 +79,7 @@ function isFolder(p: string): boolean {
  * The project folder named without stdin: `--workspace` (null when it is not a folder: then there
  * is no project), else the folder the agent names in its environment; undefined when none is named.
  */
-function namedProject(agent: AgentWithHook, option: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | null | undefined {
+function namedProject(agent: HookedAgent, option: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | null | undefined {
   if (option !== undefined) {
     const dir = path.resolve(cwd, option);
     return isFolder(dir) ? dir : null;
@@ -116,7 +118,7 @@ function withTimeout<T>(work: Promise<T>, ms: number, fallback: T): Promise<T> {
  * else fails. On any other failure of its own the hook lets the call run and says so.
  */
 export async function runHook(argv: readonly string[], io: HookIo): Promise<HookReply> {
-  let agent: AgentWithHook;
+  let agent: HookedAgent;
   let options: { workspace?: string; 'deny-with'?: string; help?: boolean };
   // Named before the options are checked: an agent that refuses a call whose hook exits non-zero must get exit 0 even on a usage error.
   const named = argv.find((a) => !a.startsWith('-'));
@@ -125,21 +127,21 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     options = parsed.values;
     if (options.help) return { stdout: HOOK_USAGE, stderr: '', exitCode: 0 };
     const [name, ...extra] = parsed.positionals;
-    const found = name === undefined ? undefined : hookAgent(name);
-    if (found === undefined) throw new Error(`the agent must be one of ${HOOK_AGENTS.map((a) => a.id).join(', ')}${name === undefined ? '' : `, not ${JSON.stringify(name)}`}`);
+    const found = name === undefined ? undefined : hookedAgent(name);
+    if (found === undefined) throw new Error(`the agent must be one of ${HOOKED_AGENTS.map((a) => a.id).join(', ')}${name === undefined ? '' : `, not ${JSON.stringify(name)}`}`);
     if (extra.length > 0) throw new Error(`unexpected argument ${JSON.stringify(extra[0])}`);
     if (options['deny-with'] !== undefined && options['deny-with'] !== 'json' && options['deny-with'] !== 'exit2') throw new Error('--deny-with must be json or exit2');
     agent = found;
   } catch (err) {
     // Exit 1: a usage error must not block the agent (exit 2 would); 0 for agents that read any non-zero exit as a refusal.
-    const failClosed = named !== undefined && hookAgent(named)?.hook.registration.failClosed === true;
+    const failClosed = named !== undefined && hookedAgent(named)?.hook.registration.failClosed === true;
     return { stdout: '', stderr: `loop-guardian hook: ${(err as Error).message}\n\n${HOOK_USAGE}`, exitCode: failClosed ? 0 : 1 };
   }
   const style = (options['deny-with'] ?? 'json') as DenyStyle;
   let ws: Workspace | undefined;
   const notes: string[] = [];
   // The agent the call is from: the one named, unless its payload says another that shares its hook file.
-  let who: AgentWithHook = agent;
+  let who: HookedAgent = agent;
   const log = (level: 'WARN' | 'ERROR', message: string) => {
     if (ws) onTheSide(new GuardianLog(ws).write(level, message));
   };
@@ -185,7 +187,7 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     }
     const known = 'problem' in call ? undefined : call;
     parsed = known;
-    if (known?.caller !== undefined) who = hookAgent(known.caller) ?? agent;
+    if (known?.caller !== undefined) who = hookedAgent(known.caller) ?? agent;
     const root = given === null ? undefined : (given ?? markedProject(path.resolve(io.cwd, known?.cwd ?? '.')));
     // 1. STOP first.
     const stop = root === undefined ? undefined : (earlyStop ?? readStopAllAtSync(path.join(root, PATHS.stopAll)));
@@ -269,6 +271,15 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
   }
 }
 
+declare const __BUNDLED__: boolean | undefined;
+
+/** The hook's replay (hookReplay.ts: the engine, the transcript readers), loaded when first needed. */
+function replay(): typeof HookReplay {
+  const bundled = typeof __BUNDLED__ === 'boolean' && __BUNDLED__;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return bundled ? requireWithCodeCache<typeof HookReplay>(path.join(__dirname, 'cli-replay.js')) : (require(path.join(__dirname, 'hookReplay')) as typeof HookReplay);
+}
+
 function newId(): string {
   return `lg-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
@@ -277,12 +288,13 @@ function newId(): string {
  * Before a call: the gate's verdict over the session's history, and the call recorded (bounded
  * and masked: what the gate compares is what is recorded, so repeats still look alike).
  */
-function before(agent: AgentWithHook, ws: Workspace, rel: string, call: HookCall & { tool: string }, stop: StopState, config: GuardianConfig): GateVerdict {
+function before(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall & { tool: string }, stop: StopState, config: GuardianConfig): GateVerdict {
   const history = readHookTail(ws.path(rel), rel);
   const ts = new Date().toISOString();
   const args = boundedArgs(call.input);
   const base = { v: 1 as const, ts, session: call.session, agent: agent.eventAgent };
-  const verdict = gate({ history, call: { tool: call.tool, args, session: call.session, agent: base.agent, ts }, stop, config });
+  const input = { history, call: { tool: call.tool, args, session: call.session, agent: base.agent, ts }, stop, config };
+  const verdict = quickVerdict(input) ?? replay().judgeByReplay(input);
   if (verdict.allow) appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, id: call.id ?? newId() });
   else if (verdict.why === 'loop') {
     // The refused call is recorded as a failed one: trying it again goes on counting.
@@ -303,13 +315,14 @@ const TURN_RECORDED = new Set(['reply', 'api_error', 'delegation', 'delegation_r
  * recorded here, are not read from the transcript). Then the gate's verdict, and the prompt
  * recorded (refused or not: sending it again goes on counting).
  */
-async function beforePrompt(agent: AgentWithHook, ws: Workspace, rel: string, call: HookCall & { prompt: string }, stop: StopState, config: GuardianConfig): Promise<GateVerdict> {
+async function beforePrompt(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall & { prompt: string }, stop: StopState, config: GuardianConfig): Promise<GateVerdict> {
   let history = readHookTail(ws.path(rel), rel);
   const ts = new Date().toISOString();
   const base = { v: 1 as const, ts, session: call.session, agent: agent.eventAgent };
   const lastPrompt = history.map((e) => e.event.type).lastIndexOf('prompt');
   const recorded = lastPrompt >= 0 && history.slice(lastPrompt + 1).some((e) => TURN_RECORDED.has(e.event.type));
-  const adapter = agent.transcript?.layout === 'jsonl' ? agent.transcript : undefined;
+  const { jsonlTranscript, previousTurn, promptGate } = replay();
+  const adapter = jsonlTranscript(agent.id);
   if (lastPrompt >= 0 && !recorded && call.transcript !== undefined && adapter !== undefined) {
     const turn = await withTimeout<PreviousTurn>(previousTurn(call.transcript, adapter, call.prompt), TRANSCRIPT_BUDGET_MS, { events: [] });
     for (const e of turn.events) appendEvent(ws, rel, { ...e, session: call.session, agent: agent.eventAgent } as GuardianEvent);
@@ -323,7 +336,7 @@ async function beforePrompt(agent: AgentWithHook, ws: Workspace, rel: string, ca
 }
 
 /** After a call: its outcome, bounded and masked, paired with the recorded call. */
-function after(agent: AgentWithHook, ws: Workspace, rel: string, call: HookCall & { tool: string }): void {
+function after(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall & { tool: string }): void {
   const outcome = postOutcome(call);
   const base = { v: 1 as const, ts: new Date().toISOString(), session: call.session, agent: agent.eventAgent };
   const fields = outcome.ok ? { ok: true, output: boundedValue(outcome.output) } : { ok: false, error: boundedText(outcome.error) };
