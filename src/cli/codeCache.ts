@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import Module, { createRequire } from 'node:module';
-import * as path from 'node:path';
-import * as vm from 'node:vm';
+import { createRequire, wrap } from 'node:module';
+import { basename, dirname, join } from 'node:path';
+import { Script } from 'node:vm';
 import { guardianHome } from '../state/guardianHome';
 
 /**
@@ -10,7 +10,7 @@ import { guardianHome } from '../state/guardianHome';
  * a workspace the guardian writes to, never a shared one.
  */
 function cacheFolder(): string {
-  return path.join(guardianHome(), 'cache');
+  return join(guardianHome(), 'cache');
 }
 
 /**
@@ -34,20 +34,20 @@ export function requireWithCodeCache<T>(file: string): T {
   let cached: Buffer | undefined;
   try {
     const st = statSync(file);
-    cacheFile = path.join(dir, `${path.basename(file)}-${process.versions.v8}-${process.arch}-${st.ino}-${st.size}-${Math.round(st.mtimeMs * 1000)}.cache`);
+    cacheFile = join(dir, `${basename(file)}-${process.versions.v8}-${process.arch}-${st.ino}-${st.size}-${Math.round(st.mtimeMs * 1000)}.cache`);
     cached = readCache(cacheFile);
   } catch {
     // No cache yet (or no way to name one): compiled, and cached at exit.
   }
-  const script = new vm.Script(Module.wrap(source), { filename: file, ...(cached ? { cachedData: cached } : {}) });
+  const script = new Script(wrap(source), { filename: file, ...(cached ? { cachedData: cached } : {}) });
   if (cacheFile !== undefined && (cached === undefined || script.cachedDataRejected === true)) {
     const target = cacheFile;
     // At exit, so that the functions compiled while it ran are in the cache too.
-    process.once('exit', () => writeCache(dir, `${path.basename(file)}-`, target, script));
+    process.once('exit', () => writeCache(dir, `${basename(file)}-`, target, script));
   }
   const module = { exports: {} };
   loaded.set(file, module);
-  (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
+  (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
   return module.exports as T;
 }
 
@@ -74,14 +74,14 @@ function readCache(file: string): Buffer | undefined {
 }
 
 /** Writes the cache `file`, and removes the other files of the same bundle (`prefix`): its earlier builds'. */
-function writeCache(dir: string, prefix: string, file: string, script: vm.Script): void {
+function writeCache(dir: string, prefix: string, file: string, script: Script): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const temp = `${file}.${process.pid}.tmp`;
     // `wx`: a file already at the temporary name (or a FIFO) is never written into.
     writeFileSync(temp, script.createCachedData(), { mode: 0o600, flag: 'wx' });
     renameSync(temp, file);
-    for (const name of readdirSync(dir)) if (name.startsWith(prefix) && name.endsWith('.cache') && path.join(dir, name) !== file) unlinkSync(path.join(dir, name));
+    for (const name of readdirSync(dir)) if (name.startsWith(prefix) && name.endsWith('.cache') && join(dir, name) !== file) unlinkSync(join(dir, name));
   } catch {
     // A cache that cannot be written costs the next run a compile, nothing more.
   }

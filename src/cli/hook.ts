@@ -1,5 +1,5 @@
 import { existsSync, fstatSync, readFileSync, statSync } from 'node:fs';
-import * as path from 'node:path';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { GuardianConfig } from '../core/config';
 import { DEFAULT_DELEGATION_TOOLS } from '../core/defaults';
@@ -81,12 +81,12 @@ function isFolder(p: string): boolean {
  */
 function namedProject(agent: HookedAgent, option: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | null | undefined {
   if (option !== undefined) {
-    const dir = path.resolve(cwd, option);
+    const dir = resolvePath(cwd, option);
     return isFolder(dir) ? dir : null;
   }
   for (const name of agent.hook.projectDirEnv) {
     const value = env[name];
-    if (value !== undefined && value !== '' && isFolder(path.resolve(value))) return path.resolve(value);
+    if (value !== undefined && value !== '' && isFolder(resolvePath(value))) return resolvePath(value);
   }
   return undefined;
 }
@@ -98,13 +98,40 @@ function namedProject(agent: HookedAgent, option: string | undefined, env: NodeJ
 function markedProject(start: string): string | undefined {
   for (const marker of MARKERS) {
     for (let dir = start, i = 0; i < 64; i++) {
-      if (existsSync(path.join(dir, marker))) return dir;
-      const parent = path.dirname(dir);
+      if (existsSync(join(dir, marker))) return dir;
+      const parent = dirname(dir);
       if (parent === dir) break;
       dir = parent;
     }
   }
   return undefined;
+}
+
+interface HookOptions {
+  readonly values: { workspace?: string; 'deny-with'?: string; help?: boolean };
+  readonly positionals: string[];
+}
+
+/**
+ * The hook's arguments as `parseArgs` (strict) reads them. The forms agents run it with (the agent,
+ * `--workspace DIR`, `--deny-with STYLE`) are read here, without loading Node's parser, which cost
+ * the hook a millisecond; any other form goes to it, with its errors. (Exported for the test that
+ * holds the two together.)
+ */
+export function hookOptions(argv: readonly string[]): HookOptions {
+  const values: { workspace?: string; 'deny-with'?: string } = {};
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const value = argv[i + 1];
+    if (!arg.startsWith('-')) {
+      positionals.push(arg);
+    } else if ((arg === '--workspace' || arg === '--deny-with') && value !== undefined && !value.startsWith('-')) {
+      values[arg === '--workspace' ? 'workspace' : 'deny-with'] = value;
+      i++;
+    } else return parseArgs({ args: [...argv], options: { workspace: { type: 'string' }, 'deny-with': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  }
+  return { values, positionals };
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number, fallback: T): Promise<T> {
@@ -123,7 +150,7 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
   // Named before the options are checked: an agent that refuses a call whose hook exits non-zero must get exit 0 even on a usage error.
   const named = argv.find((a) => !a.startsWith('-'));
   try {
-    const parsed = parseArgs({ args: [...argv], options: { workspace: { type: 'string' }, 'deny-with': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    const parsed = hookOptions(argv);
     options = parsed.values;
     if (options.help) return { stdout: HOOK_USAGE, stderr: '', exitCode: 0 };
     const [name, ...extra] = parsed.positionals;
@@ -168,7 +195,7 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
   // STOP_ALL of the project named without stdin (option, environment) is read at once, before
   // stdin: a STOP there refuses the call even if stdin never comes.
   const given = namedProject(agent, options.workspace, io.env, io.cwd);
-  const earlyStop = typeof given === 'string' ? readStopAllAtSync(path.join(given, PATHS.stopAll)) : undefined;
+  const earlyStop = typeof given === 'string' ? readStopAllAtSync(join(given, PATHS.stopAll)) : undefined;
 
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<HookReply>((resolve) => {
@@ -188,9 +215,9 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     const known = 'problem' in call ? undefined : call;
     parsed = known;
     if (known?.caller !== undefined) who = hookedAgent(known.caller) ?? agent;
-    const root = given === null ? undefined : (given ?? markedProject(path.resolve(io.cwd, known?.cwd ?? '.')));
+    const root = given === null ? undefined : (given ?? markedProject(resolvePath(io.cwd, known?.cwd ?? '.')));
     // 1. STOP first.
-    const stop = root === undefined ? undefined : (earlyStop ?? readStopAllAtSync(path.join(root, PATHS.stopAll)));
+    const stop = root === undefined ? undefined : (earlyStop ?? readStopAllAtSync(join(root, PATHS.stopAll)));
     if (root !== undefined) ws = new Workspace(root);
     if (stop && !stop.parse.ok) {
       notes.push(`${PATHS.stopAll}: ${stop.parse.error}; read as CLEAR`);
@@ -203,7 +230,7 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     }
     if (known === undefined) return failOpen((call as { problem: string }).problem);
     if (ws === undefined) {
-      notes.push(`no project found (no ${MARKERS.join(' or ')} above ${path.resolve(io.cwd, known.cwd ?? '.')}, no project folder in the environment): nothing recorded`);
+      notes.push(`no project found (no ${MARKERS.join(' or ')} above ${resolvePath(io.cwd, known.cwd ?? '.')}, no project folder in the environment): nothing recorded`);
       return allow();
     }
     if (known.phase === 'prompt' && known.prompt !== undefined) {
@@ -277,7 +304,7 @@ declare const __BUNDLED__: boolean | undefined;
 function replay(): typeof HookReplay {
   const bundled = typeof __BUNDLED__ === 'boolean' && __BUNDLED__;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return bundled ? requireWithCodeCache<typeof HookReplay>(path.join(__dirname, 'cli-replay.js')) : (require(path.join(__dirname, 'hookReplay')) as typeof HookReplay);
+  return bundled ? requireWithCodeCache<typeof HookReplay>(join(__dirname, 'cli-replay.js')) : (require(join(__dirname, 'hookReplay')) as typeof HookReplay);
 }
 
 function newId(): string {

@@ -25,8 +25,8 @@
  *   removing it leaves that lock unbreakable; waiters then time out with an error naming the files.
  */
 import { closeSync, constants, fstatSync, mkdirSync, openSync, promises as fs, readSync, unlinkSync, writeSync } from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
+import { hostname } from 'node:os';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { hashText } from '../core/canonical';
 import { openRegularFile, whereIs } from './regularFile';
 import { isWithin, WorkspaceEscapeError } from './containment';
@@ -85,10 +85,10 @@ const unique = () => `${process.pid}.${Date.now().toString(36)}${Math.random().t
  */
 export async function writeFileAtomic(file: string, data: string, opts: WriteOptions = {}): Promise<void> {
   const { within } = opts;
-  const name = opts.name ?? (within !== undefined ? path.relative(within, file).split(path.sep).join('/') : file);
+  const name = opts.name ?? (within !== undefined ? relative(within, file).split(sep).join('/') : file);
   const outside = () => new WorkspaceEscapeError(name, within ?? '/');
   try {
-    const dir = path.dirname(file);
+    const dir = dirname(file);
     await fs.mkdir(dir, { recursive: true });
     if (within !== undefined && !isWithin(within, await fs.realpath(dir))) throw outside();
     const keptMode = await modeOf(file);
@@ -106,7 +106,7 @@ export async function writeFileAtomic(file: string, data: string, opts: WriteOpt
       await handle.sync();
       // Rename by the temp file's real folder: a folder swapped for a link from here on makes the
       // source path miss (ENOENT) rather than move the file elsewhere.
-      const target = within !== undefined ? path.join(path.dirname(real), path.basename(file)) : file;
+      const target = within !== undefined ? join(dirname(real), basename(file)) : file;
       await fs.rename(real, target);
       done = true;
       if (within !== undefined && !isWithin(within, await whereIs(handle, target))) {
@@ -130,13 +130,13 @@ export interface LockOptions {
 
 export class LockTimeoutError extends Error {
   constructor(readonly lockFile: string) {
-    super(`timed out waiting for the lock ${lockFile}; if no guardian command is running, delete it (and any ${path.basename(lockFile)}.*.break beside it)`);
+    super(`timed out waiting for the lock ${lockFile}; if no guardian command is running, delete it (and any ${basename(lockFile)}.*.break beside it)`);
     this.name = 'LockTimeoutError';
   }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const HOST = os.hostname();
+const HOST = hostname();
 
 /** One taking of a lock, as found on disk: `id` tells it from every other taking. */
 interface LockSeen {
@@ -274,7 +274,7 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>, opts: 
   const staleMs = opts.staleMs ?? 30_000;
   let id: string | undefined;
   try {
-    mkdirSync(path.dirname(file), { recursive: true });
+    mkdirSync(dirname(file), { recursive: true });
     const start = Date.now();
     for (;;) {
       id = tryTake(lock);
@@ -311,7 +311,7 @@ export async function readTextIfExists(file: string): Promise<string | undefined
   let handle: fs.FileHandle;
   try {
     // Non-blocking, regular files only: a FIFO in a state file's place is an error, never a hang.
-    handle = await openRegularFile(file, path.basename(file));
+    handle = await openRegularFile(file, basename(file));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;

@@ -1,5 +1,5 @@
 import { statSync, type Stats } from 'node:fs';
-import * as path from 'node:path';
+import { join } from 'node:path';
 import type { GuardianConfig } from '../core/config';
 import { SIGNAL_IDS } from '../core/defaults';
 import type { GuardianEvent, LocatedEvent } from '../core/events';
@@ -49,9 +49,11 @@ export function looseEvent(raw: unknown): GuardianEvent | undefined {
 }
 
 /**
- * The last events of a hook log (at most TAIL_BYTES of it); unreadable lines are left out. The
- * hook's own reads and writes are synchronous: a few small files, read and written in well under
- * a millisecond, where each asynchronous step would wait for a worker thread.
+ * The last TAIL_EVENTS events of a hook log, within its last TAIL_BYTES; unreadable lines are left
+ * out. Read from the end: the lines before the events kept are never parsed. Lines are numbered
+ * from the start of what was read, events from the first kept. The hook's own reads and writes
+ * are synchronous: a few small files, read and written in well under a millisecond, where each
+ * asynchronous step would wait for a worker thread.
  */
 export function readHookTail(file: string, name: string): LocatedEvent[] {
   let fd: number;
@@ -63,16 +65,17 @@ export function readHookTail(file: string, name: string): LocatedEvent[] {
     throw err;
   }
   const lines = readTailLinesSync(fd, TAIL_BYTES);
-  const out: LocatedEvent[] = [];
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return;
+  const kept: { event: GuardianEvent; line: number }[] = [];
+  for (let i = lines.length - 1; i >= 0 && kept.length < TAIL_EVENTS; i--) {
+    const line = lines[i] as string;
+    if (line.trim() === '') continue;
     // Not JSON or nested too deep (the call's input is the agent's): left out like any bad line.
     const parsed = parseJson(line);
-    if (!parsed.ok) return;
+    if (!parsed.ok) continue;
     const event = looseEvent(parsed.value);
-    if (event) out.push({ event, ref: { file: name, line: i + 1, event: out.length + 1 } });
-  });
-  return out.length > TAIL_EVENTS ? out.slice(-TAIL_EVENTS) : out;
+    if (event) kept.push({ event, line: i + 1 });
+  }
+  return kept.reverse().map(({ event, line }, i) => ({ event, ref: { file: name, line, event: i + 1 } }));
 }
 
 /** Runs `fn` holding the lock of one session's hook log: one decision at a time per session. */
@@ -156,7 +159,7 @@ export async function hookConfig(ws: Workspace, onProblem: (message: string) => 
   // Loaded here only, from a bundle of its own (dist/cli-config.js): the hook's fast path never loads zod.
   const bundled = typeof __BUNDLED__ === 'boolean' && __BUNDLED__;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { loadConfig, formatProblem } = require(path.join(__dirname, bundled ? 'cli-config.js' : 'configFile')) as typeof import('./configFile');
+  const { loadConfig, formatProblem } = require(join(__dirname, bundled ? 'cli-config.js' : 'configFile')) as typeof import('./configFile');
   const loaded = await loadConfig(ws);
   for (const p of loaded.problems) onProblem(formatProblem(loaded.file, p));
   const entry: CachedConfig = { v: 1, source, config: loaded.config };

@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, promises as fs, readlinkSync, readSync, realpathSync, unlinkSync, writeSync, type Stats } from 'node:fs';
-import * as path from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { isWithin, WorkspaceEscapeError } from './containment';
 
 /** A path that is a FIFO, a device, a socket or a folder: never read (a read could block for ever). */
@@ -148,7 +148,7 @@ export async function whereIs(handle: fs.FileHandle, fallback: string): Promise<
   try {
     return await fs.readlink(`/proc/self/fd/${handle.fd}`);
   } catch {
-    return path.join(await fs.realpath(path.dirname(fallback)), path.basename(fallback));
+    return join(await fs.realpath(dirname(fallback)), basename(fallback));
   }
 }
 
@@ -156,7 +156,7 @@ function whereIsSync(fd: number, fallback: string): string {
   try {
     return readlinkSync(`/proc/self/fd/${fd}`);
   } catch {
-    return path.join(realpathSync.native(path.dirname(fallback)), path.basename(fallback));
+    return join(realpathSync.native(dirname(fallback)), basename(fallback));
   }
 }
 
@@ -192,7 +192,7 @@ export function appendToRegularFile(file: string, text: string, within?: string)
             // Gone already.
           }
         }
-        throw new WorkspaceEscapeError(path.relative(within, file), within);
+        throw new WorkspaceEscapeError(relative(within, file), within);
       }
     }
     writeSync(fd, text, null, 'utf8');

@@ -1,5 +1,5 @@
 import { mkdirSync, readlinkSync, realpathSync, renameSync, statSync, type Stats } from 'node:fs';
-import * as path from 'node:path';
+import { dirname, join, relative as relativePath, resolve as resolvePath, sep } from 'node:path';
 import { writeFileAtomic } from './atomicFile';
 import { isWithin, WorkspaceEscapeError } from './containment';
 import { appendToRegularFile } from './regularFile';
@@ -43,7 +43,7 @@ export class Workspace {
   readonly realRoot: string;
 
   constructor(root: string) {
-    this.root = path.resolve(root);
+    this.root = resolvePath(root);
     try {
       this.realRoot = realpathSync(this.root);
     } catch {
@@ -53,12 +53,12 @@ export class Workspace {
 
   /** Absolute path of a workspace-relative path, without following links (for reading). */
   path(rel: string): string {
-    return path.resolve(this.root, rel);
+    return resolvePath(this.root, rel);
   }
 
   /** Workspace-relative form of an absolute path, with forward slashes. */
   relative(abs: string): string {
-    return path.relative(this.root, abs).split(path.sep).join('/');
+    return relativePath(this.root, abs).split(sep).join('/');
   }
 
   /** The real location `rel` would be written at; throws WorkspaceEscapeError if it is outside. */
@@ -71,14 +71,14 @@ export class Workspace {
    * on every call and cannot wait a worker thread's turn for.
    */
   resolveForWriteSync(rel: string): string {
-    let abs = path.resolve(this.root, rel);
+    let abs = resolvePath(this.root, rel);
     if (!isWithin(this.root, abs)) throw new WorkspaceEscapeError(rel, this.root);
     let probe = abs;
     // Bounded: a cycle of dangling links must not spin for ever.
     for (let hops = 0; hops < 64; hops++) {
       try {
         const real = realpathSync.native(probe);
-        const final = path.join(real, path.relative(probe, abs));
+        const final = join(real, relativePath(probe, abs));
         if (!isWithin(this.realRoot, final)) throw new WorkspaceEscapeError(rel, this.root);
         return final;
       } catch (err) {
@@ -86,12 +86,12 @@ export class Workspace {
         // A dangling link still says where a write through it would land.
         const link = readLinkOrUndefined(probe);
         if (link !== undefined) {
-          const target = path.resolve(path.dirname(probe), link);
-          abs = path.join(target, path.relative(probe, abs));
+          const target = resolvePath(dirname(probe), link);
+          abs = join(target, relativePath(probe, abs));
           probe = abs;
           continue;
         }
-        const parent = path.dirname(probe);
+        const parent = dirname(probe);
         if (parent === probe) break;
         probe = parent;
       }
@@ -120,7 +120,7 @@ export class Workspace {
   /** `append`, synchronously: one line, a few system calls (the hook appends on every call). */
   appendSync(rel: string, text: string, opts: { rotateOver?: number } = {}): void {
     const file = this.resolveForWriteSync(rel);
-    mkdirSync(path.dirname(file), { recursive: true });
+    mkdirSync(dirname(file), { recursive: true });
     if (opts.rotateOver !== undefined) {
       // Past the size, the file becomes `<file>.1` (the one before dropped) and a new one starts.
       const st = statOrUndefined(file);
