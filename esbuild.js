@@ -13,7 +13,7 @@ const common = {
   sourcemap: !production,
   minify: production,
   logLevel: 'warning',
-  define: { __VERSION__: JSON.stringify(version) },
+  define: { __VERSION__: JSON.stringify(version), __BUNDLED__: 'true' },
 };
 
 /**
@@ -28,13 +28,19 @@ const zodApart = {
   },
 };
 
+// The hook's bundles are read on every tool call an agent makes: never with comments or blank
+// space, so that they are small and ASCII (read and compiled faster); names are kept.
+const hookBundle = { ...common, minifyWhitespace: true };
+
 const builds = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   // dist/cli.js only picks dist/cli-hook.js (the agents' hook: small, fast to start) or dist/cli-main.js.
-  { ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, define: { ...common.define, __BUNDLED__: 'true' } },
+  { ...hookBundle, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   { ...common, entryPoints: ['src/cli/run.ts'], outfile: 'dist/cli-main.js', plugins: [zodApart] },
   { ...common, stdin: { contents: "export * from 'zod';", resolveDir: __dirname, loader: 'js' }, outfile: 'dist/cli-zod.js' },
-  { ...common, entryPoints: ['src/cli/hookRun.ts'], outfile: 'dist/cli-hook.js', define: { ...common.define, __BUNDLED__: 'true' } },
+  { ...hookBundle, entryPoints: ['src/cli/hookRun.ts'], outfile: 'dist/cli-hook.js' },
+  // What the hook loads only to replay a session (a repeated call, a prompt): the engine, the detectors, the transcript readers.
+  { ...hookBundle, entryPoints: ['src/cli/hookReplay.ts'], outfile: 'dist/cli-replay.js' },
   // The configuration schema (zod), loaded by the hook only when its cached configuration is stale.
   { ...common, entryPoints: ['src/state/configFile.ts'], outfile: 'dist/cli-config.js' },
 ];

@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import Module, { createRequire } from 'node:module';
-import * as path from 'node:path';
-import * as vm from 'node:vm';
+import { createRequire, wrap } from 'node:module';
+import { basename, dirname, join } from 'node:path';
+import { Script } from 'node:vm';
 import { guardianHome } from '../state/guardianHome';
 
 /**
@@ -10,43 +10,49 @@ import { guardianHome } from '../state/guardianHome';
  * a workspace the guardian writes to, never a shared one.
  */
 function cacheFolder(): string {
-  return path.join(guardianHome(), 'cache');
+  return join(guardianHome(), 'cache');
 }
 
 /**
- * Runs a bundle as `require` would, compiled from a V8 code cache: the hook starts a process for
- * every tool call an agent makes, and compiling its bundle was about a third of its own time. The
- * cache lives in `~/.loop-guardian/cache/` (beside the launcher), one file per
- * bundle, named by the Node/V8 version and the bundle's inode, size and modification time: V8
- * itself checks only a source's length, so a rebuilt bundle must get a file of its own. It is
- * written at exit, atomically, when it was missing or V8 rejected it (another Node, other flags);
- * any problem with it means compiling as usual. `NODE_DISABLE_COMPILE_CACHE=1` turns it off.
+ * Runs a bundle as `require` would, compiled from a V8 code cache, and returns its exports: the
+ * hook starts a process for every tool call an agent makes, and compiling its bundle was about a
+ * third of its own time. The cache lives in `~/.loop-guardian/cache/` (beside the launcher), one
+ * file per bundle, named by the Node/V8 version and the bundle's inode, size and modification
+ * time: V8 itself checks only a source's length, so a rebuilt bundle must get a file of its own. It
+ * is written at exit, atomically, when it was missing or V8 rejected it (another Node, other
+ * flags), with the functions compiled while the process ran; any problem with it means compiling
+ * as usual. `NODE_DISABLE_COMPILE_CACHE=1` turns it off. A bundle is run once per process.
  */
-export function runWithCodeCache(file: string): void {
-  if (process.env.NODE_DISABLE_COMPILE_CACHE) {
-    require(file);
-    return;
-  }
+export function requireWithCodeCache<T>(file: string): T {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  if (process.env.NODE_DISABLE_COMPILE_CACHE) return require(file) as T;
+  const done = loaded.get(file);
+  if (done !== undefined) return done.exports as T;
   const source = readFileSync(file, 'utf8');
   const dir = cacheFolder();
   let cacheFile: string | undefined;
   let cached: Buffer | undefined;
   try {
     const st = statSync(file);
-    cacheFile = path.join(dir, `${path.basename(file)}-${process.versions.v8}-${process.arch}-${st.ino}-${st.size}-${Math.round(st.mtimeMs * 1000)}.cache`);
+    cacheFile = join(dir, `${basename(file)}-${process.versions.v8}-${process.arch}-${st.ino}-${st.size}-${Math.round(st.mtimeMs * 1000)}.cache`);
     cached = readCache(cacheFile);
   } catch {
     // No cache yet (or no way to name one): compiled, and cached at exit.
   }
-  const script = new vm.Script(Module.wrap(source), { filename: file, ...(cached ? { cachedData: cached } : {}) });
+  const script = new Script(wrap(source), { filename: file, ...(cached ? { cachedData: cached } : {}) });
   if (cacheFile !== undefined && (cached === undefined || script.cachedDataRejected === true)) {
     const target = cacheFile;
     // At exit, so that the functions compiled while it ran are in the cache too.
-    process.once('exit', () => writeCache(dir, `${path.basename(file)}-`, target, script));
+    process.once('exit', () => writeCache(dir, `${basename(file)}-`, target, script));
   }
   const module = { exports: {} };
-  (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
+  loaded.set(file, module);
+  (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+  return module.exports as T;
 }
+
+/** The bundles run in this process, by file. */
+const loaded = new Map<string, { exports: unknown }>();
 
 /** The most a cache file may hold (the hook's is about 150 KB). */
 const MAX_CACHE_BYTES = 16 << 20;
@@ -68,14 +74,14 @@ function readCache(file: string): Buffer | undefined {
 }
 
 /** Writes the cache `file`, and removes the other files of the same bundle (`prefix`): its earlier builds'. */
-function writeCache(dir: string, prefix: string, file: string, script: vm.Script): void {
+function writeCache(dir: string, prefix: string, file: string, script: Script): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const temp = `${file}.${process.pid}.tmp`;
     // `wx`: a file already at the temporary name (or a FIFO) is never written into.
     writeFileSync(temp, script.createCachedData(), { mode: 0o600, flag: 'wx' });
     renameSync(temp, file);
-    for (const name of readdirSync(dir)) if (name.startsWith(prefix) && name.endsWith('.cache') && path.join(dir, name) !== file) unlinkSync(path.join(dir, name));
+    for (const name of readdirSync(dir)) if (name.startsWith(prefix) && name.endsWith('.cache') && join(dir, name) !== file) unlinkSync(join(dir, name));
   } catch {
     // A cache that cannot be written costs the next run a compile, nothing more.
   }

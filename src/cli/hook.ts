@@ -1,23 +1,25 @@
 import { existsSync, fstatSync, readFileSync, statSync } from 'node:fs';
-import * as path from 'node:path';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { GuardianConfig } from '../core/config';
 import { DEFAULT_DELEGATION_TOOLS } from '../core/defaults';
 import type { GuardianEvent } from '../core/events';
 import { boundedArgs, boundedText, boundedValue } from '../core/redact';
 import type { StopState } from '../core/stopAll';
-import { HOOK_AGENTS, hookAgent, type AgentWithHook } from '../agents';
+import { HOOKED_AGENTS, hookedAgent, type HookedAgent } from '../agents/hooks';
 import { denyReply, postOutcome, type DenyStyle, type HookCall, type HookReply } from '../agents/hook';
-import { gate, promptGate, stopGate, type GateVerdict } from '../core/gate';
+import { quickVerdict, stopGate, type GateVerdict } from '../core/verdict';
 import { LockTimeoutError } from '../state/atomicFile';
 import { GuardianLog } from '../state/guardianLog';
 import { appendEvent, hookConfig, hookLogPath, readHookTail, withSessionLock } from '../state/hookLog';
-import { readStopAllAt } from '../state/stopAllFile';
+import { readStopAllAtSync } from '../state/stopAllFile';
 import { readToEnd } from '../watch/streamText';
-import { previousTurn, type PreviousTurn } from '../watch/transcriptTail';
+import type { PreviousTurn } from '../watch/transcriptTail';
+import { requireWithCodeCache } from './codeCache';
+import type * as HookReplay from './hookReplay';
 import { PATHS, Workspace } from '../state/workspace';
 
-export const HOOK_USAGE = `Usage: loop-guardian hook ${HOOK_AGENTS.map((a) => a.id).join('|')} [--workspace DIR] [--deny-with json|exit2]
+export const HOOK_USAGE = `Usage: loop-guardian hook ${HOOKED_AGENTS.map((a) => a.id).join('|')} [--workspace DIR] [--deny-with json|exit2]
 
 The enforcing hook: reads the agent's hook JSON on stdin, records the call under
 ${PATHS.logsDir}/, and refuses it when STOP_ALL says STOP (every call), PAUSE (new
@@ -77,14 +79,14 @@ function isFolder(p: string): boolean {
  * The project folder named without stdin: `--workspace` (null when it is not a folder: then there
  * is no project), else the folder the agent names in its environment; undefined when none is named.
  */
-function namedProject(agent: AgentWithHook, option: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | null | undefined {
+function namedProject(agent: HookedAgent, option: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | null | undefined {
   if (option !== undefined) {
-    const dir = path.resolve(cwd, option);
+    const dir = resolvePath(cwd, option);
     return isFolder(dir) ? dir : null;
   }
   for (const name of agent.hook.projectDirEnv) {
     const value = env[name];
-    if (value !== undefined && value !== '' && isFolder(path.resolve(value))) return path.resolve(value);
+    if (value !== undefined && value !== '' && isFolder(resolvePath(value))) return resolvePath(value);
   }
   return undefined;
 }
@@ -96,13 +98,40 @@ function namedProject(agent: AgentWithHook, option: string | undefined, env: Nod
 function markedProject(start: string): string | undefined {
   for (const marker of MARKERS) {
     for (let dir = start, i = 0; i < 64; i++) {
-      if (existsSync(path.join(dir, marker))) return dir;
-      const parent = path.dirname(dir);
+      if (existsSync(join(dir, marker))) return dir;
+      const parent = dirname(dir);
       if (parent === dir) break;
       dir = parent;
     }
   }
   return undefined;
+}
+
+interface HookOptions {
+  readonly values: { workspace?: string; 'deny-with'?: string; help?: boolean };
+  readonly positionals: string[];
+}
+
+/**
+ * The hook's arguments as `parseArgs` (strict) reads them. The forms agents run it with (the agent,
+ * `--workspace DIR`, `--deny-with STYLE`) are read here, without loading Node's parser, which cost
+ * the hook a millisecond; any other form goes to it, with its errors. (Exported for the test that
+ * holds the two together.)
+ */
+export function hookOptions(argv: readonly string[]): HookOptions {
+  const values: { workspace?: string; 'deny-with'?: string } = {};
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const value = argv[i + 1];
+    if (!arg.startsWith('-')) {
+      positionals.push(arg);
+    } else if ((arg === '--workspace' || arg === '--deny-with') && value !== undefined && !value.startsWith('-')) {
+      values[arg === '--workspace' ? 'workspace' : 'deny-with'] = value;
+      i++;
+    } else return parseArgs({ args: [...argv], options: { workspace: { type: 'string' }, 'deny-with': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  }
+  return { values, positionals };
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number, fallback: T): Promise<T> {
@@ -116,30 +145,30 @@ function withTimeout<T>(work: Promise<T>, ms: number, fallback: T): Promise<T> {
  * else fails. On any other failure of its own the hook lets the call run and says so.
  */
 export async function runHook(argv: readonly string[], io: HookIo): Promise<HookReply> {
-  let agent: AgentWithHook;
+  let agent: HookedAgent;
   let options: { workspace?: string; 'deny-with'?: string; help?: boolean };
   // Named before the options are checked: an agent that refuses a call whose hook exits non-zero must get exit 0 even on a usage error.
   const named = argv.find((a) => !a.startsWith('-'));
   try {
-    const parsed = parseArgs({ args: [...argv], options: { workspace: { type: 'string' }, 'deny-with': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    const parsed = hookOptions(argv);
     options = parsed.values;
     if (options.help) return { stdout: HOOK_USAGE, stderr: '', exitCode: 0 };
     const [name, ...extra] = parsed.positionals;
-    const found = name === undefined ? undefined : hookAgent(name);
-    if (found === undefined) throw new Error(`the agent must be one of ${HOOK_AGENTS.map((a) => a.id).join(', ')}${name === undefined ? '' : `, not ${JSON.stringify(name)}`}`);
+    const found = name === undefined ? undefined : hookedAgent(name);
+    if (found === undefined) throw new Error(`the agent must be one of ${HOOKED_AGENTS.map((a) => a.id).join(', ')}${name === undefined ? '' : `, not ${JSON.stringify(name)}`}`);
     if (extra.length > 0) throw new Error(`unexpected argument ${JSON.stringify(extra[0])}`);
     if (options['deny-with'] !== undefined && options['deny-with'] !== 'json' && options['deny-with'] !== 'exit2') throw new Error('--deny-with must be json or exit2');
     agent = found;
   } catch (err) {
     // Exit 1: a usage error must not block the agent (exit 2 would); 0 for agents that read any non-zero exit as a refusal.
-    const failClosed = named !== undefined && hookAgent(named)?.hook.registration.failClosed === true;
+    const failClosed = named !== undefined && hookedAgent(named)?.hook.registration.failClosed === true;
     return { stdout: '', stderr: `loop-guardian hook: ${(err as Error).message}\n\n${HOOK_USAGE}`, exitCode: failClosed ? 0 : 1 };
   }
   const style = (options['deny-with'] ?? 'json') as DenyStyle;
   let ws: Workspace | undefined;
   const notes: string[] = [];
   // The agent the call is from: the one named, unless its payload says another that shares its hook file.
-  let who: AgentWithHook = agent;
+  let who: HookedAgent = agent;
   const log = (level: 'WARN' | 'ERROR', message: string) => {
     if (ws) onTheSide(new GuardianLog(ws).write(level, message));
   };
@@ -163,19 +192,16 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     return reply;
   };
 
-  // STOP_ALL of the project named without stdin (option, environment) is read at once, beside stdin:
-  // a STOP there refuses the call even if stdin never comes.
+  // STOP_ALL of the project named without stdin (option, environment) is read at once, before
+  // stdin: a STOP there refuses the call even if stdin never comes.
   const given = namedProject(agent, options.workspace, io.env, io.cwd);
-  const earlyStop = typeof given === 'string' ? readStopAllAt(path.join(given, PATHS.stopAll)) : undefined;
+  const earlyStop = typeof given === 'string' ? readStopAllAtSync(join(given, PATHS.stopAll)) : undefined;
 
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<HookReply>((resolve) => {
     timer = setTimeout(() => {
-      void (async () => {
-        const stop = earlyStop ? await withTimeout(earlyStop, 100, undefined) : undefined;
-        const verdict = stop ? stopGate(stop.state, undefined, []) : undefined;
-        resolve(verdict ? refuse(verdict, 'a call (no decision in time, STOP_ALL says STOP)') : failOpen(`no decision within ${HOOK_DEADLINE_MS} ms`));
-      })();
+      const verdict = earlyStop ? stopGate(earlyStop.state, undefined, []) : undefined;
+      resolve(verdict ? refuse(verdict, 'a call (no decision in time, STOP_ALL says STOP)') : failOpen(`no decision within ${HOOK_DEADLINE_MS} ms`));
     }, HOOK_DEADLINE_MS);
   });
 
@@ -188,10 +214,10 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     }
     const known = 'problem' in call ? undefined : call;
     parsed = known;
-    if (known?.caller !== undefined) who = hookAgent(known.caller) ?? agent;
-    const root = given === null ? undefined : (given ?? markedProject(path.resolve(io.cwd, known?.cwd ?? '.')));
+    if (known?.caller !== undefined) who = hookedAgent(known.caller) ?? agent;
+    const root = given === null ? undefined : (given ?? markedProject(resolvePath(io.cwd, known?.cwd ?? '.')));
     // 1. STOP first.
-    const stop = root === undefined ? undefined : earlyStop !== undefined ? await earlyStop : await readStopAllAt(path.join(root, PATHS.stopAll));
+    const stop = root === undefined ? undefined : (earlyStop ?? readStopAllAtSync(join(root, PATHS.stopAll)));
     if (root !== undefined) ws = new Workspace(root);
     if (stop && !stop.parse.ok) {
       notes.push(`${PATHS.stopAll}: ${stop.parse.error}; read as CLEAR`);
@@ -204,7 +230,7 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     }
     if (known === undefined) return failOpen((call as { problem: string }).problem);
     if (ws === undefined) {
-      notes.push(`no project found (no ${MARKERS.join(' or ')} above ${path.resolve(io.cwd, known.cwd ?? '.')}, no project folder in the environment): nothing recorded`);
+      notes.push(`no project found (no ${MARKERS.join(' or ')} above ${resolvePath(io.cwd, known.cwd ?? '.')}, no project folder in the environment): nothing recorded`);
       return allow();
     }
     if (known.phase === 'prompt' && known.prompt !== undefined) {
@@ -256,10 +282,10 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
       rel,
       async () => {
         if (known.phase !== 'pre') {
-          await after(caller, workspace, rel, named);
+          after(caller, workspace, rel, named);
           return allow();
         }
-        const verdict = await before(caller, workspace, rel, named, state, config);
+        const verdict = before(caller, workspace, rel, named, state, config);
         return verdict.allow ? allow() : refuse(verdict, `${tool} in session ${known.session}`);
       },
       LOCK_TIMEOUT_MS,
@@ -272,6 +298,15 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
   }
 }
 
+declare const __BUNDLED__: boolean | undefined;
+
+/** The hook's replay (hookReplay.ts: the engine, the transcript readers), loaded when first needed. */
+function replay(): typeof HookReplay {
+  const bundled = typeof __BUNDLED__ === 'boolean' && __BUNDLED__;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return bundled ? requireWithCodeCache<typeof HookReplay>(join(__dirname, 'cli-replay.js')) : (require(join(__dirname, 'hookReplay')) as typeof HookReplay);
+}
+
 function newId(): string {
   return `lg-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
@@ -280,16 +315,17 @@ function newId(): string {
  * Before a call: the gate's verdict over the session's history, and the call recorded (bounded
  * and masked: what the gate compares is what is recorded, so repeats still look alike).
  */
-async function before(agent: AgentWithHook, ws: Workspace, rel: string, call: HookCall & { tool: string }, stop: StopState, config: GuardianConfig): Promise<GateVerdict> {
-  const history = await readHookTail(ws.path(rel), rel);
+function before(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall & { tool: string }, stop: StopState, config: GuardianConfig): GateVerdict {
+  const history = readHookTail(ws.path(rel), rel);
   const ts = new Date().toISOString();
   const args = boundedArgs(call.input);
   const base = { v: 1 as const, ts, session: call.session, agent: agent.eventAgent };
-  const verdict = gate({ history, call: { tool: call.tool, args, session: call.session, agent: base.agent, ts }, stop, config });
-  if (verdict.allow) await appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, id: call.id ?? newId() });
+  const input = { history, call: { tool: call.tool, args, session: call.session, agent: base.agent, ts }, stop, config };
+  const verdict = quickVerdict(input) ?? replay().judgeByReplay(input);
+  if (verdict.allow) appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, id: call.id ?? newId() });
   else if (verdict.why === 'loop') {
     // The refused call is recorded as a failed one: trying it again goes on counting.
-    await appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, ok: false, error: `Refused by Loop Guardian (${verdict.finding?.signal ?? 'loop'})` });
+    appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, ok: false, error: `Refused by Loop Guardian (${verdict.finding?.signal ?? 'loop'})` });
   }
   return verdict;
 }
@@ -306,27 +342,28 @@ const TURN_RECORDED = new Set(['reply', 'api_error', 'delegation', 'delegation_r
  * recorded here, are not read from the transcript). Then the gate's verdict, and the prompt
  * recorded (refused or not: sending it again goes on counting).
  */
-async function beforePrompt(agent: AgentWithHook, ws: Workspace, rel: string, call: HookCall & { prompt: string }, stop: StopState, config: GuardianConfig): Promise<GateVerdict> {
-  let history = await readHookTail(ws.path(rel), rel);
+async function beforePrompt(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall & { prompt: string }, stop: StopState, config: GuardianConfig): Promise<GateVerdict> {
+  let history = readHookTail(ws.path(rel), rel);
   const ts = new Date().toISOString();
   const base = { v: 1 as const, ts, session: call.session, agent: agent.eventAgent };
   const lastPrompt = history.map((e) => e.event.type).lastIndexOf('prompt');
   const recorded = lastPrompt >= 0 && history.slice(lastPrompt + 1).some((e) => TURN_RECORDED.has(e.event.type));
-  const adapter = agent.transcript?.layout === 'jsonl' ? agent.transcript : undefined;
+  const { jsonlTranscript, previousTurn, promptGate } = replay();
+  const adapter = jsonlTranscript(agent.id);
   if (lastPrompt >= 0 && !recorded && call.transcript !== undefined && adapter !== undefined) {
     const turn = await withTimeout<PreviousTurn>(previousTurn(call.transcript, adapter, call.prompt), TRANSCRIPT_BUDGET_MS, { events: [] });
-    for (const e of turn.events) await appendEvent(ws, rel, { ...e, session: call.session, agent: agent.eventAgent } as GuardianEvent);
-    if (turn.reply !== undefined) await appendEvent(ws, rel, { ...base, type: 'reply', text: boundedText(turn.reply) });
-    if (turn.reply !== undefined || turn.events.length > 0) history = await readHookTail(ws.path(rel), rel);
+    for (const e of turn.events) appendEvent(ws, rel, { ...e, session: call.session, agent: agent.eventAgent } as GuardianEvent);
+    if (turn.reply !== undefined) appendEvent(ws, rel, { ...base, type: 'reply', text: boundedText(turn.reply) });
+    if (turn.reply !== undefined || turn.events.length > 0) history = readHookTail(ws.path(rel), rel);
   }
   const text = boundedText(call.prompt);
   const verdict = promptGate({ history, prompt: { text, session: call.session, agent: base.agent, ts }, stop, config });
-  await appendEvent(ws, rel, { ...base, type: 'prompt', text });
+  appendEvent(ws, rel, { ...base, type: 'prompt', text });
   return verdict;
 }
 
 /** After a call: its outcome, bounded and masked, paired with the recorded call. */
-async function after(agent: AgentWithHook, ws: Workspace, rel: string, call: HookCall & { tool: string }): Promise<void> {
+function after(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall & { tool: string }): void {
   const outcome = postOutcome(call);
   const base = { v: 1 as const, ts: new Date().toISOString(), session: call.session, agent: agent.eventAgent };
   const fields = outcome.ok ? { ok: true, output: boundedValue(outcome.output) } : { ok: false, error: boundedText(outcome.error) };
@@ -334,15 +371,15 @@ async function after(agent: AgentWithHook, ws: Workspace, rel: string, call: Hoo
   let id = call.id;
   if (id === undefined) {
     // No id from the agent (not every agent sends one): the oldest unanswered call of the same tool and arguments.
-    const history = await readHookTail(ws.path(rel), rel);
+    const history = readHookTail(ws.path(rel), rel);
     const answered = new Set(history.flatMap((e) => (e.event.type === 'tool_result' ? [e.event.id] : [])));
     const same = JSON.stringify(args);
     const open = history.find((e) => e.event.type === 'tool' && e.event.id !== undefined && e.event.ok === undefined && !answered.has(e.event.id) && e.event.tool === call.tool && JSON.stringify(e.event.args ?? {}) === same);
     id = open?.event.type === 'tool' ? open.event.id : undefined;
   }
-  if (id !== undefined) await appendEvent(ws, rel, { ...base, type: 'tool_result', id, ...fields } as GuardianEvent);
+  if (id !== undefined) appendEvent(ws, rel, { ...base, type: 'tool_result', id, ...fields } as GuardianEvent);
   // Without a recorded call (the hook was not installed before it), the call and its outcome in one event.
-  else await appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, ...fields } as GuardianEvent);
+  else appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, ...fields } as GuardianEvent);
 }
 
 /**

@@ -24,9 +24,9 @@
  *   The one case left: a process killed in the few system calls between taking a marker and
  *   removing it leaves that lock unbreakable; waiters then time out with an error naming the files.
  */
-import { constants, promises as fs } from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, promises as fs, readSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { hashText } from '../core/canonical';
 import { openRegularFile, whereIs } from './regularFile';
 import { isWithin, WorkspaceEscapeError } from './containment';
@@ -85,10 +85,10 @@ const unique = () => `${process.pid}.${Date.now().toString(36)}${Math.random().t
  */
 export async function writeFileAtomic(file: string, data: string, opts: WriteOptions = {}): Promise<void> {
   const { within } = opts;
-  const name = opts.name ?? (within !== undefined ? path.relative(within, file).split(path.sep).join('/') : file);
+  const name = opts.name ?? (within !== undefined ? relative(within, file).split(sep).join('/') : file);
   const outside = () => new WorkspaceEscapeError(name, within ?? '/');
   try {
-    const dir = path.dirname(file);
+    const dir = dirname(file);
     await fs.mkdir(dir, { recursive: true });
     if (within !== undefined && !isWithin(within, await fs.realpath(dir))) throw outside();
     const keptMode = await modeOf(file);
@@ -106,7 +106,7 @@ export async function writeFileAtomic(file: string, data: string, opts: WriteOpt
       await handle.sync();
       // Rename by the temp file's real folder: a folder swapped for a link from here on makes the
       // source path miss (ENOENT) rather than move the file elsewhere.
-      const target = within !== undefined ? path.join(path.dirname(real), path.basename(file)) : file;
+      const target = within !== undefined ? join(dirname(real), basename(file)) : file;
       await fs.rename(real, target);
       done = true;
       if (within !== undefined && !isWithin(within, await whereIs(handle, target))) {
@@ -130,13 +130,13 @@ export interface LockOptions {
 
 export class LockTimeoutError extends Error {
   constructor(readonly lockFile: string) {
-    super(`timed out waiting for the lock ${lockFile}; if no guardian command is running, delete it (and any ${path.basename(lockFile)}.*.break beside it)`);
+    super(`timed out waiting for the lock ${lockFile}; if no guardian command is running, delete it (and any ${basename(lockFile)}.*.break beside it)`);
     this.name = 'LockTimeoutError';
   }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const HOST = os.hostname();
+const HOST = hostname();
 
 /** One taking of a lock, as found on disk: `id` tells it from every other taking. */
 interface LockSeen {
@@ -146,21 +146,42 @@ interface LockSeen {
   readonly host?: string;
 }
 
-async function lookAt(lock: string): Promise<LockSeen | undefined> {
-  // One open file for both: the inode and the content must be of the same taking.
-  const handle = await fs.open(lock, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return undefined;
-    throw err;
-  });
-  if (!handle) return undefined;
+/**
+ * The lock as it is now. The lock's steps are synchronous: each is a few system calls on a file of
+ * a few bytes (opened non-blocking, never through a link), and the hook takes a lock on every call.
+ */
+function lookAt(lock: string): LockSeen | undefined {
+  let fd: number;
   try {
-    const st = await handle.stat();
-    const text = st.isFile() ? (await handle.readFile('utf8')).slice(0, 1024) : '';
+    // One open file for both: the inode and the content must be of the same taking.
+    fd = openSync(lock, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    const st = fstatSync(fd);
+    const text = st.isFile() ? headText(fd, LOCK_TEXT) : '';
     const id = hashText(`${st.dev}:${st.ino}:${text}`);
     return { id, mtimeMs: st.mtimeMs, ...holderOf(text) };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
+}
+
+/** What of a lock's content tells one taking from another: its first characters. */
+const LOCK_TEXT = 1024;
+
+/** The first `chars` characters of an open file: no character takes more than 4 bytes, so that many are read. */
+function headText(fd: number, chars: number): string {
+  const buf = Buffer.alloc(chars * 4);
+  let filled = 0;
+  while (filled < buf.length) {
+    const bytesRead = readSync(fd, buf, filled, buf.length - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buf.toString('utf8', 0, filled).slice(0, chars);
 }
 
 /** `{pid, host}` from a lock's content; earlier versions wrote the bare pid, on this host. */
@@ -194,42 +215,55 @@ function isStale(seen: LockSeen, staleMs: number): boolean {
  * Removes the lock if it is still the taking `id`; false when another process is removing it.
  * See the comment at the top of this file for why this cannot remove a fresh lock.
  */
-async function removeIfStill(lock: string, id: string): Promise<boolean> {
+function removeIfStill(lock: string, id: string): boolean {
   const marker = `${lock}.${id}.break`;
   try {
-    await fs.writeFile(marker, `${process.pid}\n`, { flag: 'wx' });
+    const fd = openSync(marker, 'wx');
+    try {
+      writeSync(fd, `${process.pid}\n`);
+    } finally {
+      closeSync(fd);
+    }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw err;
   }
   try {
-    if ((await lookAt(lock))?.id === id) await fs.unlink(lock);
+    if (lookAt(lock)?.id === id) unlinkSync(lock);
     return true;
   } finally {
-    await fs.unlink(marker).catch(() => undefined);
+    try {
+      unlinkSync(marker);
+    } catch {
+      // Removed already.
+    }
   }
 }
 
 /** Takes the lock once; its id when taken, undefined when another process holds it. */
-async function tryTake(lock: string): Promise<string | undefined> {
-  let handle: fs.FileHandle;
+function tryTake(lock: string): string | undefined {
+  let fd: number;
   try {
-    handle = await fs.open(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+    fd = openSync(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw err;
   }
   const text = JSON.stringify({ pid: process.pid, host: HOST, token: `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 12)}` });
   try {
-    await handle.writeFile(text, 'utf8');
-    const st = await handle.stat();
+    writeSync(fd, text, null, 'utf8');
+    const st = fstatSync(fd);
     return hashText(`${st.dev}:${st.ino}:${text}`);
   } catch (err) {
     // A lock without its holder written (a full disk) must not stay behind.
-    await fs.unlink(lock).catch(() => undefined);
+    try {
+      unlinkSync(lock);
+    } catch {
+      // Not there.
+    }
     throw err;
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -240,14 +274,14 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>, opts: 
   const staleMs = opts.staleMs ?? 30_000;
   let id: string | undefined;
   try {
-    await fs.mkdir(path.dirname(file), { recursive: true });
+    mkdirSync(dirname(file), { recursive: true });
     const start = Date.now();
     for (;;) {
-      id = await tryTake(lock);
+      id = tryTake(lock);
       if (id !== undefined) break;
-      const seen = await lookAt(lock);
+      const seen = lookAt(lock);
       if (seen === undefined) continue;
-      if (isStale(seen, staleMs) && (await removeIfStill(lock, seen.id))) continue;
+      if (isStale(seen, staleMs) && removeIfStill(lock, seen.id)) continue;
       if (Date.now() - start > timeoutMs) throw new LockTimeoutError(lock);
       await sleep(5 + Math.random() * 20);
     }
@@ -264,7 +298,11 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>, opts: 
     return await fn();
   } finally {
     clearInterval(refresh);
-    await removeIfStill(lock, id).catch(() => undefined);
+    try {
+      removeIfStill(lock, id);
+    } catch {
+      // Left for a later waiter to break: its holder (this process) will be gone.
+    }
   }
 }
 
@@ -273,7 +311,7 @@ export async function readTextIfExists(file: string): Promise<string | undefined
   let handle: fs.FileHandle;
   try {
     // Non-blocking, regular files only: a FIFO in a state file's place is an error, never a hang.
-    handle = await openRegularFile(file, path.basename(file));
+    handle = await openRegularFile(file, basename(file));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;

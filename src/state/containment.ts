@@ -1,9 +1,9 @@
-import * as path from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 
 /** Whether `target` is `root` or lies below it (both absolute). */
 export function isWithin(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  const rel = relative(root, target);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 export class WorkspaceEscapeError extends Error {

@@ -1,5 +1,5 @@
-import * as os from 'node:os';
-import * as path from 'node:path';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 
 /**
  * The guardian's own per-user folder, the one place outside a workspace it writes to (the
@@ -8,5 +8,5 @@ import * as path from 'node:path';
  */
 export function guardianHome(env: NodeJS.ProcessEnv = process.env): string {
   const set = env.LOOP_GUARDIAN_HOME;
-  return set !== undefined && set !== '' ? path.resolve(set) : path.join(env.HOME ?? os.homedir(), '.loop-guardian');
+  return set !== undefined && set !== '' ? resolve(set) : join(env.HOME ?? homedir(), '.loop-guardian');
 }

@@ -1,11 +1,11 @@
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
+import { statSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
 import type { GuardianConfig } from '../core/config';
 import { SIGNAL_IDS } from '../core/defaults';
 import type { GuardianEvent, LocatedEvent } from '../core/events';
 import { parseJson } from '../core/json';
 import { withFileLock } from './atomicFile';
-import { openRegularFile, readRegularBounded, readTailLines } from './regularFile';
+import { openRegularFileSync, readRegularBoundedSync, readTailLinesSync } from './regularFile';
 import { PATHS, type Workspace } from './workspace';
 
 /** The hook's log of one agent session: `.tmp/current/logs/hook-<agent>-<session>.jsonl`. */
@@ -48,32 +48,39 @@ export function looseEvent(raw: unknown): GuardianEvent | undefined {
   return e as unknown as GuardianEvent;
 }
 
-/** The last events of a hook log (at most TAIL_BYTES of it); unreadable lines are left out. */
-export async function readHookTail(file: string, name: string): Promise<LocatedEvent[]> {
-  let handle: fs.FileHandle;
+/**
+ * The last TAIL_EVENTS events of a hook log, within its last TAIL_BYTES; unreadable lines are left
+ * out. Read from the end: the lines before the events kept are never parsed. Lines are numbered
+ * from the start of what was read, events from the first kept. The hook's own reads and writes
+ * are synchronous: a few small files, read and written in well under a millisecond, where each
+ * asynchronous step would wait for a worker thread.
+ */
+export function readHookTail(file: string, name: string): LocatedEvent[] {
+  let fd: number;
   try {
     // Non-blocking: a FIFO in the log's place must not hold the hook past its deadline.
-    handle = await openRegularFile(file, name);
+    fd = openRegularFileSync(file, name);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
-  const lines = await readTailLines(handle, TAIL_BYTES);
-  const out: LocatedEvent[] = [];
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return;
+  const lines = readTailLinesSync(fd, TAIL_BYTES);
+  const kept: { event: GuardianEvent; line: number }[] = [];
+  for (let i = lines.length - 1; i >= 0 && kept.length < TAIL_EVENTS; i--) {
+    const line = lines[i] as string;
+    if (line.trim() === '') continue;
     // Not JSON or nested too deep (the call's input is the agent's): left out like any bad line.
     const parsed = parseJson(line);
-    if (!parsed.ok) return;
+    if (!parsed.ok) continue;
     const event = looseEvent(parsed.value);
-    if (event) out.push({ event, ref: { file: name, line: i + 1, event: out.length + 1 } });
-  });
-  return out.length > TAIL_EVENTS ? out.slice(-TAIL_EVENTS) : out;
+    if (event) kept.push({ event, line: i + 1 });
+  }
+  return kept.reverse().map(({ event, line }, i) => ({ event, ref: { file: name, line, event: i + 1 } }));
 }
 
 /** Runs `fn` holding the lock of one session's hook log: one decision at a time per session. */
 export async function withSessionLock<T>(ws: Workspace, rel: string, fn: () => Promise<T>, timeoutMs: number): Promise<T> {
-  return withFileLock(await ws.resolveForWrite(rel), fn, { timeoutMs });
+  return withFileLock(ws.resolveForWriteSync(rel), fn, { timeoutMs });
 }
 
 /** A hook log past this size is rotated: it becomes `<log>.1` (the one before is dropped) and a new log starts. */
@@ -84,8 +91,8 @@ export const HOOK_LOG_MAX_BYTES = 8 * 1024 * 1024;
  * first when it has grown past HOOK_LOG_MAX_BYTES. The caller holds the session's lock. The
  * rotated file does not end in `.jsonl`, so the workspace monitor does not read it again.
  */
-export async function appendEvent(ws: Workspace, rel: string, event: GuardianEvent): Promise<void> {
-  await ws.append(rel, `${JSON.stringify(event)}\n`, { rotateOver: HOOK_LOG_MAX_BYTES });
+export function appendEvent(ws: Workspace, rel: string, event: GuardianEvent): void {
+  ws.appendSync(rel, `${JSON.stringify(event)}\n`, { rotateOver: HOOK_LOG_MAX_BYTES });
 }
 
 declare const __BUNDLED__: boolean | undefined;
@@ -98,8 +105,13 @@ interface CachedConfig {
 }
 
 /** What the cache is valid for: this very file (its path, identity, size and times), or its absence. */
-async function signature(file: string): Promise<string> {
-  const st = await fs.stat(file).catch(() => undefined);
+function signature(file: string): string {
+  let st: Stats | undefined;
+  try {
+    st = statSync(file);
+  } catch {
+    st = undefined;
+  }
   return `${file}|${st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : 'absent'}`;
 }
 
@@ -134,8 +146,8 @@ function validCache(cached: Partial<CachedConfig>, source: string): cached is Ca
  * kept in `.tmp/guardian/hook-config.json` until `.github/guardian/config.json` changes.
  */
 export async function hookConfig(ws: Workspace, onProblem: (message: string) => void): Promise<GuardianConfig> {
-  const source = await signature(ws.path(PATHS.config));
-  const read = await readRegularBounded(ws.path(CACHE), 1024 * 1024);
+  const source = signature(ws.path(PATHS.config));
+  const read = readRegularBoundedSync(ws.path(CACHE), 1024 * 1024);
   if (read.kind === 'text') {
     try {
       const cached = JSON.parse(read.text) as Partial<CachedConfig>;
@@ -147,7 +159,7 @@ export async function hookConfig(ws: Workspace, onProblem: (message: string) => 
   // Loaded here only, from a bundle of its own (dist/cli-config.js): the hook's fast path never loads zod.
   const bundled = typeof __BUNDLED__ === 'boolean' && __BUNDLED__;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { loadConfig, formatProblem } = require(path.join(__dirname, bundled ? 'cli-config.js' : 'configFile')) as typeof import('./configFile');
+  const { loadConfig, formatProblem } = require(join(__dirname, bundled ? 'cli-config.js' : 'configFile')) as typeof import('./configFile');
   const loaded = await loadConfig(ws);
   for (const p of loaded.problems) onProblem(formatProblem(loaded.file, p));
   const entry: CachedConfig = { v: 1, source, config: loaded.config };

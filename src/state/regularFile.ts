@@ -1,5 +1,5 @@
-import { constants, promises as fs, type Stats } from 'node:fs';
-import * as path from 'node:path';
+import { closeSync, constants, fstatSync, lstatSync, openSync, promises as fs, readlinkSync, readSync, realpathSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 import { isWithin, WorkspaceEscapeError } from './containment';
 
 /** A path that is a FIFO, a device, a socket or a folder: never read (a read could block for ever). */
@@ -40,6 +40,26 @@ export async function openRegularFile(file: string, name: string = file): Promis
   return handle;
 }
 
+/**
+ * `openRegularFile` for the hook, which decides in a few milliseconds and cannot wait for a worker
+ * thread: the same checks, synchronously; returns the descriptor.
+ */
+export function openRegularFileSync(file: string, name: string = file): number {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  let st: Stats;
+  try {
+    st = fstatSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+  if (!st.isFile()) {
+    closeSync(fd);
+    throw new NotRegularFileError(name, kindOf(st));
+  }
+  return fd;
+}
+
 /** Refuses (NotRegularFileError) a path that is not a regular file, before anything reads it. */
 export async function checkRegularFile(file: string, name: string = file): Promise<void> {
   await (await openRegularFile(file, name)).close();
@@ -58,6 +78,17 @@ export type BoundedRead =
   /** There, but not readable as a file: a FIFO, a device, a folder, or an error opening it. */
   | { readonly kind: 'unreadable'; readonly problem: string };
 
+/** What a failed opening means to a bounded read: the file is missing, or there but unreadable. */
+function openFailure(err: unknown): BoundedRead {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
+  return { kind: 'unreadable', problem: err instanceof NotRegularFileError ? `is ${err.kind}, not a regular file` : `cannot open (${code ?? (err as Error).message})` };
+}
+
+function readFailure(err: unknown): BoundedRead {
+  return { kind: 'unreadable', problem: `cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
+}
+
 /**
  * Reads at most `maxBytes` of a regular file, and never blocks nor throws: a FIFO, a device or a
  * folder in its place is reported as unreadable instead of hanging the reader (the hook must decide
@@ -68,9 +99,7 @@ export async function readRegularBounded(file: string, maxBytes: number): Promis
   try {
     handle = await openRegularFile(file);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
-    return { kind: 'unreadable', problem: err instanceof NotRegularFileError ? `is ${err.kind}, not a regular file` : `cannot open (${code ?? (err as Error).message})` };
+    return openFailure(err);
   }
   try {
     const { size } = await handle.stat();
@@ -83,9 +112,34 @@ export async function readRegularBounded(file: string, maxBytes: number): Promis
     }
     return { kind: 'text', text: buf.toString('utf8', 0, filled), truncated: size > filled };
   } catch (err) {
-    return { kind: 'unreadable', problem: `cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
+    return readFailure(err);
   } finally {
     await handle.close().catch(() => undefined);
+  }
+}
+
+/** `readRegularBounded`, synchronously: for the hook's few small files (STOP_ALL, its configuration). */
+export function readRegularBoundedSync(file: string, maxBytes: number): BoundedRead {
+  let fd: number;
+  try {
+    fd = openRegularFileSync(file);
+  } catch (err) {
+    return openFailure(err);
+  }
+  try {
+    const { size } = fstatSync(fd);
+    const buf = Buffer.alloc(Math.min(maxBytes, size));
+    let filled = 0;
+    while (filled < buf.length) {
+      const bytesRead = readSync(fd, buf, filled, buf.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return { kind: 'text', text: buf.toString('utf8', 0, filled), truncated: size > filled };
+  } catch (err) {
+    return readFailure(err);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -94,7 +148,15 @@ export async function whereIs(handle: fs.FileHandle, fallback: string): Promise<
   try {
     return await fs.readlink(`/proc/self/fd/${handle.fd}`);
   } catch {
-    return path.join(await fs.realpath(path.dirname(fallback)), path.basename(fallback));
+    return join(await fs.realpath(dirname(fallback)), basename(fallback));
+  }
+}
+
+function whereIsSync(fd: number, fallback: string): string {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return join(realpathSync.native(dirname(fallback)), basename(fallback));
   }
 }
 
@@ -103,26 +165,47 @@ export async function whereIs(handle: fs.FileHandle, fallback: string): Promise<
  * opening a FIFO non-blocking for writing fails at once (ENXIO) instead of waiting for a reader,
  * and anything else that is not a regular file is refused. O_APPEND keeps concurrent writers'
  * lines whole. With `within`, the file as opened (where it really is, whatever a folder swapped
- * for a link made of its path) must lie inside that folder, or nothing is written.
+ * for a link made of its path) must lie inside that folder, or nothing is written. Synchronous:
+ * one line, a handful of system calls, and the hook appends on every call.
  */
-export async function appendToRegularFile(file: string, text: string, within?: string): Promise<void> {
-  const existed = within === undefined || (await fs.lstat(file).then(() => true, () => false));
-  const handle = await fs.open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK | constants.O_NOFOLLOW, 0o644);
+export function appendToRegularFile(file: string, text: string, within?: string): void {
+  let existed = true;
+  if (within !== undefined) {
+    try {
+      lstatSync(file);
+    } catch {
+      existed = false;
+    }
+  }
+  const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK | constants.O_NOFOLLOW, 0o644);
   try {
-    const st = await handle.stat();
+    const st = fstatSync(fd);
     if (!st.isFile()) throw new NotRegularFileError(file, kindOf(st));
     if (within !== undefined) {
-      const real = await whereIs(handle, file);
+      const real = whereIsSync(fd, file);
       if (!isWithin(within, real)) {
         // Created outside by the swap (empty, not ours to keep): removed where it really is.
-        if (!existed && st.size === 0) await fs.unlink(real).catch(() => undefined);
-        throw new WorkspaceEscapeError(path.relative(within, file), within);
+        if (!existed && st.size === 0) {
+          try {
+            unlinkSync(real);
+          } catch {
+            // Gone already.
+          }
+        }
+        throw new WorkspaceEscapeError(relative(within, file), within);
       }
     }
-    await handle.write(text, null, 'utf8');
+    writeSync(fd, text, null, 'utf8');
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
+}
+
+/** The lines of a tail that starts at `start`, the first left out when the read starts inside it (a piece of a record). */
+function tailLines(text: string, start: number): string[] {
+  const lines = text.split('\n');
+  if (start > 0) lines.shift();
+  return lines;
 }
 
 /**
@@ -131,18 +214,31 @@ export async function appendToRegularFile(file: string, text: string, within?: s
  */
 export async function readTailLines(handle: fs.FileHandle, maxBytes: number): Promise<string[]> {
   let text: string;
-  let cut: boolean;
+  let start: number;
   try {
     const { size } = await handle.stat();
-    const start = Math.max(0, size - maxBytes);
+    start = Math.max(0, size - maxBytes);
     const buf = Buffer.alloc(size - start);
     const { bytesRead } = await handle.read(buf, 0, buf.length, start);
     text = buf.toString('utf8', 0, bytesRead);
-    cut = start > 0;
   } finally {
     await handle.close();
   }
-  const lines = text.split('\n');
-  if (cut) lines.shift();
-  return lines;
+  return tailLines(text, start);
+}
+
+/** `readTailLines` of a descriptor, synchronously (the hook's session log). Closes it. */
+export function readTailLinesSync(fd: number, maxBytes: number): string[] {
+  let text: string;
+  let start: number;
+  try {
+    const { size } = fstatSync(fd);
+    start = Math.max(0, size - maxBytes);
+    const buf = Buffer.alloc(size - start);
+    const bytesRead = readSync(fd, buf, 0, buf.length, start);
+    text = buf.toString('utf8', 0, bytesRead);
+  } finally {
+    closeSync(fd);
+  }
+  return tailLines(text, start);
 }

@@ -1,5 +1,5 @@
 import { formatStopAll, parseStopAll, type StopParse, type StopState, type StopStatus } from '../core/stopAll';
-import { readRegularBounded } from './regularFile';
+import { readRegularBoundedSync } from './regularFile';
 import { PATHS, type Workspace } from './workspace';
 
 export interface StopAllRead {
@@ -17,7 +17,12 @@ export const STOP_ALL_READ_BYTES = 64 * 1024;
  * in its place is unreadable (reported, and read as CLEAR like a garbled file).
  */
 export async function readStopAllAt(file: string): Promise<StopAllRead> {
-  const read = await readRegularBounded(file, STOP_ALL_READ_BYTES);
+  return readStopAllAtSync(file);
+}
+
+/** `readStopAllAt`, synchronously: the hook reads it first thing, on every call (a file of a few lines). */
+export function readStopAllAtSync(file: string): StopAllRead {
+  const read = readRegularBoundedSync(file, STOP_ALL_READ_BYTES);
   if (read.kind === 'unreadable') return { state: { status: 'CLEAR' }, parse: { ok: false, error: `unreadable: ${read.problem}` }, exists: true };
   const text = read.kind === 'text' ? read.text : undefined;
   const parse = parseStopAll(text);

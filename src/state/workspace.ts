@@ -1,5 +1,5 @@
-import { promises as fs, realpathSync } from 'node:fs';
-import * as path from 'node:path';
+import { mkdirSync, readlinkSync, realpathSync, renameSync, statSync, type Stats } from 'node:fs';
+import { dirname, join, relative as relativePath, resolve as resolvePath, sep } from 'node:path';
 import { writeFileAtomic } from './atomicFile';
 import { isWithin, WorkspaceEscapeError } from './containment';
 import { appendToRegularFile } from './regularFile';
@@ -43,7 +43,7 @@ export class Workspace {
   readonly realRoot: string;
 
   constructor(root: string) {
-    this.root = path.resolve(root);
+    this.root = resolvePath(root);
     try {
       this.realRoot = realpathSync(this.root);
     } catch {
@@ -53,37 +53,45 @@ export class Workspace {
 
   /** Absolute path of a workspace-relative path, without following links (for reading). */
   path(rel: string): string {
-    return path.resolve(this.root, rel);
+    return resolvePath(this.root, rel);
   }
 
   /** Workspace-relative form of an absolute path, with forward slashes. */
   relative(abs: string): string {
-    return path.relative(this.root, abs).split(path.sep).join('/');
+    return relativePath(this.root, abs).split(sep).join('/');
   }
 
   /** The real location `rel` would be written at; throws WorkspaceEscapeError if it is outside. */
   async resolveForWrite(rel: string): Promise<string> {
-    let abs = path.resolve(this.root, rel);
+    return this.resolveForWriteSync(rel);
+  }
+
+  /**
+   * `resolveForWrite`, synchronously: a few `realpath` and `readlink` calls, which the hook makes
+   * on every call and cannot wait a worker thread's turn for.
+   */
+  resolveForWriteSync(rel: string): string {
+    let abs = resolvePath(this.root, rel);
     if (!isWithin(this.root, abs)) throw new WorkspaceEscapeError(rel, this.root);
     let probe = abs;
     // Bounded: a cycle of dangling links must not spin for ever.
     for (let hops = 0; hops < 64; hops++) {
       try {
-        const real = await fs.realpath(probe);
-        const final = path.join(real, path.relative(probe, abs));
+        const real = realpathSync.native(probe);
+        const final = join(real, relativePath(probe, abs));
         if (!isWithin(this.realRoot, final)) throw new WorkspaceEscapeError(rel, this.root);
         return final;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
         // A dangling link still says where a write through it would land.
-        const link = await fs.readlink(probe).catch(() => undefined);
+        const link = readLinkOrUndefined(probe);
         if (link !== undefined) {
-          const target = path.resolve(path.dirname(probe), link);
-          abs = path.join(target, path.relative(probe, abs));
+          const target = resolvePath(dirname(probe), link);
+          abs = join(target, relativePath(probe, abs));
           probe = abs;
           continue;
         }
-        const parent = path.dirname(probe);
+        const parent = dirname(probe);
         if (parent === probe) break;
         probe = parent;
       }
@@ -106,13 +114,34 @@ export class Workspace {
    * `rotateOver`, a file past that many bytes is rotated first.
    */
   async append(rel: string, text: string, opts: { rotateOver?: number } = {}): Promise<void> {
-    const file = await this.resolveForWrite(rel);
-    await fs.mkdir(path.dirname(file), { recursive: true });
+    this.appendSync(rel, text, opts);
+  }
+
+  /** `append`, synchronously: one line, a few system calls (the hook appends on every call). */
+  appendSync(rel: string, text: string, opts: { rotateOver?: number } = {}): void {
+    const file = this.resolveForWriteSync(rel);
+    mkdirSync(dirname(file), { recursive: true });
     if (opts.rotateOver !== undefined) {
       // Past the size, the file becomes `<file>.1` (the one before dropped) and a new one starts.
-      const st = await fs.stat(file).catch(() => undefined);
-      if (st !== undefined && st.isFile() && st.size > opts.rotateOver) await fs.rename(file, `${file}.1`);
+      const st = statOrUndefined(file);
+      if (st !== undefined && st.isFile() && st.size > opts.rotateOver) renameSync(file, `${file}.1`);
     }
-    await appendToRegularFile(file, text, this.realRoot);
+    appendToRegularFile(file, text, this.realRoot);
+  }
+}
+
+function statOrUndefined(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function readLinkOrUndefined(file: string): string | undefined {
+  try {
+    return readlinkSync(file);
+  } catch {
+    return undefined;
   }
 }

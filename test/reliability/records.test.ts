@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { hashText } from '../../src/core/canonical';
-import { boundedText, boundedValue, MASK, maskSecrets } from '../../src/core/redact';
+import fc from 'fast-check';
+import { boundedText, boundedValue, MASK, maskSecrets, scanSecrets, SHORTEST_SECRET } from '../../src/core/redact';
 import { HOOK_LOG_MAX_BYTES } from '../../src/state/hookLog';
 import { cli, tmpdir, write } from '../unit/helpers';
 
@@ -100,6 +101,24 @@ describe('reliability: bounded records, no secrets (the hook)', function () {
       assert.equal(maskSecrets('-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----'), MASK);
       const ordinary = 'npm ERR! Missing script: "build" at /home/u/project (sk-learn is fine, task-1234 too)';
       assert.equal(maskSecrets(ordinary), ordinary);
+    });
+
+    it('a text shorter than the shortest credential shape is left alone unscanned, and no shape matches one', () => {
+      // The shortest shapes are SHORTEST_SECRET characters long, and masked.
+      for (const s of ['passwd=abcdef', 'APIKEY:abcdef', 'api-key=a1b2c3']) {
+        assert.ok(s.length <= SHORTEST_SECRET + 1);
+        assert.notEqual(maskSecrets(s), s, s);
+      }
+      // Shorter texts made of the shapes' own pieces: the full scan finds nothing either.
+      const pieces = ['passwd', 'password', 'api', 'key', '_', '-', '=', ':', '"', ' ', 'sk-', 'xoxb-', 'AKIA', 'ghp_', 'npm_', 'AIza', 'eyJ', '.', 'Bearer ', 'token ', 'a', 'Z', '0', '9', '-----BEGIN '];
+      fc.assert(
+        fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 12 }), (parts) => {
+          const text = parts.join('').slice(0, SHORTEST_SECRET - 1);
+          assert.equal(scanSecrets(text), text);
+          assert.equal(maskSecrets(text), text);
+        }),
+        { numRuns: 5000 },
+      );
     });
   });
 });

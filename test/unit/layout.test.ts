@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { AGENTS } from '../../src/agents';
+import { AGENTS, HOOK_AGENTS } from '../../src/agents';
+import { HOOKED_AGENTS } from '../../src/agents/hooks';
 
 /**
  * The layers, as the imports draw them: each folder of `src/` may import only from the folders
@@ -86,6 +87,14 @@ describe('layout', () => {
         return names.filter((n) => text.includes(n)).map((n) => `${path.relative(SRC, f)} names ${n}`);
       });
     assert.deepEqual(violations, []);
+  });
+
+  it("the hook's list of agents (agents/hooks.ts, without their transcript readers) is the registry's: the same agents, order, event names and protocols", () => {
+    assert.deepEqual(
+      HOOKED_AGENTS.map((a) => [a.id, a.eventAgent]),
+      HOOK_AGENTS.map((a) => [a.id, a.eventAgent]),
+    );
+    HOOKED_AGENTS.forEach((a, i) => assert.equal(a.hook, HOOK_AGENTS[i]?.hook, `${a.id}: the registry's own protocol object`));
   });
 
   it('every agent lives in its own folder, and the registry lists every folder', () => {

@@ -1,6 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import fc from 'fast-check';
+import { hookOptions } from '../../../src/cli/hook';
 import { cli, tmpdir, write } from '../helpers';
 
 /** The hook as the agents run it: a child process, JSON on stdin, the decision on stdout / exit code. */
@@ -165,6 +168,32 @@ describe('loop-guardian hook (a real process, real stdin and stdout)', () => {
     assert.match((await hook(ws, 'claude', claudePre('a2', 'make'))).stdout, /deny/);
     await write(ws, '.github/guardian/config.json', JSON.stringify({ signals: { 'identical-calls': { threshold: 10 } }, hooks: { deny: [] } }));
     assert.equal((await hook(ws, 'claude', claudePre('a3', 'make'))).stdout, '');
+  });
+
+  it("reads its arguments as Node's parseArgs does: the same options, positionals and errors for any arguments", () => {
+    const parsed = (argv: string[]) => {
+      try {
+        const { values, positionals } = parseArgs({ args: argv, options: { workspace: { type: 'string' }, 'deny-with': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+        return { values: { ...values }, positionals };
+      } catch (err) {
+        return { error: (err as Error).message };
+      }
+    };
+    const ours = (argv: string[]) => {
+      try {
+        const { values, positionals } = hookOptions(argv);
+        return { values: { ...values }, positionals };
+      } catch (err) {
+        return { error: (err as Error).message };
+      }
+    };
+    const words = ['claude', 'codex', '--workspace', '--deny-with', 'json', 'exit2', '/tmp/ws', '', '-', '--', '-h', '--help', '--workspace=/x', '--deny-with=json', '-x', '--other', '-dir', 'a b'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...words), { maxLength: 7 }), (argv) => {
+        assert.deepEqual(ours(argv), parsed(argv));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('a usage error exits 1, which no agent reads as a refusal', async () => {
