@@ -13,11 +13,11 @@ import { LockTimeoutError } from '../state/atomicFile';
 import { GuardianLog } from '../state/guardianLog';
 import { appendEvent, hookConfig, hookLogPath, readHookTail, withSessionLock } from '../state/hookLog';
 import { readStopAllAtSync } from '../state/stopAllFile';
+import { PATHS, Workspace } from '../state/workspace';
 import { readToEnd } from '../watch/streamText';
 import type { PreviousTurn } from '../watch/transcriptTail';
 import { requireWithCodeCache } from './codeCache';
 import type * as HookReplay from './hookReplay';
-import { PATHS, Workspace } from '../state/workspace';
 
 export const HOOK_USAGE = `Usage: loop-guardian hook ${HOOKED_AGENTS.map((a) => a.id).join('|')} [--workspace DIR] [--deny-with json|exit2]
 
