@@ -4,6 +4,9 @@
  * started the same way: the difference is the hook's own work. The session log already holds
  * HISTORY calls and their results (300 events), so the decision reads a realistic tail. The
  * bundle runs from its code cache (written by the warm-up call); one series runs without it.
+ * stdin is a socket, as an agent running on Node gives it (spawnSync's `input`); one series gives
+ * it a pipe, as a shell or an agent written in Rust or Go does (`printf … | node …`, against the
+ * same for `node -e 0`).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
@@ -24,6 +27,11 @@ function time(cmd: string, args: string[], input: string, cwd: string, env: Node
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${String(r.status)}: ${r.stderr}`);
   return ms;
+}
+
+/** The same, with stdin a pipe: `sh -c 'printf %s "$P" | node …'`. */
+function timeViaPipe(args: string[], input: string, cwd: string): number {
+  return time('sh', ['-c', 'printf %s "$P" | exec "$0" "$@"', process.execPath, ...args], '', cwd, { ...process.env, P: input });
 }
 
 function summary(name: string, samples: number[], bare?: number[]): string {
@@ -53,18 +61,24 @@ async function main(): Promise<void> {
   const before: number[] = [];
   const after: number[] = [];
   const uncached: number[] = [];
+  const barePipe: number[] = [];
+  const beforePipe: number[] = [];
   const noCache = { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' };
   for (let i = 0; i < RUNS; i++) {
     bare.push(time(process.execPath, ['-e', '0'], '', ws));
     before.push(time(process.execPath, [CLI, 'hook', 'claude', '--workspace', ws], pre(i, `cmd ${i}`), ws));
     after.push(time(process.execPath, [CLI, 'hook', 'claude', '--workspace', ws], post(i, `cmd ${i}`), ws));
     uncached.push(time(process.execPath, [CLI, 'hook', 'claude', '--workspace', ws], pre(i, `uncached ${i}`), ws, noCache));
+    barePipe.push(timeViaPipe(['-e', '0'], '', ws));
+    beforePipe.push(timeViaPipe([CLI, 'hook', 'claude', '--workspace', ws], pre(i, `piped ${i}`), ws));
   }
   console.log(`\nhook latency: ${RUNS} runs of each, interleaved; a session log of ${HISTORY * 2} earlier events`);
   console.log(summary('node -e 0 (process start alone)', bare));
   console.log(summary('hook claude, PreToolUse', before, bare));
   console.log(summary('hook claude, PostToolUse', after, bare));
   console.log(summary('hook claude, PreToolUse, no code cache', uncached, bare));
+  console.log(summary('node -e 0, stdin a pipe', barePipe));
+  console.log(summary('hook claude, PreToolUse, stdin a pipe', beforePipe, barePipe));
   await fs.rm(ws, { recursive: true, force: true });
 }
 

@@ -54,7 +54,7 @@ export function requireWithCodeCache<T>(file: string): T {
 /** The bundles run in this process, by file. */
 const loaded = new Map<string, { exports: unknown }>();
 
-/** The most a cache file may hold (the hook's is about 150 KB). */
+/** The most a cache file may hold (the hook's is about 100 KB, its replay's about 140 KB). */
 const MAX_CACHE_BYTES = 16 << 20;
 
 /**

@@ -1,4 +1,4 @@
-import { existsSync, fstatSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { GuardianConfig } from '../core/config';
@@ -13,11 +13,11 @@ import { LockTimeoutError } from '../state/atomicFile';
 import { GuardianLog } from '../state/guardianLog';
 import { appendEvent, hookConfig, hookLogPath, readHookTail, withSessionLock } from '../state/hookLog';
 import { readStopAllAtSync } from '../state/stopAllFile';
+import { PATHS, Workspace } from '../state/workspace';
 import { readToEnd } from '../watch/streamText';
 import type { PreviousTurn } from '../watch/transcriptTail';
 import { requireWithCodeCache } from './codeCache';
 import type * as HookReplay from './hookReplay';
-import { PATHS, Workspace } from '../state/workspace';
 
 export const HOOK_USAGE = `Usage: loop-guardian hook ${HOOKED_AGENTS.map((a) => a.id).join('|')} [--workspace DIR] [--deny-with json|exit2]
 
@@ -383,15 +383,61 @@ function after(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall & 
 }
 
 /**
- * stdin as text, at most MAX_STDIN_BYTES. A file is read at once; a pipe or socket through the
- * event loop (never a blocking read on a worker thread, which would keep the process from exiting),
- * so a stdin that never ends cannot hold the hook past its deadline.
+ * stdin as text, at most MAX_STDIN_BYTES. A file is read at once. A pipe, what is in it at once,
+ * without waiting (through a second, non-blocking opening of it): when its writer has closed it,
+ * that is all of it, and no stream is loaded (its loading was a good part of the hook's time).
+ * Otherwise (a pipe still open, a socket: the stdin of agents that run on Node) the rest through
+ * the event loop, never by a blocking read on a worker thread, which would keep the process from
+ * exiting: a stdin that never ends cannot hold the hook past its deadline.
  */
 export function readStdin(): Promise<string> {
+  let head: Buffer | undefined;
   try {
-    if (fstatSync(0).isFile()) return Promise.resolve(readFileSync(0, 'utf8'));
-  } catch {
-    // No usable stdin descriptor: read it as a stream below.
+    const st = fstatSync(0);
+    if (st.isFile()) return Promise.resolve(readFileSync(0, 'utf8'));
+    if (st.isFIFO()) {
+      const now = readPipeNow();
+      if (now.ended) return Promise.resolve(now.bytes.toString('utf8'));
+      head = now.bytes;
+    }
+  } catch (err) {
+    if (err instanceof StdinTooLargeError) return Promise.reject(err);
+    // No usable stdin descriptor, or the pipe cannot be opened again (no /proc): read as a stream below.
   }
-  return readToEnd(process.stdin, 'stdin', MAX_STDIN_BYTES);
+  return readToEnd(process.stdin, 'stdin', MAX_STDIN_BYTES, head);
+}
+
+class StdinTooLargeError extends Error {
+  constructor() {
+    super(`stdin: more than ${MAX_STDIN_BYTES} bytes`);
+  }
+}
+
+/**
+ * What the stdin pipe holds now, read through a non-blocking opening of it of its own (Linux:
+ * /proc/self/fd/0; fd 0 itself stays as it is): `ended` when its writer has closed it (a read
+ * returns 0); otherwise what came before the pipe ran empty (EAGAIN) or a read failed.
+ */
+function readPipeNow(): { bytes: Buffer; ended: boolean } {
+  const fd = openSync('/proc/self/fd/0', constants.O_RDONLY | constants.O_NONBLOCK);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const buf = Buffer.allocUnsafe(64 * 1024);
+      let n: number;
+      try {
+        n = readSync(fd, buf, 0, buf.length, null);
+      } catch {
+        // EAGAIN: the writer has not written the rest yet. Any other error: the stream will say.
+        return { bytes: Buffer.concat(chunks, total), ended: false };
+      }
+      if (n === 0) return { bytes: Buffer.concat(chunks, total), ended: true };
+      chunks.push(buf.subarray(0, n));
+      total += n;
+      if (total > MAX_STDIN_BYTES) throw new StdinTooLargeError();
+    }
+  } finally {
+    closeSync(fd);
+  }
 }

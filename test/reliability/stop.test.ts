@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { execFileSync, spawn } from 'node:child_process';
-import { promises as fs } from 'node:fs';
+import { closeSync, constants, openSync, promises as fs, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { HOOK_AGENTS } from '../../src/agents';
@@ -180,6 +180,57 @@ describe('reliability: STOP first (the hook)', function () {
     assert.ok(Date.now() - started < 5_000);
     assert.equal(code, 0);
     assert.match(stdout, /"permissionDecision":"deny"/);
+  });
+
+  /**
+   * The hook with its stdin a pipe (a named one here, as a shell or an agent written in Rust or Go
+   * gives it an anonymous one): `parts` are written one after the other, `pauseMs` apart; the pipe
+   * is closed after them unless `keepOpen`.
+   */
+  async function hookOnPipe(ws: string, parts: string[], opts: { pauseMs?: number; keepOpen?: boolean } = {}): Promise<CliRun & { stdout: string }> {
+    const fifo = path.join(await tmpdir('lg-fifo-'), 'stdin');
+    execFileSync('mkfifo', [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, constants.O_WRONLY);
+    const started = Date.now();
+    const child = spawn(process.execPath, [CLI, 'hook', 'claude', '--workspace', ws], { stdio: [reader, 'pipe', 'pipe'] });
+    closeSync(reader);
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    for (const [i, part] of parts.entries()) {
+      if (i > 0) await new Promise((r) => setTimeout(r, opts.pauseMs ?? 0));
+      writeSync(writer, part);
+    }
+    if (!opts.keepOpen) closeSync(writer);
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    const code = await closed;
+    clearTimeout(killer);
+    if (opts.keepOpen) closeSync(writer);
+    return { code: code ?? -1, stdout, stderr, ms: Date.now() - started, timedOut: code === null };
+  }
+
+  it('stdin a pipe: read at once when its writer closed it, with the rest read as it comes, and by the deadline when it never ends', async () => {
+    const call = JSON.stringify(pre('/ignored', 'p1', 'ls'));
+    // Written and closed: decided and recorded.
+    const open = await tmpdir('lg-stop-');
+    const whole = await hookOnPipe(open, [call]);
+    assert.equal(whole.code, 0, whole.stderr);
+    assert.equal(whole.stdout, '');
+    assert.match(await fs.readFile(path.join(open, '.tmp/current/logs/hook-claude-S.jsonl'), 'utf8'), /"command":"ls"/);
+    // Written in two parts 300 ms apart: the first read at once, the rest as it comes.
+    const halves = await hookOnPipe(open, [call.slice(0, 20), call.slice(20).replace('"ls"', '"pwd"')], { pauseMs: 300 });
+    assert.equal(halves.code, 0, halves.stderr);
+    assert.match(await fs.readFile(path.join(open, '.tmp/current/logs/hook-claude-S.jsonl'), 'utf8'), /"command":"pwd"/);
+    // STOP: refused, whole or never ending.
+    const stopped = await stoppedWorkspace();
+    assert.ok(refused(await hookOnPipe(stopped, [call])));
+    const never = await hookOnPipe(stopped, ['{"session_id":"S",'], { keepOpen: true });
+    assert.equal(never.timedOut, false);
+    assert.ok(never.ms < 5_000, `took ${never.ms} ms`);
+    assert.ok(refused(never), never.stdout + never.stderr);
   });
 
   it('creates no project: a call from "/" with no marker, or a project folder that does not exist, writes nothing', async () => {
