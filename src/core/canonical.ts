@@ -84,6 +84,7 @@ export class Canonicalizer {
   /** Keys seen, with their lower case, or VOLATILE. */
   private readonly keys = new Map<string, string>();
   private readonly hash = new Hash53();
+  private readonly textOut = new TextPieces();
   private readonly volatileArgs: ReadonlyMap<string, ReadonlySet<string>>;
 
   /** `volatileArgs`: per tool name (`*` for every tool), top-level argument keys left out of its calls. */
@@ -117,7 +118,7 @@ export class Canonicalizer {
     h.start();
     h.add(tool);
     h.add('\u0000');
-    if (this.hashPlain(args, 1, this.volatileArgs.get(tool), this.volatileArgs.get('*')) !== NOT_PLAIN) return h.end();
+    if (this.write(args, 1, h, this.volatileArgs.get(tool), this.volatileArgs.get('*')) !== NOT_PLAIN) return h.end();
     return hash53(`${tool}\u0000${this.args(tool, args)}`);
   }
 
@@ -128,77 +129,34 @@ export class Canonicalizer {
     return stringify(this.strip(value)) ?? '';
   }
 
-  /**
-   * `text` in one pass for what `JSON.parse` returns (plain objects, arrays, strings, numbers,
-   * booleans, null), without copying: the same text as `strip` then `stringify` (keys sorted by
-   * code unit, strings as `JSON.stringify` writes them, non-finite numbers as null, undefined
-   * left out of objects and null in arrays). NOT_PLAIN for anything else, and for a nesting past
-   * the depth limit: the general path writes those. `skipOwn`/`skipAll`: argument keys left out
-   * at the top. `level`: 1 for the value itself.
-   */
+  /** `write` to text: the canonical text of a plain value, NOT_PLAIN, or undefined (nothing written). */
   private plainText(value: unknown, level: number, skipOwn?: ReadonlySet<string>, skipAll?: ReadonlySet<string>): string | undefined | typeof NOT_PLAIN {
-    switch (typeof value) {
-      case 'string':
-        return quote(value);
-      case 'number':
-        return Number.isFinite(value) ? String(value) : 'null';
-      case 'boolean':
-        return value ? 'true' : 'false';
-      case 'undefined':
-        return undefined;
-      case 'object':
-        break;
-      default:
-        return NOT_PLAIN;
-    }
-    if (value === null) return 'null';
-    if (Array.isArray(value)) {
-      if (value.length === 0) return '[]';
-      if (level > MAX_JSON_DEPTH) return NOT_PLAIN;
-      let out = '[';
-      for (let i = 0; i < value.length; i++) {
-        const item = this.plainText(value[i], level + 1);
-        if (item === NOT_PLAIN) return NOT_PLAIN;
-        out += i === 0 ? (item ?? 'null') : `,${item ?? 'null'}`;
-      }
-      return `${out}]`;
-    }
-    if (Object.getPrototypeOf(value) !== Object.prototype || typeof (value as { toJSON?: unknown }).toJSON === 'function') return NOT_PLAIN;
-    const obj = value as Record<string, unknown>;
-    const keys = Object.keys(obj);
-    // The usual arguments: flat, keys already in order, none left out: `JSON.stringify` writes the
-    // same text, natively (the property tests in fastPaths.test.ts hold it to the general path).
-    if (level <= MAX_JSON_DEPTH && this.flatAndInOrder(obj, keys, skipOwn, skipAll)) return JSON.stringify(obj);
-    sortKeys(keys);
-    let out = '';
-    for (const key of keys) {
-      const k = this.lowerCase(key);
-      if (k === undefined || skipOwn?.has(k) || skipAll?.has(k)) continue;
-      // Past the depth limit the general path writes a marker in place of a non-empty object.
-      if (level > MAX_JSON_DEPTH) return NOT_PLAIN;
-      const item = this.plainText(obj[key], level + 1);
-      if (item === NOT_PLAIN) return NOT_PLAIN;
-      if (item !== undefined) out += out === '' ? `${quote(key)}:${item}` : `,${quote(key)}:${item}`;
-    }
-    return `{${out}}`;
+    const out = this.textOut;
+    out.start();
+    const written = this.write(value, level, out, skipOwn, skipAll);
+    return written === true ? out.text : written;
   }
 
   /**
-   * `plainText` fed to `this.hash` piece by piece instead of written: the same pieces in the same
-   * order (fastPaths.test.ts holds the two to each other). NOT_PLAIN where `plainText` says so;
-   * undefined where it writes nothing.
+   * `text` in one pass for what `JSON.parse` returns (plain objects, arrays, strings, numbers,
+   * booleans, null), without copying, written piece by piece to `out` (a text, or a hash that
+   * never joins the pieces): the same text as `strip` then `stringify` (keys sorted by code unit,
+   * strings as `JSON.stringify` writes them, non-finite numbers as null, undefined left out of
+   * objects and null in arrays). NOT_PLAIN for anything else, and for a nesting past the depth
+   * limit: the general path writes those (what was written is then to be thrown away); undefined
+   * where nothing is written. `skipOwn`/`skipAll`: argument keys left out at the top. `level`: 1
+   * for the value itself.
    */
-  private hashPlain(value: unknown, level: number, skipOwn?: ReadonlySet<string>, skipAll?: ReadonlySet<string>): true | undefined | typeof NOT_PLAIN {
-    const h = this.hash;
+  private write(value: unknown, level: number, out: Pieces, skipOwn?: ReadonlySet<string>, skipAll?: ReadonlySet<string>): true | undefined | typeof NOT_PLAIN {
     switch (typeof value) {
       case 'string':
-        h.addQuoted(value);
+        out.addQuoted(value);
         return true;
       case 'number':
-        h.add(Number.isFinite(value) ? String(value) : 'null');
+        out.add(Number.isFinite(value) ? String(value) : 'null');
         return true;
       case 'boolean':
-        h.add(value ? 'true' : 'false');
+        out.add(value ? 'true' : 'false');
         return true;
       case 'undefined':
         return undefined;
@@ -208,45 +166,52 @@ export class Canonicalizer {
         return NOT_PLAIN;
     }
     if (value === null) {
-      h.add('null');
+      out.add('null');
       return true;
     }
     if (Array.isArray(value)) {
       if (value.length === 0) {
-        h.add('[]');
+        out.add('[]');
         return true;
       }
       if (level > MAX_JSON_DEPTH) return NOT_PLAIN;
-      h.add('[');
+      out.add('[');
       for (let i = 0; i < value.length; i++) {
-        if (i > 0) h.add(',');
-        const item = this.hashPlain(value[i], level + 1);
+        if (i > 0) out.add(',');
+        const item = this.write(value[i], level + 1, out);
         if (item === NOT_PLAIN) return NOT_PLAIN;
-        if (item === undefined) h.add('null');
+        if (item === undefined) out.add('null');
       }
-      h.add(']');
+      out.add(']');
       return true;
     }
     if (Object.getPrototypeOf(value) !== Object.prototype || typeof (value as { toJSON?: unknown }).toJSON === 'function') return NOT_PLAIN;
     const obj = value as Record<string, unknown>;
-    const keys = sortKeys(Object.keys(obj));
-    h.add('{');
+    const keys = Object.keys(obj);
+    // The usual arguments: flat, keys already in order, none left out: `JSON.stringify` writes the
+    // same text, natively (the property tests in fastPaths.test.ts hold it to the general path).
+    if (level <= MAX_JSON_DEPTH && this.flatAndInOrder(obj, keys, skipOwn, skipAll)) {
+      out.add(JSON.stringify(obj));
+      return true;
+    }
+    sortKeys(keys);
+    out.add('{');
     let first = true;
     for (const key of keys) {
       const k = this.lowerCase(key);
       if (k === undefined || skipOwn?.has(k) || skipAll?.has(k)) continue;
+      // Past the depth limit the general path writes a marker in place of a non-empty object.
       if (level > MAX_JSON_DEPTH) return NOT_PLAIN;
       const item = obj[key];
-      // What `plainText` leaves out (an undefined value), and what it refuses (a function, a symbol).
+      // Left out, as `JSON.stringify` leaves it out (a function or a symbol is refused below).
       if (item === undefined) continue;
-      if (typeof item === 'function' || typeof item === 'symbol' || typeof item === 'bigint') return NOT_PLAIN;
-      if (!first) h.add(',');
+      if (!first) out.add(',');
       first = false;
-      h.addQuoted(key);
-      h.add(':');
-      if (this.hashPlain(item, level + 1) === NOT_PLAIN) return NOT_PLAIN;
+      out.addQuoted(key);
+      out.add(':');
+      if (this.write(item, level + 1, out) === NOT_PLAIN) return NOT_PLAIN;
     }
-    h.add('}');
+    out.add('}');
     return true;
   }
 
@@ -325,8 +290,32 @@ export function hashText(text: string): string {
   return hash53(text).toString(36);
 }
 
+/** Where `Canonicalizer.write` puts the canonical text's pieces. */
+interface Pieces {
+  add(text: string): void;
+  /** A string as `quote` writes it. */
+  addQuoted(text: string): void;
+}
+
+/** The pieces joined. */
+class TextPieces implements Pieces {
+  text = '';
+
+  start(): void {
+    this.text = '';
+  }
+
+  add(text: string): void {
+    this.text += text;
+  }
+
+  addQuoted(text: string): void {
+    this.text += quote(text);
+  }
+}
+
 /** cyrb53 fed in pieces: `end()` is `hash53` of the pieces joined, and no text is joined. */
-export class Hash53 {
+export class Hash53 implements Pieces {
   private h1 = 0;
   private h2 = 0;
 
