@@ -13,13 +13,10 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { quantile } from './stats';
 const CLI = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
 const RUNS = Number(process.env.BENCH_HOOK_RUNS ?? 40);
 const HISTORY = Number(process.env.BENCH_HOOK_HISTORY ?? 150);
-
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
-}
 
 function time(cmd: string, args: string[], input: string, cwd: string, env: NodeJS.ProcessEnv = process.env): number {
   const t0 = process.hrtime.bigint();

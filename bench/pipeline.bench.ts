@@ -19,6 +19,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { claudeProjectDir } from '../src/agents/claude/discovery';
 import { LogTail } from '../src/watch/logTail';
+import { median, quantile } from './stats';
 
 // Each phase loads what it uses, when it runs: the floor's process loads no more than the floor needs.
 const guardian = async () => ({
@@ -253,7 +254,7 @@ async function phaseInitialRead(dir: string): Promise<Record<string, number>> {
 }
 
 /** Claude Code transcripts for the initial-read phase: sessions of tool calls and their results, about 300 MB. */
-export async function writeTranscripts(dir: string, totalMB: number): Promise<void> {
+async function writeTranscripts(dir: string, totalMB: number): Promise<void> {
   const ws = path.join(dir, 'ws');
   await fs.mkdir(path.join(ws, '.tmp', 'current', 'logs'), { recursive: true });
   const project = path.join(dir, 'claude', 'projects', claudeProjectDir(ws));
@@ -281,14 +282,6 @@ export async function writeTranscripts(dir: string, totalMB: number): Promise<vo
       perSession,
     );
   }
-}
-
-function quantile(sorted: readonly number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
-}
-
-function median(values: readonly number[]): number {
-  return quantile([...values].sort((a, b) => a - b), 0.5);
 }
 
 async function child(phase: string, arg: string): Promise<void> {

@@ -27,7 +27,7 @@ import { apiErrorFromText, argsObject, contentText, isObject, isoTime, jsonText,
 
 /** A tool's result sent back as user text: `[<tool> for '<what>'] Result:` (or `[<tool>] Result:`). */
 // The head's `<what>` may hold brackets (a command's `[A-Z]+`): up to the first `] Result:` of the line.
-export const RESULT_HEAD = /^\[([^\n]{1,2000}?)\] Result:[ \t]*\n?/;
+const RESULT_HEAD = /^\[([^\n]{1,2000}?)\] Result:[ \t]*\n?/;
 /**
  * What a text result says of its outcome: `Command failed with exit code N` / `Exit code: N` at the
  * start of a line (N not 0; Cline's and Roo's `execute_command` results), or a tool error: Cline's
@@ -266,7 +266,7 @@ const UI_IGNORED = new Set([
 /** Keys of a `tool` message's JSON that describe how it was shown, not the call. */
 const UI_NOT_ARGS = new Set(['tool', 'operationIsLocatedInWorkspace', 'startLineNumbers', 'isOutsideWorkspace', 'isProtected', 'fastApplyResult']);
 
-export interface UiOptions {
+interface UiOptions {
   /**
    * The task's first message is `say: "text"` holding the task (Roo and Kilo: `Task.startTask`,
    * `this.say("text", task, images)`, Roo `src/core/task/Task.ts` @cb836567), where Cline says
@@ -464,7 +464,7 @@ export function taskTranscript(agent: string, sniff: (doc: unknown) => boolean, 
 }
 
 /** The text of a message history's first user message (for sniffing), or of a ui file's first message. */
-export function firstText(doc: unknown): string {
+function firstText(doc: unknown): string {
   const first = (messagesOf(doc) ?? (isUiMessages(doc) ? doc : []))[0];
   if (!isObject(first)) return '';
   return typeof first.text === 'string' ? first.text : contentText(first.content);
@@ -488,7 +488,7 @@ export function forkShape(doc: unknown): boolean {
 /* ---------------------------------------------------------------- where the tasks live */
 
 /** A history file: the task's messages, what discovery reads. */
-export const TASK_HISTORY_FILE = 'api_conversation_history.json';
+const TASK_HISTORY_FILE = 'api_conversation_history.json';
 
 /**
  * The folder the environment details of a task's first request name, from the start of its history
@@ -532,7 +532,7 @@ export function environmentFolder(head: string): string | undefined {
   return undefined;
 }
 
-export interface TaskStore {
+interface TaskStore {
   /** The folders holding `tasks/<id>/` under the home. */
   stores(home: string): readonly string[];
   /**

@@ -117,7 +117,7 @@ function parseCamelCase(raw: Record<string, unknown>): HookCall | { problem: str
 }
 
 /** A call from either harness, tagged with the one that sent it. */
-export function parseCopilotHookInput(raw: unknown): HookCall | { problem: string } {
+function parseCopilotHookInput(raw: unknown): HookCall | { problem: string } {
   if (!isObject(raw)) return { problem: 'stdin: not a JSON object' };
   const dialect = dialectOf(raw);
   if (dialect === 'cli') return parseCamelCase(raw);
@@ -129,7 +129,7 @@ export function parseCopilotHookInput(raw: unknown): HookCall | { problem: strin
  * or not documented (the CLI's PascalCase dialect), both answers in one object: each harness
  * reads its own keys (VS Code takes `hookSpecificOutput`, the CLI the top-level decision).
  */
-export function denyCopilotCall(reason: string, call?: HookCall): HookReply {
+function denyCopilotCall(reason: string, call?: HookCall): HookReply {
   const top = { permissionDecision: 'deny', permissionDecisionReason: reason };
   const nested = { hookSpecificOutput: { hookEventName: localEvents.pre, permissionDecision: 'deny', permissionDecisionReason: reason } };
   if (call?.caller === LOCAL_CALLER) return permissionDenyReply(localEvents.pre, reason);
@@ -141,7 +141,7 @@ export function denyCopilotCall(reason: string, call?: HookCall): HookReply {
  * The guardian's own file among the repository's hook files, in the CLI's format (VS Code reads
  * it too); `timeoutSec` in seconds. One entry per event serves both callers.
  */
-export function copilotRegistration(other: string): HookRegistration {
+function copilotRegistration(other: string): HookRegistration {
   return {
     settingsFile: '.github/hooks/loop-guardian.json',
     events: CLI_EVENTS,

@@ -156,7 +156,7 @@ export function mergeHookSettings(existing: unknown, agent: string, reg: HookReg
   return { settings, added, updated };
 }
 
-export interface RemoveResult {
+interface RemoveResult {
   readonly settings: Record<string, unknown>;
   /** The events the guardian's entries were removed from. */
   readonly removed: string[];
@@ -218,14 +218,14 @@ export function registeredCommand(existing: unknown, agent: string, reg: HookReg
 }
 
 /** What marks a hook file as the guardian's own: `init` writes it, and rewrites only such a file. */
-export const HOOK_SCRIPT_MARK = '# Loop Guardian hook, written by `loop-guardian init';
+const HOOK_SCRIPT_MARK = '# Loop Guardian hook, written by `loop-guardian init';
 
 /**
  * The guardian's hook file for one event of an agent whose hooks are files (`script` layout): a
  * POSIX shell script that runs the command for the workspace the file lies in (the folder as many
  * levels up as `settingsFile` is deep), stdin passed through.
  */
-export function hookScript(agent: string, reg: HookRegistration, event: string, command: string): string {
+function hookScript(agent: string, reg: HookRegistration, event: string, command: string): string {
   const up = reg.settingsFile.split('/').map(() => '..').join('/');
   return [
     '#!/bin/sh',

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire, wrap } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -28,12 +28,21 @@ export function requireWithCodeCache<T>(file: string): T {
   if (process.env.NODE_DISABLE_COMPILE_CACHE) return require(file) as T;
   const done = loaded.get(file);
   if (done !== undefined) return done.exports as T;
-  const source = readFileSync(file, 'utf8');
+  // One opening for the bundle's text and the identity its cache is named by: a rebuild in between
+  // cannot give the new text the old build's cache.
+  const fd = openSync(file, constants.O_RDONLY);
+  let source: string;
+  let st: ReturnType<typeof fstatSync>;
+  try {
+    st = fstatSync(fd);
+    source = readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
   const dir = cacheFolder();
   let cacheFile: string | undefined;
   let cached: Buffer | undefined;
   try {
-    const st = statSync(file);
     cacheFile = join(dir, `${basename(file)}-${process.versions.v8}-${process.arch}-${st.ino}-${st.size}-${Math.round(st.mtimeMs * 1000)}.cache`);
     cached = readCache(cacheFile);
   } catch {

@@ -19,7 +19,7 @@ import type { PreviousTurn } from '../watch/transcriptTail';
 import { requireWithCodeCache } from './codeCache';
 import type * as HookReplay from './hookReplay';
 
-export const HOOK_USAGE = `Usage: loop-guardian hook ${HOOKED_AGENTS.map((a) => a.id).join('|')} [--workspace DIR] [--deny-with json|exit2]
+const HOOK_USAGE = `Usage: loop-guardian hook ${HOOKED_AGENTS.map((a) => a.id).join('|')} [--workspace DIR] [--deny-with json|exit2]
 
 The enforcing hook: reads the agent's hook JSON on stdin, records the call under
 ${PATHS.logsDir}/, and refuses it when STOP_ALL says STOP (every call), PAUSE (new
@@ -233,33 +233,13 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
       notes.push(`no project found (no ${MARKERS.join(' or ')} above ${resolvePath(io.cwd, known.cwd ?? '.')}, no project folder in the environment): nothing recorded`);
       return allow();
     }
-    if (known.phase === 'prompt' && known.prompt !== undefined) {
-      // An agent that cannot refuse a prompt is left alone: its own log has the prompt, and a
-      // record here would make the session look hooked, so that its transcript (its failed
-      // requests) would no longer be read.
-      if (agent.hook.denyPrompt?.('', known) === undefined) return allow();
-      const workspace = ws;
-      const prompt = { ...known, prompt: known.prompt };
-      const config = await withTimeout(
-        hookConfig(workspace, (m) => log('WARN', m)),
-        CONFIG_BUDGET_MS,
-        undefined,
-      );
-      if (config === undefined) return failOpen('the configuration could not be read in time');
-      const rel = hookLogPath(agent.id, known.session);
-      const state = stop?.state ?? { status: 'CLEAR' as const };
-      return withSessionLock(
-        workspace,
-        rel,
-        async () => {
-          const verdict = await beforePrompt(agent, workspace, rel, prompt, state, config);
-          return verdict.allow ? allow() : refuse(verdict, `a prompt in session ${known.session}`);
-        },
-        LOCK_TIMEOUT_MS,
-      );
-    }
+    const prompt = known.phase === 'prompt' && known.prompt !== undefined ? { ...known, prompt: known.prompt } : undefined;
+    // An agent that cannot refuse a prompt is left alone: its own log has the prompt, and a record
+    // here would make the session look hooked, so that its transcript (its failed requests) would
+    // no longer be read.
+    if (prompt !== undefined && agent.hook.denyPrompt?.('', known) === undefined) return allow();
     const tool = known.tool;
-    if (known.phase === 'other' || tool === undefined) return allow();
+    if (prompt === undefined && (known.phase === 'other' || tool === undefined)) return allow();
     const workspace = ws;
     // 2. The configuration, within a budget: PAUSE must still refuse delegations when it cannot be read.
     const config = await withTimeout(
@@ -267,26 +247,30 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
       CONFIG_BUDGET_MS,
       undefined,
     );
-    if (stop && known.phase === 'pre') {
+    if (stop && known.phase === 'pre' && tool !== undefined) {
       const paused = stopGate(stop.state, tool, config?.hooks.delegationTools ?? DEFAULT_DELEGATION_TOOLS);
       if (paused) return refuse(paused, `${tool} in session ${known.session}`);
     }
     if (config === undefined) return failOpen('the configuration could not be read in time');
     // 3. The session's history, under its lock.
-    const caller = who;
+    const caller = prompt !== undefined ? agent : who;
     const rel = hookLogPath(caller.id, known.session);
-    const named = { ...known, tool };
     const state = stop?.state ?? { status: 'CLEAR' as const };
     return withSessionLock(
       workspace,
       rel,
       async () => {
+        if (prompt !== undefined) {
+          const verdict = await beforePrompt(caller, workspace, rel, prompt, state, config);
+          return verdict.allow ? allow() : refuse(verdict, `a prompt in session ${known.session}`);
+        }
+        const named = { ...known, tool: tool as string };
         if (known.phase !== 'pre') {
           after(caller, workspace, rel, named);
           return allow();
         }
         const verdict = before(caller, workspace, rel, named, state, config);
-        return verdict.allow ? allow() : refuse(verdict, `${tool} in session ${known.session}`);
+        return verdict.allow ? allow() : refuse(verdict, `${named.tool} in session ${known.session}`);
       },
       LOCK_TIMEOUT_MS,
     );

@@ -72,8 +72,7 @@ export function outcomeOf(fields: OutcomeFields, canon: Canonicalizer): Outcome 
     return new ErrorOutcome(hasError ? (fields.error as string) : typeof fields.output === 'string' && fields.output.length > 0 ? fields.output : 'failed');
   }
   if (fields.output !== undefined) {
-    const text = typeof fields.output === 'string' ? fields.output : canon.text(fields.output);
-    return { kind: 'ok', key: hash53(text) };
+    return { kind: 'ok', key: typeof fields.output === 'string' ? hash53(fields.output) : canon.hash(fields.output) };
   }
   if (fields.ok === true) return OK_UNRECORDED;
   return undefined;

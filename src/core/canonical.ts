@@ -83,7 +83,7 @@ export class Canonicalizer {
   private readonly volatile: ReadonlySet<string>;
   /** Keys seen, with their lower case, or VOLATILE. */
   private readonly keys = new Map<string, string>();
-  private readonly hash = new Hash53();
+  private readonly hash53 = new Hash53();
   private readonly textOut = new TextPieces();
   private readonly volatileArgs: ReadonlyMap<string, ReadonlySet<string>>;
 
@@ -114,12 +114,19 @@ export class Canonicalizer {
    * calls with equal hashes are the same, or to name a call in a finding.
    */
   signatureHash(tool: string, args: unknown): number {
-    const h = this.hash;
+    const h = this.hash53;
     h.start();
     h.add(tool);
     h.add('\u0000');
     if (this.write(args, 1, h, this.volatileArgs.get(tool), this.volatileArgs.get('*')) !== NOT_PLAIN) return h.end();
     return hash53(`${tool}\u0000${this.args(tool, args)}`);
+  }
+
+  /** `hash53(this.text(value))`, without writing the text where `write` can feed the hash. */
+  hash(value: unknown): number {
+    const h = this.hash53;
+    h.start();
+    return this.write(value, 1, h) !== NOT_PLAIN ? h.end() : hash53(this.text(value));
   }
 
   text(value: unknown): string {

@@ -31,10 +31,6 @@ export class SessionSlot<T> {
     return session.slots[this.index] as T | undefined;
   }
 
-  set(session: SessionState, value: T): void {
-    session.slots[this.index] = value;
-  }
-
   clear(session: SessionState): void {
     session.slots[this.index] = undefined;
   }
@@ -154,6 +150,6 @@ export function sessionKey(session: string, a: string, b?: string): string {
   return b === undefined ? `${session}\u0000${a}` : `${session}\u0000${a}\u0000${b}`;
 }
 
-export function inSession(key: string, session: string): boolean {
+function inSession(key: string, session: string): boolean {
   return key === session || key.startsWith(`${session}\u0000`);
 }

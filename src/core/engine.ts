@@ -24,18 +24,21 @@ class Call implements SettledCall {
   readonly task?: string;
   readonly agent?: string;
 
+  readonly tool: string;
+  private readonly raw: unknown;
+
   constructor(
     private readonly canon: Canonicalizer,
-    private readonly raw: unknown,
-    readonly ref: EventRef,
-    readonly tool: string,
-    outcome: Outcome,
     e: ToolEvent,
+    readonly ref: EventRef,
+    outcome: Outcome,
     readonly sessionState: SessionState,
   ) {
+    this.tool = e.tool;
+    this.raw = e.args ?? {};
     this.outcome = outcome;
     this.settledAt = ref;
-    this.signatureHash = reduceHash(canon.signatureHash(tool, raw));
+    this.signatureHash = reduceHash(canon.signatureHash(this.tool, this.raw));
     this.time = e.ts;
     this.task = e.task;
     this.agent = e.agent;
@@ -229,7 +232,7 @@ export class Engine {
     const session = state.name;
     this.stats.calls++;
     const outcome = outcomeOf(e, this.ctx.canon);
-    const call = new Call(this.ctx.canon, e.args ?? {}, ref, e.tool, outcome ?? UNKNOWN, e, state);
+    const call = new Call(this.ctx.canon, e, ref, outcome ?? UNKNOWN, state);
     let queue = this.queues.get(session);
     const settled = outcome !== undefined || e.id === undefined;
     if (!queue && settled) {

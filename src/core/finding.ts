@@ -41,6 +41,11 @@ export interface Finding {
 export const MAX_EVIDENCE = 20;
 
 export function pushEvidence(list: EventRef[], ref: EventRef): void {
-  list.push(ref);
-  while (list.length > MAX_EVIDENCE) list.shift();
+  pushBounded(list, ref, MAX_EVIDENCE);
+}
+
+/** Keeps the last `max` items. */
+export function pushBounded<T>(list: T[], item: T, max: number): void {
+  list.push(item);
+  while (list.length > max) list.shift();
 }

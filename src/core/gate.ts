@@ -7,7 +7,7 @@ import type { Finding } from './finding';
 import type { StopState } from './stopAll';
 import { quickVerdict, stopGate, type GateInput, type GateVerdict, type Refusal } from './verdict';
 
-export { MAX_STOP_REASON, quickVerdict, stopGate, type GateInput, type GateVerdict, type PendingCall, type Refusal } from './verdict';
+export { stopGate } from './verdict';
 
 /**
  * Whether the call may run: what `quickVerdict` says (STOP_ALL, or a call that repeats none of

@@ -99,11 +99,11 @@ export class IncidentBook {
       const id = this.idFor(grouped);
       for (const f of grouped.findings) this.owner.set(f.episode, id);
       seen.add(id);
-      const count = Math.max(...grouped.findings.map((f) => f.count));
+      const count = countOf(grouped);
       const fingerprint = `${grouped.action}|${count}|${grouped.findings.length}|${grouped.evidence.length}|${lastRef(grouped)}`;
       const entry = this.entries.get(id);
       if (!entry) {
-        const incident: TrackedIncident = { ...grouped, id, state: 'open', openedAt: now, changedAt: now, count };
+        const incident = openIncident(grouped, id, now, now, count);
         this.entries.set(id, { incident, fingerprint });
         opened.push(incident);
         continue;
@@ -115,7 +115,7 @@ export class IncidentBook {
           (entry.incident.end !== 'dismissed' && entry.fingerprint !== fingerprint && !after(progress?.(grouped.session), grouped)) ||
           (entry.incident.end === 'dismissed' && severity(grouped.action) > (entry.dismissedAt ?? Number.POSITIVE_INFINITY));
         if (again) {
-          const incident: TrackedIncident = { ...grouped, id, state: 'open', openedAt: entry.incident.openedAt, changedAt: now, count };
+          const incident = openIncident(grouped, id, entry.incident.openedAt, now, count);
           this.entries.set(id, { incident, fingerprint });
           this.forgetClosed(id);
           opened.push(incident);
@@ -126,7 +126,7 @@ export class IncidentBook {
         continue;
       }
       const grew = entry.fingerprint !== fingerprint;
-      entry.incident = { ...grouped, id, state: 'open', openedAt: entry.incident.openedAt, changedAt: grew ? now : entry.incident.changedAt, count };
+      entry.incident = openIncident(grouped, id, entry.incident.openedAt, grew ? now : entry.incident.changedAt, count);
       entry.fingerprint = fingerprint;
       if (grew) changed.push(entry.incident);
     }
@@ -151,8 +151,7 @@ export class IncidentBook {
     for (const grouped of groupIncidents(active)) {
       const id = this.idFor(grouped);
       if (this.entries.has(id)) continue;
-      const count = Math.max(...grouped.findings.map((f) => f.count));
-      shown.set(id, { ...grouped, id, state: 'open', openedAt: now, changedAt: now, count });
+      shown.set(id, openIncident(grouped, id, now, now, countOf(grouped)));
     }
     return [...shown.values()].sort(bySeverityThenChange);
   }
@@ -231,4 +230,13 @@ function lastRef(i: Incident): string {
 
 function bySeverityThenChange(a: TrackedIncident, b: TrackedIncident): number {
   return severity(b.action) - severity(a.action) || b.changedAt - a.changedAt;
+}
+
+/** An incident's count: the largest among its findings. */
+function countOf(grouped: Incident): number {
+  return Math.max(...grouped.findings.map((f) => f.count));
+}
+
+function openIncident(grouped: Incident, id: string, openedAt: number, changedAt: number, count: number): TrackedIncident {
+  return { ...grouped, id, state: 'open', openedAt, changedAt, count };
 }

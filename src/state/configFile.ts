@@ -75,7 +75,7 @@ export async function createDefaultConfig(ws: Workspace): Promise<boolean> {
   });
 }
 
-export class ConfigEditError extends Error {}
+class ConfigEditError extends Error {}
 
 /**
  * Switches watching an agent's transcripts on or off (`agents.<id>.enabled`), keeping everything

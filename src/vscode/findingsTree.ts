@@ -2,7 +2,6 @@ import type * as vscode from 'vscode';
 import type { TrackedIncident } from '../core/incidentBook';
 import type { FolderGuardian } from './folderGuardian';
 import type { FindingNotifier } from './notifier';
-import { muteKey } from './notifier';
 import type { GuardianService } from './guardianService';
 import { evidenceNodes, GuardianTree, type Node } from './treeNodes';
 
@@ -11,8 +10,16 @@ import { evidenceNodes, GuardianTree, type Node } from './treeNodes';
  * (incident) and its reasons beneath; the loops that are over stay under their own group.
  */
 export class FindingsTree extends GuardianTree {
+  private readonly mutes: vscode.Disposable;
+
   constructor(service: GuardianService, private readonly notifier: FindingNotifier) {
     super(service);
+    this.mutes = notifier.onDidChangeMutes(() => this.redraw());
+  }
+
+  override dispose(): void {
+    this.mutes.dispose();
+    super.dispose();
   }
 
   getChildren(node?: Node): Node[] {
@@ -64,7 +71,7 @@ export class FindingsTree extends GuardianTree {
 
   /** An incident's row, found by its id, open or over. */
   incidentNode(guardian: FolderGuardian, incident: TrackedIncident): Node {
-    return { kind: 'incident', guardian, incident, muted: this.notifier.isMuted(muteKey(guardian.folder, incident.id)) };
+    return { kind: 'incident', guardian, incident, muted: this.notifier.isIncidentMuted(guardian, incident.id) };
   }
 
   /** Shows an incident's row in the view, selected and expanded. */

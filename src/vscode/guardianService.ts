@@ -53,11 +53,6 @@ export class GuardianService implements vscode.Disposable {
     return folder ? this.guardians.get(folder.uri.toString())?.guardian : undefined;
   }
 
-  /** Tells the views to draw again (something they show, like a mute, changed outside the folders). */
-  refresh(): void {
-    this.changed.fire();
-  }
-
   async rescan(): Promise<void> {
     await Promise.all(this.all.map((g) => g.rescan()));
   }

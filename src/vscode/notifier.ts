@@ -64,15 +64,22 @@ export class FindingNotifier implements vscode.Disposable {
   /** Incidents notified, with the severity they were notified at: a loop is never notified twice at one level. */
   private readonly notified = new Map<string, number>();
   private readonly subscriptions: vscode.Disposable[];
+  private readonly mutesChanged = new vscode.EventEmitter<void>();
+  /** An incident was muted or unmuted: only what shows mutes (the Findings view) draws again. */
+  readonly onDidChangeMutes = this.mutesChanged.event;
   /** Every notification shown in this session, oldest first. */
   readonly shown: Shown[] = [];
 
-  constructor(private readonly service: GuardianService, private readonly settings: UiSettingsValue, private readonly memento: vscode.Memento, private readonly log: vscode.LogOutputChannel) {
+  constructor(service: GuardianService, private readonly settings: UiSettingsValue, private readonly memento: vscode.Memento, private readonly log: vscode.LogOutputChannel) {
     this.subscriptions = [service.onDidChangeIncidents(({ guardian, changes }) => this.onIncidents(guardian, changes)), service.onDidChange(() => this.onState())];
   }
 
   isMuted(key: string): boolean {
     return this.memento.get<string[]>(MUTED_KEY, []).includes(key);
+  }
+
+  isIncidentMuted(guardian: FolderGuardian, incidentId: string): boolean {
+    return this.isMuted(muteKey(guardian.folder, incidentId));
   }
 
   /** Mutes one incident's notifications (it stays in the view and the status bar); true if it was not muted. */
@@ -83,7 +90,7 @@ export class FindingNotifier implements vscode.Disposable {
     if (muted.includes(key)) return false;
     // The latest 500 mutes are kept: an incident's id names the events it started at, so old ones never come back.
     await this.memento.update(MUTED_KEY, [...muted, key].slice(-500));
-    this.service.refresh();
+    this.mutesChanged.fire();
     return true;
   }
 
@@ -92,12 +99,13 @@ export class FindingNotifier implements vscode.Disposable {
     const muted = this.memento.get<string[]>(MUTED_KEY, []);
     if (!muted.includes(key)) return false;
     await this.memento.update(MUTED_KEY, muted.filter((k) => k !== key));
-    this.service.refresh();
+    this.mutesChanged.fire();
     return true;
   }
 
   dispose(): void {
     for (const s of this.subscriptions) s.dispose();
+    this.mutesChanged.dispose();
     for (const n of [...this.notices.values()]) n.close();
   }
 

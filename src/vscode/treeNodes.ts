@@ -228,6 +228,11 @@ export abstract class GuardianTree implements vscode.TreeDataProvider<Node>, vsc
     return undefined;
   }
 
+  /** Draws the whole view again (what it shows changed outside the guardians' state). */
+  protected redraw(): void {
+    this.emitter.fire(undefined);
+  }
+
   dispose(): void {
     this.subscription.dispose();
     this.emitter.dispose();

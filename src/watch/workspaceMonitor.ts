@@ -57,7 +57,7 @@ export interface SessionInfo {
   lastTs?: string;
 }
 
-const MAX_SESSIONS = 1000;
+const MAX_SESSION_INFO = 1000;
 
 /** A hook log's name says whose session it records: `hook-<agent>-<session>.jsonl`. */
 // Longer ids first: `hook-a-b-…` is agent `a-b`'s log, not agent `a`'s session "b-…".
@@ -151,7 +151,7 @@ export class WorkspaceMonitor {
     if (!info) {
       info = {};
       this.sessions.set(id, info);
-      if (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
+      if (this.sessions.size > MAX_SESSION_INFO) this.sessions.delete(this.sessions.keys().next().value as string);
     }
     if (info.agent === undefined && e.event.agent !== undefined) info.agent = e.event.agent;
     if (e.event.ts !== undefined) {

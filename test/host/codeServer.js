@@ -79,7 +79,9 @@ function startCodeServer({ extensionsDir, userDataDir, env = {}, args = [], trus
       process.execPath,
       [entry, '--auth', 'none', '--bind-addr', '127.0.0.1:0', '--disable-telemetry', '--disable-update-check', ...(trust ? ['--disable-workspace-trust'] : []),
         '--disable-getting-started-override', '--ignore-last-opened', '--user-data-dir', data, '--extensions-dir', exts, ...args],
-      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+      // The launcher the extension keeps current goes under this editor's data folder, never the
+      // person's own ~/.loop-guardian (which its hooks would then follow into a temporary folder).
+      { env: { ...process.env, LOOP_GUARDIAN_HOME: path.join(data, 'guardian-home'), ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';
     const onData = (d) => {

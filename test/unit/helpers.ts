@@ -74,6 +74,29 @@ export async function tmpdir(prefix = 'lg-'): Promise<string> {
   return fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), prefix)));
 }
 
+/** A temporary folder that is a project (it has `.git`): where the hooks write their records. */
+export async function tmpProject(prefix = 'lg-'): Promise<string> {
+  const ws = await tmpdir(prefix);
+  await fs.mkdir(path.join(ws, '.git'));
+  return ws;
+}
+
+/** The lines of a JSONL file, parsed. */
+export async function readJsonl(file: string): Promise<Record<string, unknown>[]> {
+  return (await fs.readFile(file, 'utf8'))
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** Every line the hooks wrote under the workspace's `.tmp/current/logs`, file by file in name order. */
+export async function hookLogLines(ws: string): Promise<Record<string, unknown>[]> {
+  const dir = path.join(ws, '.tmp', 'current', 'logs');
+  const out: Record<string, unknown>[] = [];
+  for (const f of (await fs.readdir(dir)).sort()) out.push(...(await readJsonl(path.join(dir, f))));
+  return out;
+}
+
 export async function write(root: string, rel: string, text: string): Promise<string> {
   const file = path.join(root, rel);
   await fs.mkdir(path.dirname(file), { recursive: true });
@@ -124,6 +147,11 @@ export function cli(args: readonly string[], opts: { cwd?: string; input?: strin
     });
     child.stdin.end(opts.input ?? '');
   });
+}
+
+/** The hook as an agent runs it: `loop-guardian hook <agent> --workspace <ws> [extra]`, the payload on stdin (JSON, unless already text). */
+export function runHook(ws: string, agent: string, input: unknown, extra: readonly string[] = []): Promise<CliRun> {
+  return cli(['hook', agent, '--workspace', ws, ...extra], { input: typeof input === 'string' ? input : JSON.stringify(input), cwd: ws });
 }
 
 /** Every file under a folder, relative, sorted. */

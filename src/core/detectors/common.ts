@@ -19,9 +19,3 @@ export function episodeId(signal: string, key: string, start: EventRef): string 
 export function clear(list: unknown[]): void {
   while (list.length > 0) list.pop();
 }
-
-/** Keeps the last `max` items. */
-export function pushBounded<T>(list: T[], item: T, max: number): void {
-  list.push(item);
-  while (list.length > max) list.shift();
-}

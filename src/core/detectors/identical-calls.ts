@@ -4,7 +4,8 @@ import { adviceForCall } from '../advice';
 import type { Detector, DetectorContext, FindingSink, SessionSlot, SessionState } from '../detector';
 import type { EventRef } from '../events';
 import { SessionChains } from './chains';
-import { clear, pushBounded, whoOf } from './common';
+import { clear, whoOf } from './common';
+import { pushBounded } from '../finding';
 
 /** Seed 001: the same tool with the same canonical arguments N times in a row. */
 export class IdenticalCallsDetector implements Detector {

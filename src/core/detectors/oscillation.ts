@@ -1,7 +1,7 @@
 import { BoundedMap, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
 import type { EventRef, LocatedEvent } from '../events';
-import { pushEvidence } from '../finding';
-import { episodeId, pushBounded, whoOf } from './common';
+import { pushEvidence, pushBounded } from '../finding';
+import { episodeId, whoOf } from './common';
 
 interface History {
   last?: string;

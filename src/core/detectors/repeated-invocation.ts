@@ -2,7 +2,8 @@ import { describeCheck, sameInvocation, type InvocationRecord } from '../checkIn
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
 import type { InvocationEvent, LocatedEvent } from '../events';
 import { Chains } from './chains';
-import { pushBounded, whoOf } from './common';
+import { whoOf } from './common';
+import { pushBounded } from '../finding';
 
 type Invocation = Pick<InvocationRecord, 'agent_name' | 'config'>;
 

@@ -2,13 +2,17 @@ import { isProgress, sameCall, type Outcome, type SettledCall } from '../calls';
 import { sayCall } from '../plainWords';
 import { adviceForCall } from '../advice';
 import type { Detector, DetectorContext, FindingSink, SessionSlot, SessionState } from '../detector';
-import { episodeId, pushBounded, whoOf } from './common';
+import { episodeId, whoOf } from './common';
+import { pushBounded } from '../finding';
 
 interface SessionWindow {
   /** The last `window` calls. */
   readonly steps: SettledCall[];
-  /** signature → episode of a repeat that is at or above the threshold, and a call of it */
-  readonly active: Map<string, { readonly episode: string; readonly call: SettledCall }>;
+  /**
+   * The repeats at or above the threshold: each one's episode and a call of it. Found by `sameCall`
+   * (hash first), so that a call's text is written only when it is one of them.
+   */
+  active: { readonly episode: string; readonly call: SettledCall }[];
 }
 
 /**
@@ -28,7 +32,7 @@ export class WindowedRepeatDetector implements Detector {
   private readonly sessions: SessionSlot<SessionWindow>;
 
   constructor(private readonly ctx: DetectorContext) {
-    this.sessions = ctx.slot(() => ({ steps: [], active: new Map() }));
+    this.sessions = ctx.slot(() => ({ steps: [], active: [] }));
   }
 
   call(c: SettledCall, sink: FindingSink): void {
@@ -36,20 +40,15 @@ export class WindowedRepeatDetector implements Detector {
     const s = this.sessions.of(c.sessionState);
     pushBounded(s.steps, c, window);
 
-    if (s.active.size > 0) {
-      for (const [signature, { episode, call }] of s.active) {
-        if (signature !== c.signature && countOf(s.steps, call) < threshold) {
-          sink.resolve(episode);
-          s.active.delete(signature);
-        }
-      }
+    if (s.active.length > 0) {
+      s.active = s.active.filter((a) => {
+        if (sameCall(a.call, c) || countOf(s.steps, a.call) >= threshold) return true;
+        sink.resolve(a.episode);
+        return false;
+      });
     }
     if (countOf(s.steps, c) < threshold) {
-      const active = s.active.size > 0 ? s.active.get(c.signature) : undefined;
-      if (active !== undefined) {
-        sink.resolve(active.episode);
-        s.active.delete(c.signature);
-      }
+      endRepeat(s, c, sink);
       return;
     }
     const indexes: number[] = [];
@@ -65,17 +64,15 @@ export class WindowedRepeatDetector implements Detector {
       const stale = staleRepeats(outcomes);
       if (!stale[stale.length - 1] || stale.filter(Boolean).length < threshold - 1) {
         // Moving on: recovery, changing results, or a single unchanged check.
-        const active = s.active.get(c.signature);
-        if (active !== undefined) sink.resolve(active.episode);
-        s.active.delete(c.signature);
+        endRepeat(s, c, sink);
         return;
       }
       progress = newSince(s.steps, indexes[indexes.length - 2] as number, indexes[indexes.length - 1] as number);
     }
-    let episode = s.active.get(c.signature)?.episode;
+    let episode = s.active.find((a) => sameCall(a.call, c))?.episode;
     if (episode === undefined) {
       episode = episodeId(this.signal, c.session, (s.steps[indexes[0] as number] as SettledCall).ref);
-      s.active.set(c.signature, { episode, call: c });
+      s.active.push({ episode, call: c });
     }
     const evidence = indexes.map((i) => (s.steps[i] as SettledCall).ref);
     sink.report({ episode: episode, action: progress ? 'warn' : 'halt', count: indexes.length, evidence }, () => {
@@ -108,6 +105,14 @@ export class WindowedRepeatDetector implements Detector {
 }
 
 /** Per repeat: whether it ended as an earlier repeat did, or the log does not tell how it ended. */
+/** The call's repeat is over: its episode resolved, if it had one. */
+function endRepeat(s: SessionWindow, c: SettledCall, sink: FindingSink): void {
+  const at = s.active.findIndex((a) => sameCall(a.call, c));
+  if (at < 0) return;
+  sink.resolve((s.active[at] as SessionWindow['active'][number]).episode);
+  s.active.splice(at, 1);
+}
+
 function staleRepeats(outcomes: readonly Outcome[]): boolean[] {
   const seen = new Set<number>();
   return outcomes.map((o, i) => {

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { copilotCliTranscript } from '../../../src/agents/copilot-cli/transcript';
-import { cli, describeShared, FIXTURES, tmpdir, write } from '../helpers';
+import { cli, describeShared, FIXTURES, tmpdir, tmpProject, write } from '../helpers';
 import { callLevel, decode, halts, jsonlText, replayText } from './util';
 
 /** Records in the shape Copilot CLI writes to session-state/<id>/events.jsonl (our own text). */
@@ -82,8 +82,7 @@ describe('loop-guardian hook copilot-cli (a real process)', () => {
   const hook = (ws: string, input: unknown) => cli(['hook', 'copilot-cli'], { input: JSON.stringify(input), cwd: ws });
 
   it('records calls and failures without ids, and refuses the third identical failing call with a top-level permissionDecision', async () => {
-    const ws = await tmpdir();
-    await fs.mkdir(path.join(ws, '.git'));
+    const ws = await tmpProject();
     const args = { command: 'npm run build', description: 'Build the project' };
     for (let i = 0; i < 2; i++) {
       const allowed = await hook(ws, pre(ws, 'bash', args));
@@ -102,8 +101,7 @@ describe('loop-guardian hook copilot-cli (a real process)', () => {
   });
 
   it('STOP refuses every call, PAUSE refuses its task tool, and a usage error exits 0 (it refuses a call whose hook exits non-zero)', async () => {
-    const ws = await tmpdir();
-    await fs.mkdir(path.join(ws, '.git'));
+    const ws = await tmpProject();
     await cli(['stop', '--workspace', ws]);
     assert.match((await hook(ws, pre(ws, 'view', { path: 'a' }))).stdout, /"permissionDecision":"deny".*STOP_ALL is set to STOP/);
     await cli(['pause', '--workspace', ws]);
@@ -115,8 +113,7 @@ describe('loop-guardian hook copilot-cli (a real process)', () => {
   });
 
   it("reads the Claude-style payload VS Code's Local harness sends to the same hook file: recorded as that harness's call, and refused under STOP in its answer", async () => {
-    const ws = await tmpdir();
-    await fs.mkdir(path.join(ws, '.git'));
+    const ws = await tmpProject();
     const local = { timestamp: '2026-10-02T09:14:03.101Z', hook_event_name: 'PreToolUse', session_id: 'vs-1', cwd: ws, tool_name: 'run_in_terminal', tool_input: { command: 'npm test', isBackground: false }, tool_use_id: 'call_7Qm__vscode-12' };
     assert.equal((await hook(ws, local)).stdout, '');
     // The caller is Copilot in VS Code, whatever the hook was named: its log, its agent.

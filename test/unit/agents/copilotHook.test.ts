@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { copilot } from '../../../src/agents/copilot';
 import { copilotCli } from '../../../src/agents/copilot-cli';
 import { hookCommand } from '../../../src/agents/hookSettings';
-import { cli, tmpdir, write } from '../helpers';
+import { cli, tmpdir, tmpProject, write } from '../helpers';
 
 /*
  * GitHub Copilot in VS Code (the Local harness) and Copilot CLI share `.github/hooks/*.json`:
@@ -32,15 +32,9 @@ function hook(ws: string, input: unknown, agent = 'copilot') {
   return cli(['hook', agent], { input: JSON.stringify(input), cwd: ws });
 }
 
-async function project(): Promise<string> {
-  const ws = await tmpdir();
-  await fs.mkdir(path.join(ws, '.git'));
-  return ws;
-}
-
 describe('loop-guardian hook copilot (VS Code agent mode, a real process)', () => {
   it('refuses the third identical call in hookSpecificOutput (no failure event in this harness: the repetition is the signal), recorded as its own session', async () => {
-    const ws = await project();
+    const ws = await tmpProject();
     for (const id of ['c1', 'c2']) {
       const allowed = await hook(ws, local(ws, id));
       assert.equal(allowed.code, 0);
@@ -60,14 +54,14 @@ describe('loop-guardian hook copilot (VS Code agent mode, a real process)', () =
   });
 
   it('accepts the camelCase common keys of the 2026-02 builds (hookEventName, sessionId)', async () => {
-    const ws = await project();
+    const ws = await tmpProject();
     const { hook_event_name: _e, session_id: _s, transcript_path: _t, ...rest } = local(ws, 'k1');
     assert.equal((await hook(ws, { ...rest, hookEventName: 'PreToolUse', sessionId: 'vs-feb' })).stdout, '');
     assert.match(await fs.readFile(path.join(ws, '.tmp/current/logs/hook-copilot-vs-feb.jsonl'), 'utf8'), /"tool":"run_in_terminal"/);
   });
 
   it('STOP refuses every call; PAUSE refuses its subagent tool (runSubagent) only', async () => {
-    const ws = await project();
+    const ws = await tmpProject();
     await cli(['stop', '--workspace', ws, '--reason', 'runaway']);
     const stopped = JSON.parse((await hook(ws, local(ws, 's1', { filePath: 'a.ts' }, 'read_file'))).stdout) as Nested;
     assert.equal(stopped.hookSpecificOutput?.permissionDecision, 'deny');
@@ -78,7 +72,7 @@ describe('loop-guardian hook copilot (VS Code agent mode, a real process)', () =
   });
 
   it('fails open on broken state: a log folder that is a file, stdin that is not JSON', async () => {
-    const ws = await project();
+    const ws = await tmpProject();
     await write(ws, '.tmp/current/logs', 'a file');
     const r = await hook(ws, local(ws, 'f1'));
     assert.equal(r.code, 0);
@@ -114,7 +108,7 @@ describe('loop-guardian hook copilot (VS Code agent mode, a real process)', () =
   });
 
   it('the registered entry answers each caller in its dialect: VS Code in hookSpecificOutput, the CLI at the top level', async () => {
-    const ws = await project();
+    const ws = await tmpProject();
     await cli(['init', 'copilot-cli', '--workspace', ws]);
     await cli(['stop', '--workspace', ws]);
     const entry = JSON.parse(await fs.readFile(path.join(ws, '.github/hooks/loop-guardian.json'), 'utf8')) as { hooks: { preToolUse: { bash: string }[] } };

@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { cursor } from '../../../src/agents/cursor';
 import { hookCommand } from '../../../src/agents/hookSettings';
-import { cli, tmpdir, write } from '../helpers';
+import { cli, readJsonl, tmpdir, write } from '../helpers';
 
 /*
  * Cursor's hook, end to end as Cursor runs it: a child process, the documented stdin
@@ -20,9 +20,8 @@ function hook(ws: string, input: unknown, env: NodeJS.ProcessEnv = {}) {
   return cli(['hook', 'cursor'], { input: JSON.stringify(input), cwd: ws, env: { CURSOR_PROJECT_DIR: ws, ...env } });
 }
 
-async function log(ws: string): Promise<Record<string, unknown>[]> {
-  const text = await fs.readFile(path.join(ws, '.tmp/current/logs/hook-cursor-cv-1.jsonl'), 'utf8');
-  return text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+function log(ws: string): Promise<Record<string, unknown>[]> {
+  return readJsonl(path.join(ws, '.tmp/current/logs/hook-cursor-cv-1.jsonl'));
 }
 
 type Deny = { permission: string; user_message: string; agent_message: string };

@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { hookCommand } from '../../../src/agents/hookSettings';
 import { windsurf } from '../../../src/agents/windsurf';
-import { cli, tmpdir, write } from '../helpers';
+import { cli, readJsonl, tmpdir, tmpProject, write } from '../helpers';
 
 /*
  * Windsurf's Cascade hook, end to end as Cascade runs it: a child process started in the
@@ -17,20 +17,13 @@ function hook(ws: string, input: unknown) {
   return cli(['hook', 'windsurf'], { input: typeof input === 'string' ? input : JSON.stringify(input), cwd: ws });
 }
 
-async function log(ws: string): Promise<Record<string, unknown>[]> {
-  const text = await fs.readFile(path.join(ws, '.tmp/current/logs/hook-windsurf-tr-1.jsonl'), 'utf8');
-  return text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-}
-
-async function project(): Promise<string> {
-  const ws = await tmpdir();
-  await fs.mkdir(path.join(ws, '.git'));
-  return ws;
+function log(ws: string): Promise<Record<string, unknown>[]> {
+  return readJsonl(path.join(ws, '.tmp/current/logs/hook-windsurf-tr-1.jsonl'));
 }
 
 describe('loop-guardian hook windsurf (a real process)', () => {
   it('refuses the third identical command with exit 2 and the reason on stderr (Cascade tells no outcome: the repetition is the signal)', async () => {
-    const ws = await project();
+    const ws = await tmpProject();
     const run = envelope('pre_run_command', { command_line: 'npm test', cwd: ws });
     for (let i = 0; i < 2; i++) {
       const allowed = await hook(ws, run);
@@ -49,7 +42,7 @@ describe('loop-guardian hook windsurf (a real process)', () => {
   });
 
   it('an MCP result is an outcome, paired with its call by tool and arguments; an exit code, when a build sends one, is too', async () => {
-    const ws = await project();
+    const ws = await tmpProject();
     const args = { owner: 'o', repo: 'r', sha: 'main' };
     const preMcp = envelope('pre_mcp_tool_use', { mcp_server_name: 'github', mcp_tool_name: 'list_commits', mcp_tool_arguments: args });
     assert.equal((await hook(ws, preMcp)).code, 0);
@@ -65,7 +58,7 @@ describe('loop-guardian hook windsurf (a real process)', () => {
   });
 
   it('STOP refuses every kind of call with exit 2; PAUSE refuses none (Cascade has no subagent tool), and after-events are never refused', async () => {
-    const ws = await project();
+    const ws = await tmpProject();
     await cli(['stop', '--workspace', ws, '--reason', 'runaway']);
     for (const [event, info] of [
       ['pre_run_command', { command_line: 'ls', cwd: ws }],
@@ -83,7 +76,7 @@ describe('loop-guardian hook windsurf (a real process)', () => {
   });
 
   it('fails open on broken state: a log folder that is a file, stdin that is not JSON, a payload with no event name — never exit 2', async () => {
-    const ws = await project();
+    const ws = await tmpProject();
     await write(ws, '.tmp/current/logs', 'a file');
     const r = await hook(ws, envelope('pre_run_command', { command_line: 'ls', cwd: ws }));
     assert.equal(r.code, 0);

@@ -4,13 +4,9 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { hookOptions } from '../../../src/cli/hook';
-import { cli, tmpdir, write } from '../helpers';
+import { cli, hookLogLines, runHook, tmpdir, write } from '../helpers';
 
 /** The hook as the agents run it: a child process, JSON on stdin, the decision on stdout / exit code. */
-function hook(ws: string, agent: string, input: unknown, extra: string[] = []) {
-  return cli(['hook', agent, '--workspace', ws, ...extra], { input: typeof input === 'string' ? input : JSON.stringify(input), cwd: ws });
-}
-
 const claudePre = (id: string, command: string, session = 'sess-1') => ({
   session_id: session,
   transcript_path: '/home/u/.claude/projects/p/sess-1.jsonl',
@@ -22,32 +18,23 @@ const claudePre = (id: string, command: string, session = 'sess-1') => ({
 });
 const claudeFail = (id: string, command: string) => ({ ...claudePre(id, command), hook_event_name: 'PostToolUseFailure', error: 'Exit code 1\nError: Cannot find module "./config"' });
 
-async function logLines(ws: string): Promise<Record<string, unknown>[]> {
-  const dir = path.join(ws, '.tmp', 'current', 'logs');
-  const out: Record<string, unknown>[] = [];
-  for (const f of (await fs.readdir(dir)).sort()) {
-    for (const l of (await fs.readFile(path.join(dir, f), 'utf8')).split('\n')) if (l) out.push(JSON.parse(l) as Record<string, unknown>);
-  }
-  return out;
-}
-
 describe('loop-guardian hook (a real process, real stdin and stdout)', () => {
   it('Claude Code: records calls and failures, and refuses the third identical failing call with hookSpecificOutput', async () => {
     const ws = await tmpdir();
     for (const id of ['t1', 't2']) {
-      const pre = await hook(ws, 'claude', claudePre(id, 'npm test'));
+      const pre = await runHook(ws, 'claude', claudePre(id, 'npm test'));
       assert.equal(pre.code, 0);
       assert.equal(pre.stdout, '', 'an allowed call gets no decision, so Claude Code keeps its own permission rules');
-      assert.equal((await hook(ws, 'claude', claudeFail(id, 'npm test'))).code, 0);
+      assert.equal((await runHook(ws, 'claude', claudeFail(id, 'npm test'))).code, 0);
     }
-    const third = await hook(ws, 'claude', claudePre('t3', 'npm test'));
+    const third = await runHook(ws, 'claude', claudePre('t3', 'npm test'));
     assert.equal(third.code, 0);
     const out = JSON.parse(third.stdout) as { hookSpecificOutput: { hookEventName: string; permissionDecision: string; permissionDecisionReason: string } };
     assert.equal(out.hookSpecificOutput.hookEventName, 'PreToolUse');
     assert.equal(out.hookSpecificOutput.permissionDecision, 'deny');
     // The deterministic failure has used up its retry (seed 004), and the reason says what to do.
     assert.match(out.hookSpecificOutput.permissionDecisionReason, /failing-call, 2\/2\): Retry loop on Bash: npm test: failed twice with the same file not found error, which retrying cannot fix: .*Cannot find module.*list or search for the right path first/);
-    const lines = await logLines(ws);
+    const lines = await hookLogLines(ws);
     assert.deepEqual(
       lines.map((l) => `${String(l.type)}:${String(l.id ?? '')}:${String(l.ok ?? '')}`),
       ['tool:t1:', 'tool_result:t1:false', 'tool:t2:', 'tool_result:t2:false', 'tool::false'],
@@ -55,7 +42,7 @@ describe('loop-guardian hook (a real process, real stdin and stdout)', () => {
     assert.equal(lines[0]?.agent, 'claude-code');
     assert.equal(lines[0]?.session, 'sess-1');
     // A different call goes through.
-    const other = await hook(ws, 'claude', claudePre('t4', 'cat package.json'));
+    const other = await runHook(ws, 'claude', claudePre('t4', 'cat package.json'));
     assert.equal(other.stdout, '');
     // What the hook wrote is what the extension and scan read.
     const scan = await cli(['scan', '--workspace', ws, '--json']);
@@ -72,15 +59,15 @@ describe('loop-guardian hook (a real process, real stdin and stdout)', () => {
     const editPre = (id: string) => ({ ...base, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: editInput, tool_use_id: id });
     const editFail = (id: string) => ({ ...editPre(id), hook_event_name: 'PostToolUseFailure', error: '<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>' });
     for (const id of ['e1', 'e2']) {
-      assert.equal((await hook(ws, 'claude', editPre(id))).stdout, '');
-      assert.equal((await hook(ws, 'claude', editFail(id))).code, 0);
+      assert.equal((await runHook(ws, 'claude', editPre(id))).stdout, '');
+      assert.equal((await runHook(ws, 'claude', editFail(id))).code, 0);
     }
-    const atOnce = await hook(ws, 'claude', editPre('e3'));
+    const atOnce = await runHook(ws, 'claude', editPre('e3'));
     assert.equal((JSON.parse(atOnce.stdout) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision, 'deny', 'failing twice in a row is the loop');
     const readPre = { ...base, hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: '/p/src/app/page.tsx' }, tool_use_id: 'r1' };
-    assert.equal((await hook(ws, 'claude', readPre)).stdout, '');
-    await hook(ws, 'claude', { ...readPre, hook_event_name: 'PostToolUse', tool_response: { type: 'text', file: { filePath: '/p/src/app/page.tsx', content: 'import Image from "next/image";\n' } } });
-    const retry = await hook(ws, 'claude', editPre('e4'));
+    assert.equal((await runHook(ws, 'claude', readPre)).stdout, '');
+    await runHook(ws, 'claude', { ...readPre, hook_event_name: 'PostToolUse', tool_response: { type: 'text', file: { filePath: '/p/src/app/page.tsx', content: 'import Image from "next/image";\n' } } });
+    const retry = await runHook(ws, 'claude', editPre('e4'));
     assert.equal(retry.code, 0);
     assert.equal(retry.stdout, '', 'the agent read the file first: the same Edit is its recovery, not the loop');
   });
@@ -90,16 +77,16 @@ describe('loop-guardian hook (a real process, real stdin and stdout)', () => {
     const pre = (id: string) => ({ session_id: 'cx', cwd: ws, hook_event_name: 'PreToolUse', model: 'gpt-5', tool_name: 'Bash', tool_input: { command: 'cargo build' }, tool_use_id: id });
     const post = (id: string) => ({ ...pre(id), hook_event_name: 'PostToolUse', tool_response: 'Exit code: 101\nerror[E0425]: cannot find value `x`' });
     for (const id of ['c1', 'c2']) {
-      assert.equal((await hook(ws, 'codex', pre(id))).stdout, '');
-      await hook(ws, 'codex', post(id));
+      assert.equal((await runHook(ws, 'codex', pre(id))).stdout, '');
+      await runHook(ws, 'codex', post(id));
     }
-    const json = await hook(ws, 'codex', pre('c3'));
+    const json = await runHook(ws, 'codex', pre('c3'));
     assert.equal((JSON.parse(json.stdout) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision, 'deny');
-    const exit2 = await hook(ws, 'codex', pre('c4'), ['--deny-with', 'exit2']);
+    const exit2 = await runHook(ws, 'codex', pre('c4'), ['--deny-with', 'exit2']);
     assert.equal(exit2.code, 2);
     assert.equal(exit2.stdout, '');
     assert.match(exit2.stderr, /Loop Guardian refused this call/);
-    const results = (await logLines(ws)).filter((l) => l.type === 'tool_result');
+    const results = (await hookLogLines(ws)).filter((l) => l.type === 'tool_result');
     assert.deepEqual(results.map((r) => r.ok), [false, false]);
   });
 
@@ -108,16 +95,16 @@ describe('loop-guardian hook (a real process, real stdin and stdout)', () => {
     const before = { session_id: 'gm', cwd: ws, hook_event_name: 'BeforeTool', timestamp: '2026-11-22T10:00:00Z', tool_name: 'read_file', tool_input: { absolute_path: '/p/missing.ts' } };
     const after = { ...before, hook_event_name: 'AfterTool', tool_response: { llmContent: '', error: { message: 'File not found: /p/missing.ts', type: 'FILE_NOT_FOUND' } } };
     for (let i = 0; i < 2; i++) {
-      const allowed = await hook(ws, 'gemini', before);
+      const allowed = await runHook(ws, 'gemini', before);
       assert.equal(allowed.code, 0);
       assert.deepEqual(JSON.parse(allowed.stdout), {});
-      assert.deepEqual(JSON.parse((await hook(ws, 'gemini', after)).stdout), {});
+      assert.deepEqual(JSON.parse((await runHook(ws, 'gemini', after)).stdout), {});
     }
-    const denied = await hook(ws, 'gemini', before);
+    const denied = await runHook(ws, 'gemini', before);
     const out = JSON.parse(denied.stdout) as { decision: string; reason: string };
     assert.equal(out.decision, 'deny');
     assert.match(out.reason, /read_file/);
-    const lines = await logLines(ws);
+    const lines = await hookLogLines(ws);
     const calls = lines.filter((l) => l.type === 'tool' && l.ok === undefined);
     const results = lines.filter((l) => l.type === 'tool_result');
     assert.deepEqual(results.map((r) => r.id), calls.map((c) => c.id));
@@ -128,33 +115,33 @@ describe('loop-guardian hook (a real process, real stdin and stdout)', () => {
   it('STOP refuses every call with its reason; PAUSE refuses delegations only', async () => {
     const ws = await tmpdir();
     assert.equal((await cli(['stop', '--workspace', ws, '--reason', 'budget blown'])).code, 0);
-    const stopped = await hook(ws, 'claude', claudePre('s1', 'ls'));
+    const stopped = await runHook(ws, 'claude', claudePre('s1', 'ls'));
     const reason = (JSON.parse(stopped.stdout) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput.permissionDecisionReason;
     assert.match(reason, /STOP_ALL is set to STOP \(budget blown/);
-    const gem = await hook(ws, 'gemini', { session_id: 'g', hook_event_name: 'BeforeTool', tool_name: 'list_directory', tool_input: { path: '.' } });
+    const gem = await runHook(ws, 'gemini', { session_id: 'g', hook_event_name: 'BeforeTool', tool_name: 'list_directory', tool_input: { path: '.' } });
     assert.equal((JSON.parse(gem.stdout) as { decision: string }).decision, 'deny');
     await cli(['pause', '--workspace', ws]);
-    const task = await hook(ws, 'claude', { ...claudePre('p1', ''), tool_name: 'Task', tool_input: { description: 'explore', prompt: 'look around', subagent_type: 'general-purpose' } });
+    const task = await runHook(ws, 'claude', { ...claudePre('p1', ''), tool_name: 'Task', tool_input: { description: 'explore', prompt: 'look around', subagent_type: 'general-purpose' } });
     assert.match(task.stdout, /"permissionDecision":"deny".*PAUSE/);
-    assert.equal((await hook(ws, 'claude', claudePre('p2', 'ls'))).stdout, '');
+    assert.equal((await runHook(ws, 'claude', claudePre('p2', 'ls'))).stdout, '');
     await cli(['clear', '--workspace', ws]);
-    assert.equal((await hook(ws, 'claude', { ...claudePre('p3', ''), tool_name: 'Task', tool_input: { prompt: 'x' } })).stdout, '');
+    assert.equal((await runHook(ws, 'claude', { ...claudePre('p3', ''), tool_name: 'Task', tool_input: { prompt: 'x' } })).stdout, '');
   });
 
   it('fails open: an unreadable STOP_ALL (said on stderr and logged), a non-JSON stdin and a broken log folder let the call run', async () => {
     const ws = await tmpdir();
     await fs.mkdir(path.join(ws, '.github/guardian/STOP_ALL'), { recursive: true });
-    const broken = await hook(ws, 'claude', claudePre('f1', 'ls'));
+    const broken = await runHook(ws, 'claude', claudePre('f1', 'ls'));
     assert.equal(broken.code, 0);
     assert.equal(broken.stdout, '');
     assert.match(broken.stderr, /STOP_ALL: unreadable: is a folder, not a regular file; read as CLEAR/);
     assert.match(await fs.readFile(path.join(ws, '.tmp/guardian/guardian.log'), 'utf8'), /\[WARN\] hook claude: \.github\/guardian\/STOP_ALL: unreadable: is a folder, not a regular file; read as CLEAR/);
-    const garbage = await hook(ws, 'gemini', 'this is not json');
+    const garbage = await runHook(ws, 'gemini', 'this is not json');
     assert.equal(garbage.code, 0);
     assert.deepEqual(JSON.parse(garbage.stdout), {});
     const ws2 = await tmpdir();
     await write(ws2, '.tmp/current/logs', 'a file where the folder should be');
-    const noLogs = await hook(ws2, 'codex', { session_id: 'x', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } });
+    const noLogs = await runHook(ws2, 'codex', { session_id: 'x', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } });
     assert.equal(noLogs.code, 0);
     assert.equal(noLogs.stdout, '');
     assert.match(noLogs.stderr, /fail-open/);
@@ -163,11 +150,11 @@ describe('loop-guardian hook (a real process, real stdin and stdout)', () => {
   it('honours the configuration, and sees it change', async () => {
     const ws = await tmpdir();
     await write(ws, '.github/guardian/config.json', JSON.stringify({ signals: { 'identical-calls': { threshold: 2 } } }));
-    await hook(ws, 'claude', claudePre('a1', 'make'));
-    await hook(ws, 'claude', claudeFail('a1', 'make'));
-    assert.match((await hook(ws, 'claude', claudePre('a2', 'make'))).stdout, /deny/);
+    await runHook(ws, 'claude', claudePre('a1', 'make'));
+    await runHook(ws, 'claude', claudeFail('a1', 'make'));
+    assert.match((await runHook(ws, 'claude', claudePre('a2', 'make'))).stdout, /deny/);
     await write(ws, '.github/guardian/config.json', JSON.stringify({ signals: { 'identical-calls': { threshold: 10 } }, hooks: { deny: [] } }));
-    assert.equal((await hook(ws, 'claude', claudePre('a3', 'make'))).stdout, '');
+    assert.equal((await runHook(ws, 'claude', claudePre('a3', 'make'))).stdout, '');
   });
 
   it("reads its arguments as Node's parseArgs does: the same options, positionals and errors for any arguments", () => {
@@ -198,7 +185,7 @@ describe('loop-guardian hook (a real process, real stdin and stdout)', () => {
 
   it('a usage error exits 1, which no agent reads as a refusal', async () => {
     const ws = await tmpdir();
-    const r = await hook(ws, 'kiro', {});
+    const r = await runHook(ws, 'kiro', {});
     assert.equal(r.code, 1);
     assert.match(r.stderr, /must be one of claude, codex, gemini/);
   });

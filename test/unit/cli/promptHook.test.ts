@@ -1,26 +1,13 @@
 import { strict as assert } from 'node:assert';
 import { promises as fs, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { cli, describeShared, FIXTURES, tmpdir, write } from '../helpers';
+import { cli, describeShared, FIXTURES, hookLogLines, runHook, tmpdir, write } from '../helpers';
 
 /*
  * The prompt hook as the agents run it (issue 14): `dist/cli.js hook <agent>` as a child process,
  * the agent's JSON on stdin, its answer on stdout. STOP refuses prompts; the prompt that would be
  * the fifth identical one answered identically is refused with the reason; everything else passes.
  */
-
-function hook(ws: string, agent: string, input: unknown) {
-  return cli(['hook', agent, '--workspace', ws], { input: JSON.stringify(input), cwd: ws });
-}
-
-async function logLines(ws: string): Promise<Record<string, unknown>[]> {
-  const dir = path.join(ws, '.tmp', 'current', 'logs');
-  const out: Record<string, unknown>[] = [];
-  for (const f of (await fs.readdir(dir)).sort()) {
-    for (const l of (await fs.readFile(path.join(dir, f), 'utf8')).split('\n')) if (l) out.push(JSON.parse(l) as Record<string, unknown>);
-  }
-  return out;
-}
 
 const claudePrompt = (prompt: string, transcript?: string, session = 'sess-p') => ({
   session_id: session,
@@ -36,27 +23,27 @@ describe('the prompt hook (a real process)', function (this: Mocha.Suite) {
   it('STOP refuses a prompt in each agent that can refuse one, in its own answer; Copilot CLI, which cannot, is let through with a note and nothing recorded; PAUSE lets prompts through', async () => {
     const ws = await tmpdir();
     assert.equal((await cli(['stop', '--workspace', ws, '--reason', 'runaway costs'])).code, 0);
-    const claude = await hook(ws, 'claude', claudePrompt('continue'));
+    const claude = await runHook(ws, 'claude', claudePrompt('continue'));
     assert.equal(claude.code, 0);
     const answer = JSON.parse(claude.stdout) as { decision: string; reason: string };
     assert.equal(answer.decision, 'block');
     assert.match(answer.reason, /STOP_ALL is set to STOP \(runaway costs.*Every tool call and prompt is refused/);
     // VS Code's Local harness, through the versioned Copilot hook file (its payload's common keys, ../shared/docs/vscode-agents.md 1.3): its own answer.
     const transcript = '/home/u/.config/Code/User/workspaceStorage/9d1/GitHub.copilot-chat/transcripts/vs-1.jsonl';
-    const local = await hook(ws, 'copilot-cli', { timestamp: '2026-10-02T09:14:03.101Z', hook_event_name: 'UserPromptSubmit', session_id: 'vs-1', transcript_path: transcript, cwd: ws, prompt: 'continue' });
+    const local = await runHook(ws, 'copilot-cli', { timestamp: '2026-10-02T09:14:03.101Z', hook_event_name: 'UserPromptSubmit', session_id: 'vs-1', transcript_path: transcript, cwd: ws, prompt: 'continue' });
     assert.deepEqual(Object.keys(JSON.parse(local.stdout) as object).sort(), ['continue', 'stopReason']);
     assert.equal((JSON.parse(local.stdout) as { continue: boolean }).continue, false);
     // Copilot CLI drops a prompt hook's output: refusing is impossible, so the prompt is let through and recorded.
-    const copilot = await hook(ws, 'copilot-cli', { sessionId: 'cp-1', timestamp: 1774039625016, cwd: ws, prompt: 'continue' });
+    const copilot = await runHook(ws, 'copilot-cli', { sessionId: 'cp-1', timestamp: 1774039625016, cwd: ws, prompt: 'continue' });
     assert.equal(copilot.code, 0);
     assert.equal(copilot.stdout, '');
     assert.match(copilot.stderr, /cannot be refused here: Loop Guardian: STOP_ALL is set to STOP/);
     assert.equal((await cli(['pause', '--workspace', ws])).code, 0);
-    const paused = await hook(ws, 'claude', claudePrompt('continue'));
+    const paused = await runHook(ws, 'claude', claudePrompt('continue'));
     assert.equal(paused.code, 0);
     assert.equal(paused.stdout, '');
     // Where it cannot refuse, the hook keeps no record of its own: the session is read from its own log.
-    assert.equal((await hook(ws, 'copilot-cli', { sessionId: 'cp-1', timestamp: 1774039625016, cwd: ws, prompt: 'continue' })).stdout, '');
+    assert.equal((await runHook(ws, 'copilot-cli', { sessionId: 'cp-1', timestamp: 1774039625016, cwd: ws, prompt: 'continue' })).stdout, '');
     assert.deepEqual(await fs.readdir(path.join(ws, '.tmp', 'current', 'logs')), ['hook-claude-sess-p.jsonl']);
   });
 
@@ -70,20 +57,20 @@ describe('the prompt hook (a real process)', function (this: Mocha.Suite) {
 
   it('without a transcript to read the answers from, the same prompt six times is never refused: an unknown answer is no evidence', async () => {
     const ws = await tmpdir();
-    for (let i = 0; i < 6; i++) assert.equal((await hook(ws, 'claude', claudePrompt('run the job'))).stdout, '');
-    assert.deepEqual((await logLines(ws)).map((l) => l.type), Array(6).fill('prompt'));
+    for (let i = 0; i < 6; i++) assert.equal((await runHook(ws, 'claude', claudePrompt('run the job'))).stdout, '');
+    assert.deepEqual((await hookLogLines(ws)).map((l) => l.type), Array(6).fill('prompt'));
   });
 
   it('a configuration cached by an older version, without the new signals, is rebuilt rather than failing every call open', async () => {
     const ws = await tmpdir();
     await write(ws, '.github/guardian/config.json', JSON.stringify({ signals: { 'repeated-prompt': { threshold: 4 } } }));
-    assert.equal((await hook(ws, 'claude', claudePrompt('go'))).stderr, '');
+    assert.equal((await runHook(ws, 'claude', claudePrompt('go'))).stderr, '');
     const cache = path.join(ws, '.tmp/guardian/hook-config.json');
     const cached = JSON.parse(await fs.readFile(cache, 'utf8')) as { config: { signals: Record<string, unknown> } };
     assert.deepEqual(cached.config.signals['repeated-prompt'], { enabled: true, threshold: 4, warnAt: 3 });
     for (const id of ['repeated-prompt', 'api-error-storm', 're-delegation']) delete cached.config.signals[id];
     await fs.writeFile(cache, JSON.stringify(cached));
-    const r = await hook(ws, 'claude', claudePrompt('go'));
+    const r = await runHook(ws, 'claude', claudePrompt('go'));
     assert.equal(r.stderr, '', 'no fail-open note');
     const rebuilt = JSON.parse(await fs.readFile(cache, 'utf8')) as { config: { signals: Record<string, unknown> } };
     assert.deepEqual(rebuilt.config.signals['repeated-prompt'], { enabled: true, threshold: 4, warnAt: 3 });
@@ -92,7 +79,7 @@ describe('the prompt hook (a real process)', function (this: Mocha.Suite) {
   it('fails open on broken state: a log folder that is a file lets the prompt through, said on stderr', async () => {
     const ws = await tmpdir();
     await write(ws, '.tmp/current/logs', 'not a folder');
-    const r = await hook(ws, 'claude', claudePrompt('go'));
+    const r = await runHook(ws, 'claude', claudePrompt('go'));
     assert.equal(r.code, 0);
     assert.equal(r.stdout, '');
     assert.match(r.stderr, /fail-open/);
@@ -120,18 +107,18 @@ describeShared('the prompt hook refusing an orchestration loop (a Claude Code tr
     await fs.writeFile(transcript, '');
     const cannot = 'I cannot make changes in plan mode. Exit plan mode to let me edit files.';
     for (let i = 1; i <= 4; i++) {
-      const r = await hook(ws, 'claude', claudePrompt('Implement the plan now.', transcript));
+      const r = await runHook(ws, 'claude', claudePrompt('Implement the plan now.', transcript));
       assert.equal(r.stdout, '', `prompt ${i} passes`);
       await fs.appendFile(transcript, turn('Implement the plan now.', cannot));
     }
-    const fifth = await hook(ws, 'claude', claudePrompt('Implement the plan now.', transcript));
+    const fifth = await runHook(ws, 'claude', claudePrompt('Implement the plan now.', transcript));
     const answer = JSON.parse(fifth.stdout) as { decision: string; reason: string };
     assert.equal(answer.decision, 'block');
     assert.match(answer.reason, /refused this prompt \(repeated-prompt, 5\/5\): The same prompt was sent 5 times in a row, each time after the same answer \("I cannot make changes in plan mode/);
     // Sent again, still refused: the refused prompt is recorded and got no answer.
-    assert.equal((JSON.parse((await hook(ws, 'claude', claudePrompt('Implement the plan now.', transcript))).stdout) as { decision: string }).decision, 'block');
-    assert.equal((await hook(ws, 'claude', claudePrompt('Exit plan mode, then implement the plan.', transcript))).stdout, '');
-    const log = await logLines(ws);
+    assert.equal((JSON.parse((await runHook(ws, 'claude', claudePrompt('Implement the plan now.', transcript))).stdout) as { decision: string }).decision, 'block');
+    assert.equal((await runHook(ws, 'claude', claudePrompt('Exit plan mode, then implement the plan.', transcript))).stdout, '');
+    const log = await hookLogLines(ws);
     assert.deepEqual(log.slice(0, 9).map((l) => l.type), ['prompt', 'reply', 'prompt', 'reply', 'prompt', 'reply', 'prompt', 'reply', 'prompt']);
     assert.equal(log[1]?.text, cannot);
     const guardianLog = await fs.readFile(path.join(ws, '.tmp/guardian/guardian.log'), 'utf8');
@@ -147,7 +134,7 @@ describeShared('the prompt hook refusing an orchestration loop (a Claude Code tr
     for (let i = 1; i <= 5; i++) {
       const [user, assistant] = turn('Implement the plan now.', cannot).trimEnd().split('\n');
       await fs.appendFile(transcript, `${user}\n`);
-      replies.push((await hook(ws, 'claude', claudePrompt('Implement the plan now.', transcript))).stdout);
+      replies.push((await runHook(ws, 'claude', claudePrompt('Implement the plan now.', transcript))).stdout);
       await fs.appendFile(transcript, `${assistant}\n`);
     }
     assert.deepEqual(replies.slice(0, 4), ['', '', '', '']);
@@ -162,13 +149,13 @@ describeShared('the prompt hook refusing an orchestration loop (a Claude Code tr
     assert.deepEqual(retries.map((r) => [r.type, r.subtype, r.retryAttempt]), [['system', 'api_error', 1], ['system', 'api_error', 2]]);
     await fs.writeFile(transcript, '');
     for (let i = 1; i <= 4; i++) {
-      assert.equal((await hook(ws, 'claude', claudePrompt('try again', transcript))).stdout, '');
+      assert.equal((await runHook(ws, 'claude', claudePrompt('try again', transcript))).stdout, '');
       // The turn: the person's prompt, the two automatic retries; no answer came.
       const [user] = turn('try again', '').split('\n');
       await fs.appendFile(transcript, `${user}\n${retries.map((r) => JSON.stringify(r)).join('\n')}\n`);
     }
-    await hook(ws, 'claude', claudePrompt('try again', transcript));
-    const log = await logLines(ws);
+    await runHook(ws, 'claude', claudePrompt('try again', transcript));
+    const log = await hookLogLines(ws);
     assert.deepEqual(log.filter((l) => l.type === 'api_error').map((l) => [l.class, l.retry]), Array(4).fill([['ConnectionRefused', 1], ['ConnectionRefused', 2]]).flat());
     const scan = JSON.parse((await cli(['scan', '--workspace', ws, '--json'])).stdout) as { findings: { signal: string; action: string; count: number }[] };
     const storm = scan.findings.filter((f) => f.signal === 'api-error-storm');
@@ -182,7 +169,7 @@ describeShared('the prompt hook refusing an orchestration loop (a Claude Code tr
     const transcript = path.join(ws, 'transcript.jsonl');
     await fs.writeFile(transcript, '');
     for (let i = 1; i <= 7; i++) {
-      assert.equal((await hook(ws, 'claude', claudePrompt('continue', transcript))).stdout, '', `prompt ${i} passes`);
+      assert.equal((await runHook(ws, 'claude', claudePrompt('continue', transcript))).stdout, '', `prompt ${i} passes`);
       await fs.appendFile(transcript, turn('continue', `Done with step ${i}: updated module ${i} and its tests.`));
     }
   });

@@ -270,6 +270,12 @@ describe('fast paths hold to what they replace', () => {
       }),
       { numRuns: 3000 },
     );
+    fc.assert(
+      fc.property(jsonish, (value) => {
+        assert.equal(canon.hash(value), hash53(canon.text(value)));
+      }),
+      { numRuns: 2000 },
+    );
     const pieces = new Hash53();
     pieces.start();
     for (const piece of ['a', '', 'é\ud800', 'x'.repeat(300)]) pieces.add(piece);
