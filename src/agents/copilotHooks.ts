@@ -1,6 +1,7 @@
 import { isObject, nonEmptyString as text } from '../core/guards';
+import { exceedsDepth, tooDeepReason } from '../core/json';
 import { shellExitFailed } from './copilotEvents';
-import { parseToolHookInput, permissionDenyReply, silentAllowReply, type HookCall, type HookProtocol, type HookRegistration, type HookReply } from './hook';
+import { objectOfJsonText, parseToolHookInput, permissionDenyReply, silentAllowReply, type HookCall, type HookProtocol, type HookRegistration, type HookReply } from './hook';
 
 /*
  * One hook file, two harnesses: `.github/hooks/*.json` is read by GitHub Copilot CLI (and the
@@ -89,16 +90,7 @@ function parseCamelCase(raw: Record<string, unknown>): HookCall | { problem: str
   const event = raw.error !== undefined ? 'postToolUseFailure' : raw.toolResult !== undefined ? 'postToolUse' : 'preToolUse';
   const tool = text(raw.toolName);
   if (tool === undefined) return { problem: `stdin: ${event} without toolName` };
-  let input: Record<string, unknown> = {};
-  if (isObject(raw.toolArgs)) input = raw.toolArgs;
-  else if (typeof raw.toolArgs === 'string') {
-    try {
-      const parsed = JSON.parse(raw.toolArgs) as unknown;
-      input = isObject(parsed) ? parsed : { input: parsed };
-    } catch {
-      input = { input: raw.toolArgs };
-    }
-  }
+  const input = objectOfJsonText(raw.toolArgs);
   const result = isObject(raw.toolResult) ? raw.toolResult : undefined;
   const resultText = typeof result?.textResultForLlm === 'string' ? result.textResultForLlm : '';
   const failed = result !== undefined && ((typeof result.resultType === 'string' && result.resultType !== 'success') || shellExitFailed(resultText));
@@ -119,6 +111,7 @@ function parseCamelCase(raw: Record<string, unknown>): HookCall | { problem: str
 /** A call from either harness, tagged with the one that sent it. */
 function parseCopilotHookInput(raw: unknown): HookCall | { problem: string } {
   if (!isObject(raw)) return { problem: 'stdin: not a JSON object' };
+  if (exceedsDepth(raw)) return { problem: `stdin: ${tooDeepReason()}` };
   const dialect = dialectOf(raw);
   if (dialect === 'cli') return parseCamelCase(raw);
   return parseClaudeStyle(raw, dialect === 'local' ? LOCAL_CALLER : CLI_CALLER);

@@ -1,5 +1,5 @@
 import { isObject, nonEmptyString as text } from '../core/guards';
-import { exceedsDepth, tooDeepReason } from '../core/json';
+import { exceedsDepth, parseJson, tooDeepReason } from '../core/json';
 
 /**
  * What every agent's hook contract shares: a call read from the hook's stdin, the reply the hook
@@ -122,6 +122,21 @@ export interface HookProtocol {
  * `tool_input`, `tool_use_id`, and after a call `tool_response` or `error` (Claude Code, Codex,
  * Gemini CLI). Without an event name, a response or error means "after", else "before".
  */
+/**
+ * A field some agents send as JSON text (Cursor's `tool_input`, Copilot CLI's `toolArgs`) as an
+ * object. The text is parsed under the same depth limit as stdin; text that is not JSON, or nests
+ * too deep, is kept as text under `input`, as is any other value.
+ */
+export function objectOfJsonText(v: unknown): Record<string, unknown> {
+  if (isObject(v)) return v;
+  if (typeof v === 'string') {
+    const parsed = parseJson(v);
+    if (!parsed.ok) return { input: v };
+    return isObject(parsed.value) ? parsed.value : { input: parsed.value };
+  }
+  return v === undefined || v === null ? {} : { input: v };
+}
+
 export function parseToolHookInput(events: HookProtocol['events'], raw: unknown): HookCall | { problem: string } {
   if (!isObject(raw)) return { problem: 'stdin: not a JSON object' };
   // The call's input is the agent's: nested too deep, it would overflow what compares and logs it.

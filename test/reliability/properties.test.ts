@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { parseToolHookInput } from '../../src/agents/hook';
+import { objectOfJsonText, parseToolHookInput } from '../../src/agents/hook';
+import { HOOKED_AGENTS } from '../../src/agents/hooks';
 import { resolveConfig } from '../../src/core/config';
 import { configSchema } from '../../src/core/configSchema';
 import { parseConfigText } from '../../src/state/configFile';
@@ -152,5 +153,35 @@ describe('properties: the parsers outsiders feed never throw and never hang', fu
     );
     const deep = parseToolHookInput(events, { tool_name: 'Bash', tool_input: nest({}, 5000) });
     assert.deepEqual(deep, { problem: 'stdin: nested deeper than 64 levels' });
+  });
+
+  it("every agent's hook refuses a payload nested too deep in any of its dialects, and never throws", () => {
+    const deep = nest({}, 5000);
+    const payloads = [
+      { hook_event_name: 'PreToolUse', session_id: 's', tool_name: 'Bash', tool_input: deep },
+      { sessionId: 's', toolName: 'bash', toolArgs: deep }, // Copilot CLI's camelCase
+      { hook_event_name: 'beforeShellExecution', conversation_id: 's', command: 'ls', extra: deep }, // Cursor
+      { agent_action_name: 'pre_run_command', trajectory_id: 's', tool_info: deep }, // Windsurf
+      { hookName: 'PreToolUse', taskId: 's', preToolUse: deep }, // Cline
+    ];
+    for (const agent of HOOKED_AGENTS) {
+      for (const raw of payloads) {
+        const call = agent.hook.parse(raw);
+        assert.deepEqual(call, { problem: 'stdin: nested deeper than 64 levels' }, `${agent.id}: ${Object.keys(raw).join(',')}`);
+      }
+    }
+  });
+
+  it('a field sent as JSON text (Copilot CLI toolArgs, Cursor tool_input) nested too deep is kept as text, never parsed past the limit', () => {
+    const text = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+    assert.deepEqual(objectOfJsonText(text), { input: text });
+    assert.deepEqual(objectOfJsonText('{"command":"ls"}'), { command: 'ls' });
+    assert.deepEqual(objectOfJsonText('ls -la'), { input: 'ls -la' });
+    assert.deepEqual(objectOfJsonText('[1]'), { input: [1] });
+    assert.deepEqual(objectOfJsonText(undefined), {});
+    const cli = HOOKED_AGENTS.find((a) => a.id === 'copilot-cli');
+    const call = cli?.hook.parse({ sessionId: 's', toolName: 'bash', toolArgs: text });
+    assert.ok(call !== undefined && !('problem' in call));
+    assert.deepEqual(call.input, { input: text });
   });
 });

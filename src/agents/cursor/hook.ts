@@ -1,6 +1,6 @@
 import { isObject, nonEmptyString as text } from '../../core/guards';
 import { exceedsDepth, tooDeepReason } from '../../core/json';
-import { silentAllowReply, type HookCall, type HookPhase, type HookProtocol, type HookReply } from '../hook';
+import { objectOfJsonText, silentAllowReply, type HookCall, type HookPhase, type HookProtocol, type HookReply } from '../hook';
 
 /*
  * Cursor's agent hooks (cursor.com/docs/reference/hooks, also cursor.com/docs/hooks; official
@@ -51,20 +51,6 @@ const KIND_POST: Readonly<Record<string, string>> = { afterShellExecution: 'Shel
 /** The prompt event: `{prompt, attachments}`, refused by `{"continue": false, "user_message"}`. */
 const PROMPT = events.prompt;
 
-/** A JSON string (as some of Cursor's fields are) as an object; anything else under `input`. */
-function objectOf(v: unknown): Record<string, unknown> {
-  if (isObject(v)) return v;
-  if (typeof v === 'string') {
-    try {
-      const parsed = JSON.parse(v) as unknown;
-      return isObject(parsed) ? parsed : { input: parsed };
-    } catch {
-      return { input: v };
-    }
-  }
-  return v === undefined || v === null ? {} : { input: v };
-}
-
 function session(raw: Record<string, unknown>): string {
   return text(raw.conversation_id) ?? text(raw.session_id) ?? 'unknown-session';
 }
@@ -76,8 +62,8 @@ function outcome(event: string, raw: Record<string, unknown>): { response?: unkn
     if (raw.failure_type === 'permission_denied') return undefined;
     return { error: text(raw.error_message) ?? text(raw.failure_type) ?? 'failed' };
   }
-  if (event === 'postToolUse') return raw.tool_output === undefined ? {} : { response: objectOf(raw.tool_output) };
-  if (event === 'afterMCPExecution') return raw.result_json === undefined ? {} : { response: objectOf(raw.result_json) };
+  if (event === 'postToolUse') return raw.tool_output === undefined ? {} : { response: objectOfJsonText(raw.tool_output) };
+  if (event === 'afterMCPExecution') return raw.result_json === undefined ? {} : { response: objectOfJsonText(raw.result_json) };
   // afterShellExecution (output, no exit code) and afterFileEdit: the call ran, how it ended is not said.
   return undefined;
 }
@@ -94,13 +80,13 @@ function parse(raw: unknown): HookCall | { problem: string } {
     if (tool === undefined) return { problem: `stdin: ${event} without tool_name` };
     const phase: HookPhase = event === PRE ? 'pre' : 'post';
     const after = phase === 'post' ? outcome(event, raw) : {};
-    if (after === undefined) return { ...base, phase: 'other', tool, input: objectOf(raw.tool_input) };
-    return { ...base, phase, tool, input: objectOf(raw.tool_input), ...(id !== undefined ? { id } : {}), ...after };
+    if (after === undefined) return { ...base, phase: 'other', tool, input: objectOfJsonText(raw.tool_input) };
+    return { ...base, phase, tool, input: objectOfJsonText(raw.tool_input), ...(id !== undefined ? { id } : {}), ...after };
   }
   const kind = KIND_PRE[event] ?? KIND_POST[event];
   if (kind !== undefined) {
     const tool = kind === 'MCP' ? `MCP:${text(raw.tool_name) ?? 'unknown'}` : kind;
-    const input = kind === 'Shell' ? { command: raw.command, ...(text(raw.cwd) !== undefined ? { cwd: raw.cwd } : {}) } : kind === 'MCP' ? objectOf(raw.tool_input) : { file_path: raw.file_path };
+    const input = kind === 'Shell' ? { command: raw.command, ...(text(raw.cwd) !== undefined ? { cwd: raw.cwd } : {}) } : kind === 'MCP' ? objectOfJsonText(raw.tool_input) : { file_path: raw.file_path };
     if (KIND_PRE[event] !== undefined) return { ...base, phase: 'pre', tool, input };
     const after = outcome(event, raw);
     return after === undefined ? { ...base, phase: 'other', tool, input } : { ...base, phase: 'post', tool, input, ...after };

@@ -61,6 +61,17 @@ describe('the prompt hook (a real process)', function (this: Mocha.Suite) {
     assert.deepEqual((await hookLogLines(ws)).map((l) => l.type), Array(6).fill('prompt'));
   });
 
+  it("VS Code Copilot's prompt through the shared `copilot-cli` entry is recorded as Copilot's, like its tool calls, not as the CLI's", async () => {
+    const ws = await tmpdir();
+    const payload = { timestamp: '2026-10-02T09:14:03.101Z', hook_event_name: 'UserPromptSubmit', session_id: 'vs-2', transcript_path: path.join(ws, 'vs-2.jsonl'), cwd: ws, prompt: 'continue' };
+    assert.equal((await runHook(ws, 'copilot-cli', payload)).stdout, '');
+    const tool = { ...payload, hook_event_name: 'PreToolUse', tool_name: 'read_file', tool_input: { filePath: 'a.ts' }, tool_use_id: 't1' };
+    await runHook(ws, 'copilot-cli', tool);
+    assert.deepEqual(await fs.readdir(path.join(ws, '.tmp', 'current', 'logs')), ['hook-copilot-vs-2.jsonl']);
+    const lines = await hookLogLines(ws);
+    assert.deepEqual(lines.map((l) => [l.type, l.agent]), [['prompt', 'copilot-vscode'], ['tool', 'copilot-vscode']]);
+  });
+
   it('a configuration cached by an older version, without the new signals, is rebuilt rather than failing every call open', async () => {
     const ws = await tmpdir();
     await write(ws, '.github/guardian/config.json', JSON.stringify({ signals: { 'repeated-prompt': { threshold: 4 } } }));
