@@ -95,9 +95,12 @@ export function reduceHash(hash: number): number {
   return hash % 1073741824;
 }
 
-/** Whether two calls are the same call (their signatures are equal). */
+/**
+ * Whether two calls are the same call (their signatures are equal). A call is itself without its
+ * text being written (a window holds the call it is asked about).
+ */
 export function sameCall(a: Pick<SettledCall, 'signature' | 'signatureHash'>, b: Pick<SettledCall, 'signature' | 'signatureHash'>): boolean {
-  return a.signatureHash === b.signatureHash && a.signature === b.signature;
+  return a === b || (a.signatureHash === b.signatureHash && a.signature === b.signature);
 }
 
 

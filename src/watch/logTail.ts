@@ -14,6 +14,8 @@ const TAIL_BYTES = 64;
  * with hundreds of MB of logs opens): lines are handled in slices of about this many ms.
  */
 const SLICE_MS = 8;
+/** The most bytes of complete lines decoded at once (lines are slices of the text). */
+const DECODE_BYTES = 64 << 10;
 /** Lines handled between two looks at the clock. */
 const LINES_PER_LOOK = 16;
 
@@ -168,32 +170,48 @@ export class LogTail {
     return (await this.firstBytes(handle, this.fingerprintBytes)) === this.fingerprint;
   }
 
-  /** The chunk's complete lines, in slices of SLICE_MS with the event loop let run between them. */
+  /**
+   * The chunk's complete lines, in slices of SLICE_MS with the event loop let run between them.
+   * Its complete lines are decoded some at once (a newline is never inside a UTF-8 sequence, so
+   * the text up to one is whole) and each line is a slice of that text: one decoding per 64 KB
+   * rather than one per line.
+   */
   private async consume(chunk: Buffer, onLine: LineHandler, onOverlong?: OverlongHandler): Promise<void> {
     let start = 0;
-    let sliceStart = performance.now();
-    for (let n = 1; ; n++) {
-      if (n % LINES_PER_LOOK === 0 && performance.now() - sliceStart >= SLICE_MS) {
-        await nextTurn();
-        sliceStart = performance.now();
-      }
-      const nl = chunk.indexOf(NEWLINE, start);
-      if (nl < 0) break;
+    const last = chunk.lastIndexOf(NEWLINE);
+    if (last >= 0 && (this.pendingBytes > 0 || this.overlong > 0)) {
+      // The line begun in earlier chunks ends here.
+      const nl = chunk.indexOf(NEWLINE);
       this.line++;
       if (this.overlong > 0) {
-        onOverlong?.(this.line, this.overlong + nl - start);
+        onOverlong?.(this.line, this.overlong + nl);
         this.overlong = 0;
       } else {
-        let text: string;
-        if (this.pendingBytes > 0) {
-          text = Buffer.concat([...this.pending, chunk.subarray(start, nl)]).toString('utf8');
-          this.clearPending();
-        } else {
-          text = chunk.toString('utf8', start, nl);
-        }
+        const text = Buffer.concat([...this.pending, chunk.subarray(0, nl)]).toString('utf8');
+        this.clearPending();
         onLine(text.endsWith('\r') ? text.slice(0, -1) : text, this.line);
       }
       start = nl + 1;
+    }
+    let sliceStart = performance.now();
+    let n = 0;
+    while (start <= last) {
+      // Up to DECODE_BYTES at once, ending at a newline (a longer line alone): a young string,
+      // never one of the large objects only a full collection frees.
+      let end = start + DECODE_BYTES > last ? last : chunk.lastIndexOf(NEWLINE, start + DECODE_BYTES - 1);
+      if (end < start) end = chunk.indexOf(NEWLINE, start);
+      const text = chunk.toString('utf8', start, end + 1);
+      for (let at = 0; at < text.length; ) {
+        if (++n % LINES_PER_LOOK === 0 && performance.now() - sliceStart >= SLICE_MS) {
+          await nextTurn();
+          sliceStart = performance.now();
+        }
+        const nl = text.indexOf('\n', at);
+        this.line++;
+        onLine(nl > at && text.charCodeAt(nl - 1) === 13 ? text.slice(at, nl - 1) : text.slice(at, nl), this.line);
+        at = nl + 1;
+      }
+      start = end + 1;
     }
     if (start >= chunk.length) return;
     if (this.overlong > 0) {

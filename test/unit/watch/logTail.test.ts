@@ -46,6 +46,16 @@ describe('incremental log reading', () => {
     assert.deepEqual(await lines(tail), [['é'.repeat(10), 1], ['🚨'.repeat(5), 2]]);
   });
 
+  it('gives every line whole whatever the chunk and decoding sizes: multi-byte characters, CRLF, blank, invalid UTF-8 and lines longer than a decoding window or a chunk', async () => {
+    const parts: string[] = [];
+    for (let i = 0; i < 6000; i++) parts.push(i % 7 === 0 ? `é€😀 ${i}`.repeat(1 + (i % 13)) : i % 11 === 0 ? '' : `line ${i}\r`);
+    parts.splice(3000, 0, 'x'.repeat(100_000), `${'é'.repeat(70_000)}\r`);
+    const bytes = Buffer.concat([Buffer.from(`${parts.join('\n')}\n`), Buffer.from([0x7b, 0xc3, 0x0a, 0xe2, 0x82, 0x0a])]);
+    await fs.writeFile(file, bytes);
+    const expected = bytes.toString('utf8').split('\n').slice(0, -1).map((l, i): [string, number] => [l.endsWith('\r') ? l.slice(0, -1) : l, i + 1]);
+    for (const chunkSize of [1 << 20, 70_000, 4096, 61]) assert.deepEqual(await lines(new LogTail(file, { chunkSize })), expected, `chunks of ${chunkSize}`);
+  });
+
   it('reads a replaced file again from its start', async () => {
     await fs.writeFile(file, 'old 1\nold 2\n');
     const tail = new LogTail(file);
