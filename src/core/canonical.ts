@@ -198,7 +198,7 @@ export class Canonicalizer {
     // The usual arguments: flat, keys already in order, none left out: `JSON.stringify` writes the
     // same text, natively (the property tests in fastPaths.test.ts hold it to the general path).
     if (level <= MAX_JSON_DEPTH && this.flatAndInOrder(obj, keys, skipOwn, skipAll)) {
-      out.add(JSON.stringify(obj));
+      out.addFlat(obj, keys);
       return true;
     }
     sortKeys(keys);
@@ -302,6 +302,11 @@ interface Pieces {
   add(text: string): void;
   /** A string as `quote` writes it. */
   addQuoted(text: string): void;
+  /**
+   * A flat object (`flatAndInOrder`: keys in order, values strings, finite numbers, booleans or
+   * null) as `JSON.stringify` writes it.
+   */
+  addFlat(obj: Readonly<Record<string, unknown>>, keys: readonly string[]): void;
 }
 
 /** The pieces joined. */
@@ -319,7 +324,14 @@ class TextPieces implements Pieces {
   addQuoted(text: string): void {
     this.text += quote(text);
   }
+
+  addFlat(obj: Readonly<Record<string, unknown>>): void {
+    this.text += JSON.stringify(obj);
+  }
 }
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 
 /** cyrb53 fed in pieces: `end()` is `hash53` of the pieces joined, and no text is joined. */
 export class Hash53 implements Pieces {
@@ -343,13 +355,39 @@ export class Hash53 implements Pieces {
     this.h2 = h2;
   }
 
-  /** A string as `quote` writes it. */
+  /**
+   * A string as `quote` writes it: quoted as it is, read once, unless a character needs escaping
+   * (then as `JSON.stringify` writes it).
+   */
   addQuoted(text: string): void {
-    if (text.length < 256 && !NEEDS_ESCAPE.test(text)) {
-      this.add('"');
-      this.add(text);
-      this.add('"');
-    } else this.add(JSON.stringify(text));
+    let h1 = Math.imul(this.h1 ^ QUOTE, 2654435761);
+    let h2 = Math.imul(this.h2 ^ QUOTE, 1597334677);
+    for (let i = 0; i < text.length; i++) {
+      const ch = text.charCodeAt(i);
+      if (ch < 0x20 || ch === QUOTE || ch === BACKSLASH || (ch >= 0xd800 && ch <= 0xdfff)) {
+        this.add(JSON.stringify(text));
+        return;
+      }
+      h1 = Math.imul(h1 ^ ch, 2654435761);
+      h2 = Math.imul(h2 ^ ch, 1597334677);
+    }
+    this.h1 = Math.imul(h1 ^ QUOTE, 2654435761);
+    this.h2 = Math.imul(h2 ^ QUOTE, 1597334677);
+  }
+
+  /** The object's text fed piece by piece: `JSON.stringify` would build a string only to be hashed. */
+  addFlat(obj: Readonly<Record<string, unknown>>, keys: readonly string[]): void {
+    this.add('{');
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      if (i > 0) this.add(',');
+      this.addQuoted(key);
+      this.add(':');
+      const v = obj[key];
+      if (typeof v === 'string') this.addQuoted(v);
+      else this.add(v === null ? 'null' : String(v));
+    }
+    this.add('}');
   }
 
   end(): number {
