@@ -6,6 +6,8 @@ import { readReplayInput } from '../../watch/replayInput';
 import type { CommandContext } from '../context';
 import { EXIT, findingJson, formatIncident, incidentJson, json, plain, UsageError } from '../io';
 
+const OUT_BLOCK = 64 << 10;
+
 /**
  * Runs the detectors over one log from its start. The text and `--json` outputs group the
  * findings into incidents, so they hold every finding until the end; `--jsonl` writes each
@@ -22,15 +24,23 @@ export async function replayCommand(ctx: CommandContext, file: string | undefine
   const io = ctx.io;
   let streamed = 0;
   let halted = false;
+  // Written in blocks of about OUT_BLOCK characters (a write per finding was a good part of a
+  // replay's time), and what is left when the replay ends.
+  let pending = '';
   const onFinding =
     opts.jsonl === true
       ? (f: Finding) => {
           streamed++;
           if (f.action === 'halt') halted = true;
-          io.out(`${JSON.stringify(findingJson(f))}\n`);
+          pending += `${JSON.stringify(findingJson(f))}\n`;
+          if (pending.length >= OUT_BLOCK) {
+            io.out(pending);
+            pending = '';
+          }
         }
       : undefined;
   const result = 'file' in input ? await replayFile(input.file, file, format, ctx.config, onFinding) : await replayText(input.text, file, format, ctx.config, onFinding);
+  if (pending !== '') io.out(pending);
   for (const s of result.skippedLines) io.err(`warning: skipped ${plain(formatSkipped(s))}\n`);
   if (result.skipped > result.skippedLines.length) io.err(`warning: ${result.skipped - result.skippedLines.length} more line(s) skipped\n`);
   for (const k of result.skippedKinds) io.err(`warning: skipped ${k.count} record(s) with ${plain(`${k.field}: ${k.reason}`)}\n`);
