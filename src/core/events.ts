@@ -138,31 +138,41 @@ const isPositiveTokens: FieldCheck = (v) => typeof v === 'number' && Number.isFi
  */
 const isTimestamp: FieldCheck = (v) => {
   if (typeof v !== 'string' || v.length < 20) return false;
-  // A digit, or so negative that any sum it is part of is negative.
-  const d = (i: number) => {
-    const c = v.charCodeAt(i) - 48;
-    return c >= 0 && c <= 9 ? c : -100_000;
-  };
-  const two = (i: number) => d(i) * 10 + d(i + 1);
-  const year = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3);
-  const month = two(5);
-  const day = two(8);
+  const year = digit(v, 0) * 1000 + digit(v, 1) * 100 + digit(v, 2) * 10 + digit(v, 3);
+  const month = twoDigits(v, 5);
+  const day = twoDigits(v, 8);
   if (year < 0 || v[4] !== '-' || v[7] !== '-' || v[10] !== 'T' || v[13] !== ':' || v[16] !== ':') return false;
-  if (month < 1 || month > 12 || day < 1 || two(11) < 0 || two(11) > 23 || two(14) < 0 || two(14) > 59 || two(17) < 0 || two(17) > 59) return false;
+  if (month < 1 || month > 12 || day < 1 || !inRange(v, 11, 23) || !inRange(v, 14, 59) || !inRange(v, 17, 59)) return false;
   let i = 19;
   if (v[i] === '.') {
     const from = ++i;
-    while (i < v.length && d(i) >= 0) i++;
+    while (i < v.length && digit(v, i) >= 0) i++;
     if (i === from) return false;
   }
   if (v[i] === 'Z') {
     if (i + 1 !== v.length) return false;
   } else if (v[i] === '+' || v[i] === '-') {
-    if (i + 6 !== v.length || v[i + 3] !== ':' || two(i + 1) < 0 || two(i + 1) > 23 || two(i + 4) < 0 || two(i + 4) > 59) return false;
+    if (i + 6 !== v.length || v[i + 3] !== ':' || !inRange(v, i + 1, 23) || !inRange(v, i + 4, 59)) return false;
   } else return false;
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   return day <= (month === 2 && leap ? 29 : (MONTH_DAYS[month - 1] as number));
 };
+
+/** The digit at `i`, or a number so negative that any sum it is part of is negative. */
+function digit(v: string, i: number): number {
+  const c = v.charCodeAt(i) - 48;
+  return c >= 0 && c <= 9 ? c : -100_000;
+}
+
+function twoDigits(v: string, i: number): number {
+  return digit(v, i) * 10 + digit(v, i + 1);
+}
+
+/** Two digits at `i`, from 00 to `max`. */
+function inRange(v: string, i: number, max: number): boolean {
+  const n = twoDigits(v, i);
+  return n >= 0 && n <= max;
+}
 
 /** Days of each month in a common year. */
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
