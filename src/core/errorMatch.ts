@@ -97,7 +97,8 @@ export function sameError(a: string | ErrorText, b: string | ErrorText, opts: Er
   if (x.length === 0 || y.length === 0) return undefined;
   if (x === y) return 'exact';
   if (x.length >= opts.prefixLength && y.length >= opts.prefixLength && x.startsWith(y.slice(0, opts.prefixLength))) return 'prefix';
-  const [shorter, longer] = x.length <= y.length ? [x, y] : [y, x];
+  const shorter = x.length <= y.length ? x : y;
+  const longer = shorter === x ? y : x;
   if (shorter.length >= opts.minContainedLength && longer.includes(shorter)) return 'contains';
   if (ea.type !== undefined && ea.type === eb.type) return 'error-type';
   if (overlapOf(ea, eb) >= opts.overlap) return 'overlap';

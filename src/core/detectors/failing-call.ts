@@ -102,7 +102,8 @@ export class FailingCallDetector implements Detector {
       resolveAll(dropped, sink);
       s.delete(oldest);
     }
-    let f = kinds.find((k) => k.kind === kind);
+    let f: Failures | undefined;
+    for (const k of kinds) if (k.kind === kind) f = k;
     if (!f) {
       f = { kind, tool: c.tool, args: c.args, start: c.ref, count: 0, refs: [] };
       kinds.push(f);

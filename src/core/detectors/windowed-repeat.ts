@@ -104,15 +104,16 @@ export class WindowedRepeatDetector implements Detector {
   }
 }
 
-/** Per repeat: whether it ended as an earlier repeat did, or the log does not tell how it ended. */
 /** The call's repeat is over: its episode resolved, if it had one. */
 function endRepeat(s: SessionWindow, c: SettledCall, sink: FindingSink): void {
+  if (s.active.length === 0) return;
   const at = s.active.findIndex((a) => sameCall(a.call, c));
   if (at < 0) return;
   sink.resolve((s.active[at] as SessionWindow['active'][number]).episode);
   s.active.splice(at, 1);
 }
 
+/** Per repeat: whether it ended as an earlier repeat did, or the log does not tell how it ended. */
 function staleRepeats(outcomes: readonly Outcome[]): boolean[] {
   const seen = new Set<number>();
   return outcomes.map((o, i) => {
