@@ -123,7 +123,6 @@ type FieldCheck = (value: unknown) => boolean;
 const isName: FieldCheck = (v) => typeof v === 'string' && v.length > 0;
 const isString: FieldCheck = (v) => typeof v === 'string';
 const isBoolean: FieldCheck = (v) => typeof v === 'boolean';
-const isAnything: FieldCheck = () => true;
 /** A record zod copies as it is: an object without an own `__proto__` key (which it would drop). */
 const isRecord: FieldCheck = (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && !Object.prototype.hasOwnProperty.call(v, '__proto__');
 const isTier: FieldCheck = (v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 1;
@@ -177,59 +176,94 @@ function inRange(v: string, i: number, max: number): boolean {
 /** Days of each month in a common year. */
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-interface FastShape {
-  /** Every key the schema knows, with its check (`v` and `type` are checked before). */
-  readonly fields: ReadonlyMap<string, FieldCheck>;
-  readonly required: readonly string[];
-  /** The schema's refinement, where it has one. */
-  readonly refine?: (e: Record<string, unknown>) => boolean;
-}
-
-function shape(fields: Record<string, FieldCheck>, required: readonly string[] = [], refine?: FastShape['refine']): FastShape {
-  const all: Record<string, FieldCheck> = { v: isAnything, type: isAnything, ts: isTimestamp, session: isName, task: isName, agent: isName, ...fields };
-  return { fields: new Map(Object.entries(all)), required, ...(refine ? { refine } : {}) };
-}
-
-const FAST_SHAPES: ReadonlyMap<unknown, FastShape> = new Map<unknown, FastShape>([
-  ['tool', shape({ tool: isName, args: isRecord, id: isName, ok: isBoolean, error: isString, output: isAnything }, ['tool'])],
-  ['tool_result', shape({ id: isName, ok: isBoolean, error: isString, output: isAnything }, ['id'])],
-  ['invocation', shape({ config: isRecord, result: isString, reason: isString }, ['agent'])],
-  ['attempt', shape({ tier: isTier, ok: isBoolean, error: isString, gate: isName, description: isString }, ['task', 'ok'])],
-  ['status', shape({ status: isName }, ['task', 'status'])],
-  [
-    'usage',
-    shape({ used: isTokens, budget: isPositiveTokens, session_used: isTokens, session_budget: isPositiveTokens }, [], (e) => {
-      const task = e.used !== undefined || e.budget !== undefined;
-      const session = e.session_used !== undefined || e.session_budget !== undefined;
-      return (task || session) && (!task || (e.used !== undefined && e.budget !== undefined)) && (!session || (e.session_used !== undefined && e.session_budget !== undefined));
-    }),
-  ],
-  ['output', shape({ text: isString }, ['text'])],
-  ['user', shape({ text: isString })],
-]);
-
 /**
  * A parsed line as the event the schema makes of it, when the checks above can tell that the
  * schema accepts it as it is and it nests no deeper than MAX_JSON_DEPTH; undefined when they
- * cannot (zod decides then, after `parseJson` has refused what nests too deep).
+ * cannot (zod decides then, after `parseJson` has refused what nests too deep). Each field the
+ * kind of event knows is read by name and checked; then the keys are counted: one more than those
+ * checked is a key the schema would strip, or a `__proto__` it would drop, and zod decides.
  */
 export function wellFormedEvent(value: unknown): GuardianEvent | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const raw = value as Record<string, unknown>;
   if (raw.v !== 1) return undefined;
-  const s = FAST_SHAPES.get(raw.type);
-  if (s === undefined) return undefined;
-  for (const key in raw) {
-    const check = s.fields.get(key);
-    const field = raw[key];
-    if (check === undefined || !check(field)) return undefined;
-    // Only a field that is an object can nest (the event itself is level 1).
-    if (typeof field === 'object' && field !== null && exceedsDepth(field, MAX_JSON_DEPTH - 1)) return undefined;
+  // `v` and `type`, then every field present that passes its check; -1 at the first that fails.
+  let known = fields(2, raw.ts, isTimestamp);
+  known = fields(known, raw.session, isName);
+  known = fields(known, raw.task, isName);
+  known = fields(known, raw.agent, isName);
+  switch (raw.type) {
+    case 'tool':
+      if (raw.tool === undefined) return undefined;
+      known = fields(known, raw.tool, isName);
+      known = fields(known, raw.args, isShallowRecord);
+      known = outcomeFields(raw, fields(known, raw.id, isName));
+      break;
+    case 'tool_result':
+      if (raw.id === undefined) return undefined;
+      known = outcomeFields(raw, fields(known, raw.id, isName));
+      break;
+    case 'invocation':
+      if (raw.agent === undefined) return undefined;
+      known = fields(known, raw.config, isShallowRecord);
+      known = fields(known, raw.result, isString);
+      known = fields(known, raw.reason, isString);
+      break;
+    case 'attempt':
+      if (raw.task === undefined || raw.ok === undefined) return undefined;
+      known = fields(known, raw.tier, isTier);
+      known = fields(known, raw.ok, isBoolean);
+      known = fields(known, raw.error, isString);
+      known = fields(known, raw.gate, isName);
+      known = fields(known, raw.description, isString);
+      break;
+    case 'status':
+      if (raw.task === undefined || raw.status === undefined) return undefined;
+      known = fields(known, raw.status, isName);
+      break;
+    case 'usage': {
+      known = fields(known, raw.used, isTokens);
+      known = fields(known, raw.budget, isPositiveTokens);
+      known = fields(known, raw.session_used, isTokens);
+      known = fields(known, raw.session_budget, isPositiveTokens);
+      // The schema's refinement: a task's figures, a session's, or both, each pair complete.
+      const task = raw.used !== undefined || raw.budget !== undefined;
+      const session = raw.session_used !== undefined || raw.session_budget !== undefined;
+      if (!(task || session) || (task && (raw.used === undefined || raw.budget === undefined)) || (session && (raw.session_used === undefined || raw.session_budget === undefined))) return undefined;
+      break;
+    }
+    case 'output':
+      if (raw.text === undefined) return undefined;
+      known = fields(known, raw.text, isString);
+      break;
+    case 'user':
+      known = fields(known, raw.text, isString);
+      break;
+    default:
+      // Another kind (prompt, reply, api_error, delegation…): zod's.
+      return undefined;
   }
-  for (const key of s.required) if (!(key in raw)) return undefined;
-  if (s.refine !== undefined && !s.refine(raw)) return undefined;
-  return raw as unknown as GuardianEvent;
+  if (known < 0) return undefined;
+  let keys = 0;
+  for (const _key in raw) keys++;
+  return keys === known ? (raw as unknown as GuardianEvent) : undefined;
 }
+
+/** `known` plus one when the field is present and passes `check`; -1 when it fails (or failed before). */
+function fields(known: number, field: unknown, check: FieldCheck): number {
+  if (known < 0 || field === undefined) return known;
+  return check(field) ? known + 1 : -1;
+}
+
+/** How a call ended, on a `tool` or `tool_result` event. */
+function outcomeFields(raw: Record<string, unknown>, known: number): number {
+  const checked = fields(fields(known, raw.ok, isBoolean), raw.error, isString);
+  return fields(checked, raw.output, isShallow);
+}
+
+/** A value that nests no deeper than what a field may (the event itself is level 1). */
+const isShallow: FieldCheck = (v) => typeof v !== 'object' || v === null || !exceedsDepth(v, MAX_JSON_DEPTH - 1);
+const isShallowRecord: FieldCheck = (v) => isRecord(v) && isShallow(v);
 
 /** A line that was not a valid event: where it is and what is wrong with it. */
 export interface SkippedLine {
