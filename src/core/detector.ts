@@ -36,6 +36,66 @@ export class SessionSlot<T> {
   }
 }
 
+/**
+ * State per session and per key within it (a task, an agent…), with a bound on the keys of every
+ * session together: past `limit`, the key set first goes, as in `BoundedMap`. Each session's keys
+ * are in its own slot, so a lookup is by the key alone (no `session\0key` text is built per event),
+ * and they go with the session.
+ */
+export class KeyedSlots<V> {
+  private readonly keys: SessionSlot<Map<string, KeyedEntry<V>>>;
+  /** Every session's entries, in the order their keys were first set. */
+  private readonly order = new Set<KeyedEntry<V>>();
+
+  constructor(ctx: Pick<DetectorContext, 'slot'>, private readonly limit = 10_000) {
+    this.keys = ctx.slot(() => new Map());
+  }
+
+  get(session: SessionState, key: string): V | undefined {
+    return this.keys.peek(session)?.get(key)?.value;
+  }
+
+  set(session: SessionState, key: string, value: V): void {
+    const keys = this.keys.of(session);
+    const held = keys.get(key);
+    if (held !== undefined) {
+      held.value = value;
+      return;
+    }
+    const entry: KeyedEntry<V> = { keys, key, value };
+    keys.set(key, entry);
+    this.order.add(entry);
+    if (this.order.size > this.limit) {
+      const oldest = this.order.values().next().value as KeyedEntry<V>;
+      this.order.delete(oldest);
+      oldest.keys.delete(oldest.key);
+    }
+  }
+
+  delete(session: SessionState, key: string): void {
+    const keys = this.keys.peek(session);
+    const entry = keys?.get(key);
+    if (keys === undefined || entry === undefined) return;
+    keys.delete(key);
+    this.order.delete(entry);
+  }
+
+  /** Every key of the session. */
+  deleteSession(session: SessionState): void {
+    const keys = this.keys.peek(session);
+    if (keys === undefined) return;
+    for (const entry of keys.values()) this.order.delete(entry);
+    this.keys.clear(session);
+  }
+}
+
+interface KeyedEntry<V> {
+  /** The session's keys it is in (it leaves them when the bound drops it). */
+  readonly keys: Map<string, KeyedEntry<V>>;
+  readonly key: string;
+  value: V;
+}
+
 /** Who and where an event belongs to. */
 export interface Scope {
   readonly session: string;

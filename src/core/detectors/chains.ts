@@ -1,4 +1,4 @@
-import { BoundedMap, type DetectorContext, type FindingSink, type SessionSlot, type SessionState } from '../detector';
+import { KeyedSlots, sessionKey, type DetectorContext, type FindingSink, type SessionSlot, type SessionState } from '../detector';
 import type { EventRef } from '../events';
 import { pushEvidence } from '../finding';
 import { clear, episodeId } from './common';
@@ -36,20 +36,23 @@ export class Chain<K> {
   }
 }
 
+/**
+ * What a run's slot is called in its episode ids: its session, and the key within the session
+ * (a task, an agent; empty for the session's one run).
+ */
+export type SlotName = (session: string, key: string) => string;
+
 /** How runs grow, whichever way their slots are kept. */
 abstract class Runs<K> {
-  /**
-   * `name`: what a slot is called in its episodes' ids, when that is not the slot itself (it is
-   * called only when a run is first kept, not on every event).
-   */
+  /** `name` is called only when a run is first kept, not on every event. */
   constructor(
     protected readonly signal: string,
     protected readonly same: (a: K, b: K) => boolean = (a, b) => a === b,
-    protected readonly name: (slot: string) => string = (slot) => slot,
+    protected readonly name: SlotName,
   ) {}
 
   /** `chain`, the slot's run so far, with `ref` added when `key` is the same; else the new run `ref` starts. */
-  protected grow(chain: Chain<K> | undefined, slot: string, key: K, ref: EventRef, sink: FindingSink): Chain<K> {
+  protected grow(chain: Chain<K> | undefined, session: string, slot: string, key: K, ref: EventRef, sink: FindingSink): Chain<K> {
     if (chain && this.same(chain.key, key)) {
       chain.key = key;
     } else if (chain && !chain.named) {
@@ -57,7 +60,7 @@ abstract class Runs<K> {
       chain.restart(key, ref);
     } else {
       if (chain) sink.resolve(chain.episode);
-      chain = new Chain(key, this.signal, this.name(slot), ref);
+      chain = new Chain(key, this.signal, this.name(session, slot), ref);
     }
     chain.count++;
     pushEvidence(chain.refs, ref);
@@ -66,31 +69,38 @@ abstract class Runs<K> {
 }
 
 /**
- * Consecutive runs per slot (a session's task, a session's agent…): the mechanism behind every
- * "N times in a row" signal. A different key or a success ends the run and its episode.
+ * Consecutive runs per slot of a session (its tasks, its agents…): the mechanism behind every
+ * "N times in a row" signal. A different key or a success ends the run and its episode. Slots are
+ * kept in the session (`KeyedSlots`: at most 10,000 of every session's together).
  */
 export class Chains<K> extends Runs<K> {
-  private readonly runs = new BoundedMap<Chain<K>>();
+  private readonly runs: KeyedSlots<Chain<K>>;
+
+  /** `name`: the slot's name in episode ids; by default `session\0slot`. */
+  constructor(ctx: Pick<DetectorContext, 'slot'>, signal: string, same?: (a: K, b: K) => boolean, name: SlotName = sessionKey) {
+    super(signal, same, name);
+    this.runs = new KeyedSlots(ctx);
+  }
 
   /** Adds `ref` to the slot's run when `key` is the same as the run's, else starts a new run. */
-  extend(slot: string, key: K, ref: EventRef, sink: FindingSink): Chain<K> {
-    const before = this.runs.get(slot);
-    const chain = this.grow(before, slot, key, ref, sink);
-    if (chain !== before) this.runs.set(slot, chain);
+  extend(session: SessionState, slot: string, key: K, ref: EventRef, sink: FindingSink): Chain<K> {
+    const before = this.runs.get(session, slot);
+    const chain = this.grow(before, session.name, slot, key, ref, sink);
+    if (chain !== before) this.runs.set(session, slot, chain);
     return chain;
   }
 
   /** Ends the slot's run (a success, a user message). */
-  end(slot: string, sink: FindingSink): void {
-    const chain = this.runs.get(slot);
+  end(session: SessionState, slot: string, sink: FindingSink): void {
+    const chain = this.runs.get(session, slot);
     if (!chain) return;
     if (chain.named) sink.resolve(chain.episode);
-    this.runs.delete(slot);
+    this.runs.delete(session, slot);
   }
 
   /** Forgets every run of a session, without resolving (the engine ends the session's findings). */
   endSession(session: SessionState): void {
-    this.runs.deleteSession(session.name);
+    this.runs.deleteSession(session);
   }
 }
 
@@ -98,14 +108,15 @@ export class Chains<K> extends Runs<K> {
 export class SessionChains<K> extends Runs<K> {
   private readonly runs: SessionSlot<{ run?: Chain<K> }>;
 
-  constructor(ctx: DetectorContext, signal: string, same?: (a: K, b: K) => boolean, name?: (slot: string) => string) {
+  /** `name`: the session's name in episode ids; by default the session's own. */
+  constructor(ctx: DetectorContext, signal: string, same?: (a: K, b: K) => boolean, name: (session: string) => string = (session) => session) {
     super(signal, same, name);
     this.runs = ctx.slot(() => ({}));
   }
 
   extend(session: SessionState, key: K, ref: EventRef, sink: FindingSink): Chain<K> {
     const held = this.runs.of(session);
-    return (held.run = this.grow(held.run, session.name, key, ref, sink));
+    return (held.run = this.grow(held.run, session.name, '', key, ref, sink));
   }
 
   end(session: SessionState, sink: FindingSink): void {

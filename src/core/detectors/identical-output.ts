@@ -23,16 +23,18 @@ export function outputKey(text: string): number {
 export class IdenticalOutputDetector implements Detector {
   readonly signal = 'identical-output' as const;
   readonly events = ['output'] as const;
-  private readonly chains = new Chains<number>(this.signal);
+  /** One run per agent of a session (the session's own when no agent is named). */
+  private readonly chains: Chains<number>;
 
-  constructor(private readonly ctx: DetectorContext) {}
+  constructor(private readonly ctx: DetectorContext) {
+    this.chains = new Chains(ctx, this.signal, undefined, (session, agent) => (agent === '' ? session : `${session}\u0000${agent}`));
+  }
 
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
     const e = located.event;
     if (e.type !== 'output') return;
     const { threshold } = this.ctx.config.signals[this.signal];
-    const key = scope.agent === undefined ? scope.session : `${scope.session}\u0000${scope.agent}`;
-    const chain = this.chains.extend(key, outputKey(e.text), located.ref, sink);
+    const chain = this.chains.extend(scope.state, scope.agent ?? '', outputKey(e.text), located.ref, sink);
     if (chain.count < threshold) return;
     sink.report({ episode: chain.episode, action: 'halt', count: chain.count, evidence: chain.refs }, () => ({
       signal: this.signal,

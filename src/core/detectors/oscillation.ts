@@ -1,4 +1,4 @@
-import { BoundedMap, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
+import { KeyedSlots, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
 import type { EventRef, LocatedEvent } from '../events';
 import { pushEvidence, pushBounded } from '../finding';
 import { episodeId, whoOf } from './common';
@@ -18,16 +18,17 @@ interface History {
 export class OscillationDetector implements Detector {
   readonly signal = 'oscillation' as const;
   readonly events = ['status'] as const;
-  private readonly tasks = new BoundedMap<History>();
+  private readonly tasks: KeyedSlots<History>;
 
-  constructor(private readonly ctx: DetectorContext) {}
+  constructor(private readonly ctx: DetectorContext) {
+    this.tasks = new KeyedSlots(ctx);
+  }
 
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
     const e = located.event;
     if (e.type !== 'status') return;
-    const key = sessionKey(scope.session, e.task);
-    let h = this.tasks.get(key);
-    if (!h) this.tasks.set(key, (h = { entries: new Map(), path: [], refs: [] }));
+    let h = this.tasks.get(scope.state, e.task);
+    if (!h) this.tasks.set(scope.state, e.task, (h = { entries: new Map(), path: [], refs: [] }));
     const status = e.status.toUpperCase();
     if (h.last === status) return;
     h.last = status;
@@ -37,7 +38,7 @@ export class OscillationDetector implements Detector {
     pushEvidence(h.refs, located.ref);
     const { threshold } = this.ctx.config.signals[this.signal];
     if (entered < threshold) return;
-    const episode = (h.episode ??= episodeId(this.signal, key, located.ref));
+    const episode = (h.episode ??= episodeId(this.signal, sessionKey(scope.session, e.task), located.ref));
     sink.report({ episode, action: 'halt', count: entered, evidence: h.refs }, () => ({
       signal: this.signal,
       action: 'halt',
@@ -55,6 +56,6 @@ export class OscillationDetector implements Detector {
   }
 
   endSession(session: SessionState): void {
-    this.tasks.deleteSession(session.name);
+    this.tasks.deleteSession(session);
   }
 }

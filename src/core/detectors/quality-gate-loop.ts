@@ -1,5 +1,5 @@
 import { clip } from '../canonical';
-import { sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
+import { type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
 import type { LocatedEvent } from '../events';
 import { Chains } from './chains';
 import { whoOf } from './common';
@@ -8,16 +8,17 @@ import { whoOf } from './common';
 export class QualityGateLoopDetector implements Detector {
   readonly signal = 'quality-gate-loop' as const;
   readonly events = ['attempt'] as const;
-  private readonly chains = new Chains<string>(this.signal);
+  private readonly chains: Chains<string>;
 
-  constructor(private readonly ctx: DetectorContext) {}
+  constructor(private readonly ctx: DetectorContext) {
+    this.chains = new Chains(ctx, this.signal);
+  }
 
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
     const e = located.event;
     if (e.type !== 'attempt') return;
-    const slot = sessionKey(scope.session, e.task);
-    if (e.ok || e.gate === undefined) return this.chains.end(slot, sink);
-    const chain = this.chains.extend(slot, e.gate, located.ref, sink);
+    if (e.ok || e.gate === undefined) return this.chains.end(scope.state, e.task, sink);
+    const chain = this.chains.extend(scope.state, e.task, e.gate, located.ref, sink);
     const { threshold } = this.ctx.config.signals[this.signal];
     if (chain.count < threshold) return;
     sink.report({ episode: chain.episode, action: 'halt', count: chain.count, evidence: chain.refs }, () => ({

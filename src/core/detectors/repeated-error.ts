@@ -21,9 +21,10 @@ export class RepeatedErrorDetector implements Detector {
    * tasks another.
    */
   private readonly calls: SessionChains<ErrorText>;
-  private readonly tasks = new Chains<ErrorText>(this.signal, sameErrorText);
+  private readonly tasks: Chains<ErrorText>;
 
   constructor(private readonly ctx: DetectorContext) {
+    this.tasks = new Chains(ctx, this.signal, sameErrorText, (session, task) => sessionKey(session, 'task', task));
     this.calls = new SessionChains(ctx, this.signal, sameErrorText, (session) => sessionKey(session, 'calls'));
   }
 
@@ -38,11 +39,10 @@ export class RepeatedErrorDetector implements Detector {
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
     const e = located.event;
     if (e.type !== 'attempt') return;
-    const key = sessionKey(scope.session, 'task', e.task);
-    if (e.ok) return this.tasks.end(key, sink);
+    if (e.ok) return this.tasks.end(scope.state, e.task, sink);
     const error = e.error ?? (e.gate !== undefined ? `quality gate ${e.gate} failed` : undefined);
     if (error === undefined) return;
-    const chain = this.tasks.extend(key, new ErrorText(error), located.ref, sink);
+    const chain = this.tasks.extend(scope.state, e.task, new ErrorText(error), located.ref, sink);
     this.check(
       chain,
       located.ref,

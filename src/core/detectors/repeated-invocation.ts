@@ -22,18 +22,20 @@ export function toRecord(e: InvocationEvent): InvocationRecord {
 export class RepeatedInvocationDetector implements Detector {
   readonly signal = 'repeated-invocation' as const;
   readonly events = ['invocation'] as const;
-  private readonly chains = new Chains<Invocation>(this.signal, (a, b) => sameInvocation(a, b.agent_name, b.config));
+  private readonly chains: Chains<Invocation>;
   /** Each session's last few invocations, for seed 000's `recent_invocations`. */
   private readonly recent = new BoundedMap<InvocationRecord[]>();
 
-  constructor(private readonly ctx: DetectorContext) {}
+  constructor(private readonly ctx: DetectorContext) {
+    this.chains = new Chains(ctx, this.signal, (a, b) => sameInvocation(a, b.agent_name, b.config), (session) => session);
+  }
 
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
     const e = located.event;
     if (e.type !== 'invocation') return;
     const { threshold } = this.ctx.config.signals[this.signal];
     const config = e.config ?? {};
-    const chain = this.chains.extend(scope.session, { agent_name: e.agent, config }, located.ref, sink);
+    const chain = this.chains.extend(scope.state, '', { agent_name: e.agent, config }, located.ref, sink);
     let recent = this.recent.get(scope.session);
     if (!recent) this.recent.set(scope.session, (recent = []));
     // Keep enough of the tail for the chain (up to five shown) and the entry before it.

@@ -1,5 +1,5 @@
 import { classifyError } from '../errorClass';
-import { sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
+import { type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
 import type { AttemptEvent, LocatedEvent } from '../events';
 import { Chains } from './chains';
 import { whoOf } from './common';
@@ -14,17 +14,18 @@ export function failureClass(e: AttemptEvent): string {
 export class RetryExhaustionDetector implements Detector {
   readonly signal = 'retry-exhaustion' as const;
   readonly events = ['attempt'] as const;
-  private readonly chains = new Chains<string>(this.signal);
+  private readonly chains: Chains<string>;
 
-  constructor(private readonly ctx: DetectorContext) {}
+  constructor(private readonly ctx: DetectorContext) {
+    this.chains = new Chains(ctx, this.signal);
+  }
 
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
     const e = located.event;
     if (e.type !== 'attempt') return;
-    const slot = sessionKey(scope.session, e.task);
-    if (e.ok) return this.chains.end(slot, sink);
+    if (e.ok) return this.chains.end(scope.state, e.task, sink);
     const klass = failureClass(e);
-    const chain = this.chains.extend(slot, klass, located.ref, sink);
+    const chain = this.chains.extend(scope.state, e.task, klass, located.ref, sink);
     const { threshold } = this.ctx.config.signals[this.signal];
     if (chain.count < threshold) return;
     sink.report({ episode: chain.episode, action: 'halt', count: chain.count, evidence: chain.refs }, () => ({

@@ -1,4 +1,4 @@
-import { sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
+import { type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
 import type { LocatedEvent } from '../events';
 import { Chains } from './chains';
 import { whoOf } from './common';
@@ -10,17 +10,18 @@ import { whoOf } from './common';
 export class StuckTierDetector implements Detector {
   readonly signal = 'stuck-tier' as const;
   readonly events = ['attempt'] as const;
-  private readonly chains = new Chains<number>(this.signal);
+  private readonly chains: Chains<number>;
 
-  constructor(private readonly ctx: DetectorContext) {}
+  constructor(private readonly ctx: DetectorContext) {
+    this.chains = new Chains(ctx, this.signal);
+  }
 
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
     const e = located.event;
     if (e.type !== 'attempt' || e.tier === undefined) return;
-    const slot = sessionKey(scope.session, e.task);
-    if (e.ok) return this.chains.end(slot, sink);
+    if (e.ok) return this.chains.end(scope.state, e.task, sink);
     const tier = e.tier;
-    const chain = this.chains.extend(slot, tier, located.ref, sink);
+    const chain = this.chains.extend(scope.state, e.task, tier, located.ref, sink);
     const { threshold } = this.ctx.config.signals[this.signal];
     if (chain.count < threshold) return;
     const { max, humanReviewFrom } = this.ctx.config.tiers;
