@@ -59,6 +59,27 @@ describe('reliability: the CLI on pipes, failures and terminals', function () {
     assert.ok(kept.mb - long.mb > 40, `--json, which keeps every finding: ${kept.mb.toFixed(0)} MB; --jsonl ${long.mb.toFixed(0)} MB`);
   });
 
+  it("a long replay's young generation grows to 2 × 4 MB and no further; a size given to Node wins", async function () {
+    this.timeout(120_000);
+    const dir = await tmpdir('lg-cli-');
+    const lines = Array.from({ length: 200_000 }, (_, i) => `${JSON.stringify({ v: 1, session: `s${i % 40}`, type: 'tool', tool: 'read_file', args: { path: `src/f${i % 5000}.ts` }, ...(i % 7 === 0 ? { error: 'ENOENT' } : { ok: true, output: `line ${i}` }) })}\n`);
+    await write(dir, 'log.jsonl', lines.join(''));
+    // The largest the young generation got, written at exit by a module the CLI is started with.
+    const probe = await write(
+      dir,
+      'probe.js',
+      "const v8 = require('v8'); let max = 0; const { PerformanceObserver } = require('perf_hooks'); new PerformanceObserver(() => { max = Math.max(max, v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size); }).observe({ entryTypes: ['gc'] }); process.on('exit', () => require('fs').writeFileSync(process.env.PROBE_OUT, String(max)));",
+    );
+    const youngMB = async (nodeOptions: string) => {
+      const out = path.join(dir, 'young.txt');
+      const r = await cli(['replay', 'log.jsonl', '--jsonl'], { cwd: dir, env: { NODE_OPTIONS: `--require ${probe} ${nodeOptions}`, PROBE_OUT: out }, timeoutMs: 100_000 });
+      assert.ok(r.code === 0 || r.code === 1, r.stderr);
+      return Number(await fs.readFile(out, 'utf8')) / (1 << 20);
+    };
+    assert.ok((await youngMB('')) <= 8, 'capped at 2 × 4 MB');
+    assert.ok((await youngMB('--max-semi-space-size=8')) > 8, 'the size given to Node is left alone');
+  });
+
   it('replay of a missing file, a folder or a FIFO nothing writes to is exit 3 in one clean line naming it', async () => {
     const dir = await tmpdir('lg-cli-');
     execFileSync('mkfifo', [path.join(dir, 'pipe')]);
