@@ -1,6 +1,6 @@
 import type * as EventSchema from './eventSchema';
 import type { GuardianEvent } from './eventSchema';
-import { exceedsDepth, MAX_JSON_DEPTH, parseJson, stripBom } from './json';
+import { exceedsDepth, MAX_JSON_DEPTH, parseJson, stripBom, tooDeepReason } from './json';
 
 /**
  * The guardian's own event log, version 1: one JSON object per line.
@@ -68,18 +68,32 @@ export function parseEventLine(text: string): LineVerdict {
   return fast !== undefined ? { ok: true, event: fast } : validateEvent(parsed.value);
 }
 
+/** Why a line is not an event: the field it names, and the reason. */
+export class LineProblem {
+  constructor(
+    readonly field: string,
+    readonly reason: string,
+  ) {}
+}
+
 /**
- * A line's event when it is a well-formed one, by the fast path alone (no verdict built: the
- * readers' hot path); undefined otherwise, and `parseEventLine` says why.
+ * One line of the log, parsed once: its event, or the problem with it. A well-formed line is taken
+ * by the fast path with nothing else built (the readers' hot path); any other goes on to zod, which
+ * says why (only a line that is not JSON is parsed again, to say where it stops being JSON).
  */
-export function wellFormedLine(text: string): GuardianEvent | undefined {
+export function readEventLine(text: string): GuardianEvent | LineProblem {
   let value: unknown;
   try {
     value = JSON.parse(stripBom(text));
   } catch {
-    return undefined;
+    const verdict = parseEventLine(text);
+    return verdict.ok ? verdict.event : new LineProblem(verdict.field, verdict.reason);
   }
-  return wellFormedEvent(value);
+  const fast = wellFormedEvent(value);
+  if (fast !== undefined) return fast;
+  if (exceedsDepth(value)) return new LineProblem('(line)', tooDeepReason());
+  const verdict = validateEvent(value);
+  return verdict.ok ? verdict.event : new LineProblem(verdict.field, verdict.reason);
 }
 
 let loadedSchema: typeof EventSchema | undefined;

@@ -1,4 +1,4 @@
-import { parseEventLine, wellFormedLine, type LocatedEvent, type SkippedLine } from '../core/events';
+import { LineProblem, readEventLine, type LocatedEvent, type SkippedLine } from '../core/events';
 import { LogTail, type TailOptions, type TailRead } from './logTail';
 
 export interface EventSink {
@@ -38,15 +38,9 @@ export class EventLogReader {
 
   private line(text: string, line: number, sink: EventSink): void {
     if (text.trim() === '') return;
-    // A well-formed line costs one parse; another line a second, to say what is wrong with it.
-    const event = wellFormedLine(text);
-    if (event !== undefined) {
-      sink.event({ event, ref: { file: this.name, line, event: ++this.events } });
-      return;
-    }
-    const verdict = parseEventLine(text);
-    if (verdict.ok) sink.event({ event: verdict.event, ref: { file: this.name, line, event: ++this.events } });
-    else sink.skipped({ file: this.name, line, field: verdict.field, reason: verdict.reason });
+    const read = readEventLine(text);
+    if (read instanceof LineProblem) sink.skipped({ file: this.name, line, field: read.field, reason: read.reason });
+    else sink.event({ event: read, ref: { file: this.name, line, event: ++this.events } });
   }
 }
 

@@ -4,7 +4,7 @@ import { configure } from 'safe-stable-stringify';
 import { z } from 'zod';
 import { Canonicalizer, DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_KEYS, Hash53, hash53 } from '../../../src/core/canonical';
 import { callSignature } from '../../../src/core/calls';
-import { parseEventLine, validateEvent, wellFormedEvent } from '../../../src/core/events';
+import { LineProblem, parseEventLine, readEventLine, validateEvent, wellFormedEvent } from '../../../src/core/events';
 import { MAX_JSON_DEPTH, parseJson } from '../../../src/core/json';
 
 /**
@@ -140,11 +140,25 @@ describe('fast paths hold to what they replace', () => {
         const text = lineOf(e);
         const expected = zodVerdict(text);
         assert.deepStrictEqual(parseEventLine(text), expected, text);
+        // The reader's one parse says the same.
+        const read = readEventLine(text);
+        assert.deepStrictEqual(read instanceof LineProblem ? { ok: false, field: read.field, reason: read.reason } : { ok: true, event: read }, expected, text);
         if (expected.ok) accepted++;
       }),
       { numRuns: 10000 },
     );
     assert.ok(accepted > 2500, `only ${accepted} generated lines were valid events`);
+  });
+
+  it("the reader's one parse says what parseEventLine says on lines that are not JSON, nest too deep or carry a BOM", () => {
+    const deep = `{"v":1,"type":"tool","tool":"x","args":${'['.repeat(100)}${']'.repeat(100)}}`;
+    for (const text of ['not json', '{"v":1,', '\ufeff{"v":1,"type":"user"}', '\ufeffnope', deep, '[]', '5', '{"v":1,"type":"prompt","text":"go"}', '{"v":1,"type":"tool"}']) {
+      const expected = parseEventLine(text);
+      const read = readEventLine(text);
+      assert.deepStrictEqual(read instanceof LineProblem ? { ok: false, field: read.field, reason: read.reason } : { ok: true, event: read }, expected, text);
+    }
+    assert.match((readEventLine(deep) as LineProblem).reason, /nested deeper than 64 levels/);
+    assert.match((readEventLine('{"v":1,') as LineProblem).reason, /^not JSON: /);
   });
 
   it('a well-formed line of a known type is taken by the fast path, not by zod', () => {
