@@ -1,4 +1,4 @@
-import { BoundedMap, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
+import { KeyedSlots, sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionSlot, type SessionState } from '../detector';
 import type { EventRef, LocatedEvent } from '../events';
 import type { Action } from '../finding';
 import { whoOf } from './common';
@@ -25,11 +25,15 @@ interface Reached {
 export class BudgetDetector implements Detector {
   readonly signal = 'budget' as const;
   readonly events = ['usage'] as const;
-  private readonly reached = new BoundedMap<Reached>();
+  /** The level each task of a session reached, and the session's own. */
+  private readonly tasks: KeyedSlots<Reached>;
+  private readonly sessions: SessionSlot<{ reached?: Reached }>;
   private readonly taskLevels: readonly Level[];
   private readonly sessionLevels: readonly Level[];
 
   constructor(ctx: DetectorContext) {
+    this.tasks = new KeyedSlots(ctx);
+    this.sessions = ctx.slot(() => ({}));
     const { task: t, session: s } = ctx.config.signals[this.signal];
     this.taskLevels = [
       { name: 'WARNING', percent: t.warning, action: 'warn', advice: 'Prioritize completion.' },
@@ -50,19 +54,28 @@ export class BudgetDetector implements Detector {
     if (e.type !== 'usage') return;
     if (e.used !== undefined && e.budget !== undefined) {
       const task = scope.task ?? '(no task)';
-      this.check(sessionKey(scope.session, 'task', task), `task ${task}`, e.used, e.budget, located.ref, scope, sink, this.taskLevels);
+      const before = this.tasks.get(scope.state, task);
+      const now = this.check(before, task, `task ${task}`, e.used, e.budget, located.ref, scope, sink, this.taskLevels);
+      if (now !== undefined && now !== before) this.tasks.set(scope.state, task, now);
     }
     if (e.session_used !== undefined && e.session_budget !== undefined) {
-      this.check(sessionKey(scope.session, 'session'), `session ${scope.session}`, e.session_used, e.session_budget, located.ref, scope, sink, this.sessionLevels);
+      const held = this.sessions.of(scope.state);
+      held.reached = this.check(held.reached, undefined, `session ${scope.session}`, e.session_used, e.session_budget, located.ref, scope, sink, this.sessionLevels);
     }
   }
 
   endSession(session: SessionState): void {
-    this.reached.deleteSession(session.name);
+    this.tasks.deleteSession(session);
+    this.sessions.clear(session);
   }
 
+  /**
+   * The level reached now: `before`, or the higher one crossed (reported). `task`: the task whose
+   * budget it is, or undefined for the session's.
+   */
   private check(
-    key: string,
+    before: Reached | undefined,
+    task: string | undefined,
     what: string,
     used: number,
     budget: number,
@@ -70,19 +83,18 @@ export class BudgetDetector implements Detector {
     scope: Scope,
     sink: FindingSink,
     levels: readonly Level[],
-  ): void {
+  ): Reached | undefined {
     const percent = (used / budget) * 100;
     let index = -1;
     for (let i = 0; i < levels.length; i++) {
       const l = levels[i] as Level;
       if (l.over ? percent > l.percent : percent >= l.percent) index = i;
     }
-    const before = this.reached.get(key);
-    if (index < 0 || (before && before.level >= index)) return;
+    if (index < 0 || (before && before.level >= index)) return before;
     if (before) sink.resolve(before.episode);
     const level = levels[index] as Level;
+    const key = task === undefined ? sessionKey(scope.session, 'session') : sessionKey(scope.session, 'task', task);
     const episode = `${this.signal}|${key}|${level.name}`;
-    this.reached.set(key, { level: index, episode });
     sink.report({ episode: episode, action: level.action, count: used, evidence: [at] }, () => ({
       signal: this.signal,
       action: level.action,
@@ -97,5 +109,6 @@ export class BudgetDetector implements Detector {
       episode,
       details: { level: level.name, percent: Math.round(percent * 10) / 10 },
     }));
+    return { level: index, episode };
   }
 }
