@@ -13,7 +13,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { quantile } from './stats';
+import { median, quantile } from './stats';
 const CLI = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
 const RUNS = Number(process.env.BENCH_HOOK_RUNS ?? 40);
 const HISTORY = Number(process.env.BENCH_HOOK_HISTORY ?? 150);
@@ -33,7 +33,7 @@ function timeViaPipe(args: string[], input: string, cwd: string): number {
 
 function summary(name: string, samples: number[], bare?: number[]): string {
   const s = [...samples].sort((a, b) => a - b);
-  const own = bare ? `   own work ${(quantile(s, 0.5) - quantile([...bare].sort((a, b) => a - b), 0.5)).toFixed(1)} ms` : '';
+  const own = bare ? `   own work ${(quantile(s, 0.5) - median(bare)).toFixed(1)} ms` : '';
   return `${name.padEnd(40)} median ${quantile(s, 0.5).toFixed(1)} ms   p90 ${quantile(s, 0.9).toFixed(1)} ms   max ${(s[s.length - 1] as number).toFixed(1)} ms${own}`;
 }
 

@@ -12,7 +12,7 @@
  * transcripts for the first time. Each figure is the median of BENCH_RUNS runs.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, createWriteStream, existsSync, openSync, readFileSync, rmSync, promises as fs } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync, rmSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -46,7 +46,7 @@ const PEER_DIR = path.resolve(__dirname, '..', '..', '.bench-peer');
 const PEER_MODULE = path.join(PEER_DIR, 'node_modules', PEER_PACKAGE, 'dist', 'src', 'services', 'loopDetectionService.js');
 
 /** A deterministic, varied stream: 40 sessions, mostly distinct calls, some loops, every event type. */
-export function* generate(n: number): Generator<string> {
+function* generate(n: number): Generator<string> {
   // mulberry32: small, deterministic, and without the correlated low bits of a plain LCG.
   let seed = 42;
   const rand = (k: number) => {
@@ -77,7 +77,7 @@ export function* generate(n: number): Generator<string> {
   }
 }
 
-export async function writeLines(file: string, lines: Iterable<string>, maxBytes = Infinity): Promise<{ lines: number; bytes: number }> {
+async function writeLines(file: string, lines: Iterable<string>, maxBytes = Infinity): Promise<{ lines: number; bytes: number }> {
   const out = createWriteStream(file);
   let count = 0;
   let bytes = 0;
@@ -168,22 +168,16 @@ async function phasePeer(file: string): Promise<Record<string, number>> {
  */
 function runOurs(file: string): PhaseReport & { wall: number } {
   const reportFile = path.join(os.tmpdir(), `lg-bench-ours-${process.pid}-${Date.now()}.json`);
-  const devNull = openSync(os.devNull, 'w');
   const t0 = process.hrtime.bigint();
-  let r: ReturnType<typeof spawnSync>;
-  try {
-    r = spawnSync(process.execPath, ['--require', CLOCK, CLI, 'replay', file, '--format', 'events', '--jsonl'], {
-      cwd: path.dirname(file),
-      env: { ...process.env, BENCH_CLOCK_REPORT: reportFile },
-      stdio: ['ignore', devNull, 'pipe'],
-      encoding: 'utf8',
-      maxBuffer: 64 << 20,
-    });
-  } finally {
-    closeSync(devNull);
-  }
+  const r = spawnSync(process.execPath, ['--require', CLOCK, CLI, 'replay', file, '--format', 'events', '--jsonl'], {
+    cwd: path.dirname(file),
+    env: { ...process.env, BENCH_CLOCK_REPORT: reportFile },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-  const stderr = String(r.stderr);
+  const stderr = r.stderr;
   // 1: a halt finding was raised, as the stream's loops do.
   if (r.status !== 0 && r.status !== 1) throw new Error(`loop-guardian replay exited ${String(r.status)}: ${stderr}`);
   const summary = /: (\d+) event\(s\) \(events\), (\d+) line\(s\) skipped, (\d+) finding\(s\)\n$/.exec(stderr);
@@ -285,11 +279,6 @@ async function writeTranscripts(dir: string, totalMB: number): Promise<void> {
 }
 
 async function child(phase: string, arg: string): Promise<void> {
-  if (phase === 'ours') {
-    // The CLI in a process of its own, as runPhase runs it; its report, and its whole process's wall time.
-    process.stdout.write(JSON.stringify(runOurs(arg)));
-    return;
-  }
   const start = performance.now();
   const phases: Record<string, (a: string) => Promise<Record<string, number>>> = {
     floor: phaseFloor,

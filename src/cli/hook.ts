@@ -253,8 +253,8 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     }
     if (config === undefined) return failOpen('the configuration could not be read in time');
     // 3. The session's history, under its lock.
-    // Recorded under the agent that called (VS Code's Copilot through the `copilot-cli` entry is
-    // `copilot`): its log and its transcript are read with that agent's readers.
+    // Recorded under the agent that called, which may not be the entry's (agents that share one
+    // hook entry): its log and its transcript are read with that agent's readers.
     const caller = who;
     const rel = hookLogPath(caller.id, known.session);
     const state = stop?.state ?? { status: 'CLEAR' as const };

@@ -57,17 +57,6 @@ export interface LocatedEvent {
 
 export type LineVerdict = { ok: true; event: GuardianEvent } | { ok: false; field: string; reason: string };
 
-/**
- * Parses one line of the v1 event log. Blank lines are the caller's business. A leading BOM (the
- * first line of a file some editor saved) is dropped; a value nested too deep is a skipped line.
- */
-export function parseEventLine(text: string): LineVerdict {
-  const parsed = parseJson(text);
-  if (!parsed.ok) return { ok: false, field: '(line)', reason: parsed.tooDeep ? parsed.error : `not JSON: ${parsed.error}` };
-  const fast = wellFormedEvent(parsed.value);
-  return fast !== undefined ? { ok: true, event: fast } : validateEvent(parsed.value);
-}
-
 /** Why a line is not an event: the field it names, and the reason. */
 export class LineProblem {
   constructor(
@@ -77,23 +66,31 @@ export class LineProblem {
 }
 
 /**
- * One line of the log, parsed once: its event, or the problem with it. A well-formed line is taken
- * by the fast path with nothing else built (the readers' hot path); any other goes on to zod, which
- * says why (only a line that is not JSON is parsed again, to say where it stops being JSON).
+ * One line of the v1 event log, parsed once: its event, or the problem with it. Blank lines are
+ * the caller's business. A leading BOM (the first line of a file some editor saved) is dropped; a
+ * value nested too deep is a problem. A well-formed line is taken by the fast path with nothing
+ * else built (the readers' hot path); any other goes on to zod, which says why (only a line that
+ * is not JSON is parsed again, to say where it stops being JSON).
  */
 export function readEventLine(text: string): GuardianEvent | LineProblem {
   let value: unknown;
   try {
     value = JSON.parse(stripBom(text));
   } catch {
-    const verdict = parseEventLine(text);
-    return verdict.ok ? verdict.event : new LineProblem(verdict.field, verdict.reason);
+    const parsed = parseJson(text);
+    return new LineProblem('(line)', `not JSON: ${parsed.ok ? 'unreadable' : parsed.error}`);
   }
   const fast = wellFormedEvent(value);
   if (fast !== undefined) return fast;
   if (exceedsDepth(value)) return new LineProblem('(line)', tooDeepReason());
   const verdict = validateEvent(value);
   return verdict.ok ? verdict.event : new LineProblem(verdict.field, verdict.reason);
+}
+
+/** `readEventLine` as a verdict. */
+export function parseEventLine(text: string): LineVerdict {
+  const read = readEventLine(text);
+  return read instanceof LineProblem ? { ok: false, field: read.field, reason: read.reason } : { ok: true, event: read };
 }
 
 let loadedSchema: typeof EventSchema | undefined;
@@ -193,7 +190,7 @@ const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 /**
  * A parsed line as the event the schema makes of it, when the checks above can tell that the
  * schema accepts it as it is and it nests no deeper than MAX_JSON_DEPTH; undefined when they
- * cannot (zod decides then, after `parseJson` has refused what nests too deep). Each field the
+ * cannot (zod decides then, once what nests too deep is refused). Each field the
  * kind of event knows is read by name and checked; then the keys are counted: one more than those
  * checked is a key the schema would strip, or a `__proto__` it would drop, and zod decides.
  */

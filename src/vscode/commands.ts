@@ -158,8 +158,6 @@ async function setWatched(deps: Deps, target: Target, enabled: boolean): Promise
   if (id === undefined) return undefined;
   await setAgentWatched(g.ws, id, enabled);
   deps.log.info(`${g.folder.name}: ${PATHS.config}: agents.${id}.enabled = ${enabled}`);
-  // The folder's watcher reads the changed config.json and every log again, as for any edit of it:
-  // a rescan here too read them all twice.
   return enabled;
 }
 

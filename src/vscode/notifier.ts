@@ -38,7 +38,7 @@ interface Notice {
   close: () => void;
 }
 
-export function muteKey(folder: vscode.WorkspaceFolder, incidentId: string): string {
+function muteKey(folder: vscode.WorkspaceFolder, incidentId: string): string {
   return `${folder.uri.toString()}|${incidentId}`;
 }
 

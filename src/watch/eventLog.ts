@@ -1,5 +1,5 @@
 import { LineProblem, readEventLine, type LocatedEvent, type SkippedLine } from '../core/events';
-import { LogTail, type TailOptions, type TailRead } from './logTail';
+import { LogTail, withoutCR, type TailOptions, type TailRead } from './logTail';
 
 export interface EventSink {
   event(located: LocatedEvent): void;
@@ -51,7 +51,7 @@ export function forEachLine(text: string, onLine: (line: string, n: number) => v
     let end = text.indexOf('\n', start);
     if (end < 0) end = text.length;
     const line = text.slice(start, end);
-    onLine(line.endsWith('\r') ? line.slice(0, -1) : line, n);
+    onLine(withoutCR(line), n);
     start = end + 1;
   }
 }

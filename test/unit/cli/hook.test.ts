@@ -6,7 +6,6 @@ import fc from 'fast-check';
 import { hookOptions } from '../../../src/cli/hook';
 import { cli, hookLogLines, runHook, tmpdir, write } from '../helpers';
 
-/** The hook as the agents run it: a child process, JSON on stdin, the decision on stdout / exit code. */
 const claudePre = (id: string, command: string, session = 'sess-1') => ({
   session_id: session,
   transcript_path: '/home/u/.claude/projects/p/sess-1.jsonl',

@@ -140,9 +140,6 @@ describe('fast paths hold to what they replace', () => {
         const text = lineOf(e);
         const expected = zodVerdict(text);
         assert.deepStrictEqual(parseEventLine(text), expected, text);
-        // The reader's one parse says the same.
-        const read = readEventLine(text);
-        assert.deepStrictEqual(read instanceof LineProblem ? { ok: false, field: read.field, reason: read.reason } : { ok: true, event: read }, expected, text);
         if (expected.ok) accepted++;
       }),
       { numRuns: 10000 },
@@ -150,10 +147,10 @@ describe('fast paths hold to what they replace', () => {
     assert.ok(accepted > 2500, `only ${accepted} generated lines were valid events`);
   });
 
-  it("the reader's one parse says what parseEventLine says on lines that are not JSON, nest too deep or carry a BOM", () => {
+  it("the reader's one parse says what zod alone says on lines that are not JSON, nest too deep or carry a BOM", () => {
     const deep = `{"v":1,"type":"tool","tool":"x","args":${'['.repeat(100)}${']'.repeat(100)}}`;
     for (const text of ['not json', '{"v":1,', '\ufeff{"v":1,"type":"user"}', '\ufeffnope', deep, '[]', '5', '{"v":1,"type":"prompt","text":"go"}', '{"v":1,"type":"tool"}']) {
-      const expected = parseEventLine(text);
+      const expected = zodVerdict(text);
       const read = readEventLine(text);
       assert.deepStrictEqual(read instanceof LineProblem ? { ok: false, field: read.field, reason: read.reason } : { ok: true, event: read }, expected, text);
     }
