@@ -85,12 +85,10 @@ export function callSignature(tool: string, canonicalArgs: string): string {
   return `${tool}\u0000${canonicalArgs}`;
 }
 
-/** The hash a call carries of its signature: below 2^30, a small integer kept without a box of its own. */
-export function signatureHash(signature: string): number {
-  return reduceHash(hash53(signature));
-}
-
-/** A 53-bit hash as a call carries it (`signatureHash`). */
+/**
+ * A 53-bit hash as a call carries it (`SettledCall.signatureHash`): below 2^30, a small integer
+ * kept without a box of its own.
+ */
 export function reduceHash(hash: number): number {
   return hash % 1073741824;
 }

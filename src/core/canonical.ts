@@ -119,7 +119,13 @@ export class Canonicalizer {
     h.add(tool);
     h.add('\u0000');
     if (this.write(args, 1, h, this.volatileArgs.get(tool), this.volatileArgs.get('*')) !== NOT_PLAIN) return h.end();
-    return hash53(`${tool}\u0000${this.args(tool, args)}`);
+    // Not plain: the text written by the general path, hashed.
+    const text = this.args(tool, args);
+    h.start();
+    h.add(tool);
+    h.add('\u0000');
+    h.add(text);
+    return h.end();
   }
 
   /** `hash53(this.text(value))`, without writing the text where `write` can feed the hash. */
@@ -195,8 +201,9 @@ export class Canonicalizer {
     if (Object.getPrototypeOf(value) !== Object.prototype || typeof (value as { toJSON?: unknown }).toJSON === 'function') return NOT_PLAIN;
     const obj = value as Record<string, unknown>;
     const keys = Object.keys(obj);
-    // The usual arguments: flat, keys already in order, none left out: `JSON.stringify` writes the
-    // same text, natively (the property tests in fastPaths.test.ts hold it to the general path).
+    // The usual arguments: flat, keys already in order, none left out: written whole (`addFlat`:
+    // the text by `JSON.stringify`, natively; the hash fed piece by piece), as the general path
+    // would write them (the property tests in fastPaths.test.ts hold both to it).
     if (level <= MAX_JSON_DEPTH && this.flatAndInOrder(obj, keys, skipOwn, skipAll)) {
       out.addFlat(obj, keys);
       return true;
@@ -391,24 +398,24 @@ export class Hash53 implements Pieces {
   }
 
   end(): number {
-    const h1 = Math.imul(this.h1 ^ (this.h1 >>> 16), 2246822507) ^ Math.imul(this.h2 ^ (this.h2 >>> 13), 3266489909);
-    const h2 = Math.imul(this.h2 ^ (this.h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-    return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+    return finish53(this.h1, this.h2);
   }
 }
 
+/** cyrb53's last step: its two 32-bit states mixed into a non-negative 53-bit integer. */
+function finish53(a: number, b: number): number {
+  const h1 = Math.imul(a ^ (a >>> 16), 2246822507) ^ Math.imul(b ^ (b >>> 13), 3266489909);
+  const h2 = Math.imul(b ^ (b >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+const textHash = new Hash53();
+
 /** cyrb53's number (`hashText` is its text): comparing numbers costs no string to build. */
 export function hash53(text: string): number {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  textHash.start();
+  textHash.add(text);
+  return textHash.end();
 }
 
 /**
@@ -419,11 +426,9 @@ export function hash53(text: string): number {
 export function mixHash(seed: number, value: number): number {
   const lo = value >>> 0;
   const hi = Math.floor(value / 4294967296) | 0;
-  let h1 = Math.imul((seed >>> 0) ^ lo, 2654435761) ^ 0xdeadbeef;
-  let h2 = Math.imul((Math.floor(seed / 4294967296) | 0) ^ hi, 1597334677) ^ 0x41c6ce57;
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  const h1 = Math.imul((seed >>> 0) ^ lo, 2654435761) ^ 0xdeadbeef;
+  const h2 = Math.imul((Math.floor(seed / 4294967296) | 0) ^ hi, 1597334677) ^ 0x41c6ce57;
+  return finish53(h1, h2);
 }
 
 /** Shortens a text for a one-line message. */

@@ -21,7 +21,7 @@ export type SignalId = (typeof SIGNAL_IDS)[number];
 
 /*
  * Defaults the hook needs even when the configuration cannot be read. Kept apart from the schema
- * (`config.ts`), which loads a validation library the hook's start-up path does without.
+ * (`configSchema.ts`), which loads a validation library the hook's start-up path does without.
  */
 
 /** The tools through which agents start subagents or new tasks: PAUSE refuses them. */

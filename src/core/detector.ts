@@ -40,7 +40,8 @@ export class SessionSlot<T> {
  * State per session and per key within it (a task, an agent…), with a bound on the keys of every
  * session together: past `limit`, the key set first goes, as in `BoundedMap`. Each session's keys
  * are in its own slot, so a lookup is by the key alone (no `session\0key` text is built per event),
- * and they go with the session.
+ * and `deleteSession` drops them; a session the engine forgets without ending it leaves its keys
+ * to the bound.
  */
 export class KeyedSlots<V> {
   private readonly keys: SessionSlot<Map<string, KeyedEntry<V>>>;

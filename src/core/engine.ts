@@ -90,7 +90,11 @@ export interface EngineStats {
   unmatchedResults: number;
 }
 
-/** Sessions kept at once: past this, the one seen first is forgotten (its detectors' state, its calls waiting for a result and its active findings with it). */
+/**
+ * Sessions kept at once: past this, the one seen first is forgotten: its detectors' state in its
+ * slots, its calls waiting for a result and its active findings go with it (what a detector keeps
+ * in a map of its own, or in `KeyedSlots`' order, waits for that map's own bound).
+ */
 export const MAX_SESSIONS = 10_000;
 /**
  * Findings active at once: past this, the one raised first is dropped from the active list (it was

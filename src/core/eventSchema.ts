@@ -17,7 +17,7 @@ const common = {
 };
 const jsonObject = z.record(z.string(), z.unknown());
 
-export const toolEventSchema = z.object({
+const toolEventSchema = z.object({
   ...common,
   type: z.literal('tool'),
   tool: name,
@@ -28,7 +28,7 @@ export const toolEventSchema = z.object({
   output: z.unknown().optional(),
 });
 
-export const toolResultEventSchema = z.object({
+const toolResultEventSchema = z.object({
   ...common,
   type: z.literal('tool_result'),
   id: name,
@@ -37,7 +37,7 @@ export const toolResultEventSchema = z.object({
   output: z.unknown().optional(),
 });
 
-export const invocationEventSchema = z.object({
+const invocationEventSchema = z.object({
   ...common,
   type: z.literal('invocation'),
   agent: name,
@@ -46,7 +46,7 @@ export const invocationEventSchema = z.object({
   reason: z.string().optional(),
 });
 
-export const attemptEventSchema = z.object({
+const attemptEventSchema = z.object({
   ...common,
   type: z.literal('attempt'),
   task: name,
@@ -57,7 +57,7 @@ export const attemptEventSchema = z.object({
   description: z.string().optional(),
 });
 
-export const statusEventSchema = z.object({
+const statusEventSchema = z.object({
   ...common,
   type: z.literal('status'),
   task: name,
@@ -66,7 +66,7 @@ export const statusEventSchema = z.object({
 
 const tokens = z.number().finite().nonnegative();
 const positiveTokens = z.number().finite().positive();
-export const usageEventSchema = z
+const usageEventSchema = z
   .object({
     ...common,
     type: z.literal('usage'),
@@ -93,13 +93,13 @@ export const usageEventSchema = z
     }
   });
 
-export const outputEventSchema = z.object({
+const outputEventSchema = z.object({
   ...common,
   type: z.literal('output'),
   text: z.string(),
 });
 
-export const userEventSchema = z.object({
+const userEventSchema = z.object({
   ...common,
   type: z.literal('user'),
   text: z.string().optional(),
@@ -115,7 +115,7 @@ export const userEventSchema = z.object({
 const PROMPT_SENDERS = ['user', 'hook', 'orchestrator', 'unknown'] as const;
 export type PromptSender = (typeof PROMPT_SENDERS)[number];
 
-export const promptEventSchema = z.object({
+const promptEventSchema = z.object({
   ...common,
   type: z.literal('prompt'),
   text: z.string(),
@@ -124,7 +124,7 @@ export const promptEventSchema = z.object({
 });
 
 /** What the agent answered, in text (its narration included): compared between turns, never fed to `identical-output`. */
-export const replyEventSchema = z.object({
+const replyEventSchema = z.object({
   ...common,
   type: z.literal('reply'),
   text: z.string(),
@@ -136,7 +136,7 @@ const httpStatus = z.number().int().min(100).max(599);
  * type or code: `rate_limit_error`, `context_length_exceeded`…) and message, each when known; and
  * `retry`, the attempt number when the agent retries it by itself.
  */
-export const apiErrorEventSchema = z.object({
+const apiErrorEventSchema = z.object({
   ...common,
   type: z.literal('api_error'),
   error: z.string().optional(),
@@ -147,7 +147,7 @@ export const apiErrorEventSchema = z.object({
 });
 
 /** A subtask handed to another agent (a subagent, a new task): its `instruction`, and `to` whom when named. */
-export const delegationEventSchema = z.object({
+const delegationEventSchema = z.object({
   ...common,
   type: z.literal('delegation'),
   instruction: z.string(),
@@ -156,7 +156,7 @@ export const delegationEventSchema = z.object({
 });
 
 /** A delegated subtask came back: the one with this `id` (the latest one open, without an id). */
-export const delegationResultEventSchema = z.object({
+const delegationResultEventSchema = z.object({
   ...common,
   type: z.literal('delegation_result'),
   id: name.optional(),

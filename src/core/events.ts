@@ -1,6 +1,6 @@
 import type * as EventSchema from './eventSchema';
 import type { GuardianEvent } from './eventSchema';
-import { exceedsDepth, MAX_JSON_DEPTH, parseJson, stripBom, tooDeepReason } from './json';
+import { exceedsDepth, MAX_JSON_DEPTH, stripBom, tooDeepReason } from './json';
 
 /**
  * The guardian's own event log, version 1: one JSON object per line.
@@ -69,16 +69,14 @@ export class LineProblem {
  * One line of the v1 event log, parsed once: its event, or the problem with it. Blank lines are
  * the caller's business. A leading BOM (the first line of a file some editor saved) is dropped; a
  * value nested too deep is a problem. A well-formed line is taken by the fast path with nothing
- * else built (the readers' hot path); any other goes on to zod, which says why (only a line that
- * is not JSON is parsed again, to say where it stops being JSON).
+ * else built (the readers' hot path); any other goes on to zod, which says why.
  */
 export function readEventLine(text: string): GuardianEvent | LineProblem {
   let value: unknown;
   try {
     value = JSON.parse(stripBom(text));
-  } catch {
-    const parsed = parseJson(text);
-    return new LineProblem('(line)', `not JSON: ${parsed.ok ? 'unreadable' : parsed.error}`);
+  } catch (err) {
+    return new LineProblem('(line)', `not JSON: ${(err as Error).message}`);
   }
   const fast = wellFormedEvent(value);
   if (fast !== undefined) return fast;

@@ -7,8 +7,6 @@ import type { Finding } from './finding';
 import type { StopState } from './stopAll';
 import { quickVerdict, stopGate, type GateInput, type GateVerdict, type Refusal } from './verdict';
 
-export { stopGate } from './verdict';
-
 /**
  * Whether the call may run: what `quickVerdict` says (STOP_ALL, or a call that repeats none of
  * the session's recent calls). Otherwise the session's history is replayed and the call is tried

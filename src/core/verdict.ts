@@ -1,4 +1,3 @@
-import { callSignature } from './calls';
 import { Canonicalizer } from './canonical';
 import type { GuardianConfig } from './config';
 import type { LocatedEvent } from './events';
@@ -34,7 +33,7 @@ export interface GateInput {
 }
 
 /** The most of a person's STOP reason a refusal repeats. */
-export const MAX_STOP_REASON = 300;
+const MAX_STOP_REASON = 300;
 
 function stopReason(stop: StopState): string {
   const reason = stop.reason !== undefined && stop.reason.length > MAX_STOP_REASON ? `${stop.reason.slice(0, MAX_STOP_REASON)}…` : stop.reason;
@@ -76,12 +75,14 @@ export function quickVerdict(input: GateInput): GateVerdict | undefined {
   const stopped = stopGate(stop, call.tool, config.hooks.delegationTools);
   if (stopped) return stopped;
   const canon = new Canonicalizer(config.volatileKeys, config.volatileArgs);
-  const signature = callSignature(call.tool, canon.args(call.tool, call.args));
+  const hash = canon.signatureHash(call.tool, call.args);
   // The hook's usual case, answered without replaying the history: a call that repeats none of
   // the session's recent calls is allowed. Every refusal needs an earlier call with its
   // signature: a standing halt is "about" a call by its signature, and the probe, a success with
   // a new result, can only trip a signal by repeating one (a repeat in a row, in the window, a
-  // cycle's next call, the failures of the same call); the others never see a call.
-  if (!input.history.some((e) => e.event.type === 'tool' && e.event.tool === call.tool && callSignature(e.event.tool, canon.args(e.event.tool, e.event.args ?? {})) === signature)) return { allow: true };
+  // cycle's next call, the failures of the same call); the others never see a call. Compared by
+  // hash (equal signatures have equal hashes): a rare equal hash of another call goes to the replay,
+  // which tells them apart.
+  if (!input.history.some((e) => e.event.type === 'tool' && e.event.tool === call.tool && canon.signatureHash(e.event.tool, e.event.args ?? {}) === hash)) return { allow: true };
   return undefined;
 }

@@ -55,12 +55,12 @@ export class BudgetDetector implements Detector {
     if (e.used !== undefined && e.budget !== undefined) {
       const task = scope.task ?? '(no task)';
       const before = this.tasks.get(scope.state, task);
-      const now = this.check(before, task, `task ${task}`, e.used, e.budget, located.ref, scope, sink, this.taskLevels);
+      const now = this.check(before, task, e.used, e.budget, located.ref, scope, sink);
       if (now !== undefined && now !== before) this.tasks.set(scope.state, task, now);
     }
     if (e.session_used !== undefined && e.session_budget !== undefined) {
       const held = this.sessions.of(scope.state);
-      held.reached = this.check(held.reached, undefined, `session ${scope.session}`, e.session_used, e.session_budget, located.ref, scope, sink, this.sessionLevels);
+      held.reached = this.check(held.reached, undefined, e.session_used, e.session_budget, located.ref, scope, sink);
     }
   }
 
@@ -76,14 +76,13 @@ export class BudgetDetector implements Detector {
   private check(
     before: Reached | undefined,
     task: string | undefined,
-    what: string,
     used: number,
     budget: number,
     at: EventRef,
     scope: Scope,
     sink: FindingSink,
-    levels: readonly Level[],
   ): Reached | undefined {
+    const levels = task === undefined ? this.sessionLevels : this.taskLevels;
     const percent = (used / budget) * 100;
     let index = -1;
     for (let i = 0; i < levels.length; i++) {
@@ -95,6 +94,7 @@ export class BudgetDetector implements Detector {
     const level = levels[index] as Level;
     const key = task === undefined ? sessionKey(scope.session, 'session') : sessionKey(scope.session, 'task', task);
     const episode = `${this.signal}|${key}|${level.name}`;
+    const what = task === undefined ? `session ${scope.session}` : `task ${task}`;
     sink.report({ episode: episode, action: level.action, count: used, evidence: [at] }, () => ({
       signal: this.signal,
       action: level.action,

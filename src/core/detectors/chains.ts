@@ -40,7 +40,7 @@ export class Chain<K> {
  * What a run's slot is called in its episode ids: its session, and the key within the session
  * (a task, an agent; empty for the session's one run).
  */
-export type SlotName = (session: string, key: string) => string;
+type SlotName = (session: string, key: string) => string;
 
 /** How runs grow, whichever way their slots are kept. */
 abstract class Runs<K> {

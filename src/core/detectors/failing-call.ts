@@ -1,4 +1,4 @@
-import { callTimeMs, signatureHash, type SettledCall } from '../calls';
+import { callTimeMs, type SettledCall } from '../calls';
 import { sayCall } from '../plainWords';
 import { clip } from '../canonical';
 import { adviceForCall } from '../advice';
@@ -29,7 +29,8 @@ interface Failures {
  * that a success looks its signature up only when a call of the same hash failed (most never did).
  */
 class SessionFailures {
-  private readonly bySignature = new Map<string, Failures[]>();
+  /** Each signature's failures, with its hash. */
+  private readonly bySignature = new Map<string, { readonly hash: number; readonly kinds: Failures[] }>();
   private readonly hashes = new Map<number, number>();
 
   get size(): number {
@@ -37,28 +38,30 @@ class SessionFailures {
   }
 
   get(c: SettledCall): Failures[] | undefined {
-    return this.hashes.has(c.signatureHash) ? this.bySignature.get(c.signature) : undefined;
+    return this.hashes.has(c.signatureHash) ? this.bySignature.get(c.signature)?.kinds : undefined;
   }
 
   /** Sets the signature's failures, as the most recent. */
   setLatest(c: SettledCall, kinds: Failures[]): void {
-    if (this.bySignature.delete(c.signature)) this.bySignature.set(c.signature, kinds);
+    const entry = { hash: c.signatureHash, kinds };
+    if (this.bySignature.delete(c.signature)) this.bySignature.set(c.signature, entry);
     else {
-      this.bySignature.set(c.signature, kinds);
+      this.bySignature.set(c.signature, entry);
       this.hashes.set(c.signatureHash, (this.hashes.get(c.signatureHash) ?? 0) + 1);
     }
   }
 
-  /** `h`: the signature's hash, when the caller has it already. */
-  delete(signature: string, h = signatureHash(signature)): void {
-    if (!this.bySignature.delete(signature)) return;
-    const n = (this.hashes.get(h) ?? 1) - 1;
-    if (n > 0) this.hashes.set(h, n);
-    else this.hashes.delete(h);
+  delete(signature: string): void {
+    const entry = this.bySignature.get(signature);
+    if (entry === undefined) return;
+    this.bySignature.delete(signature);
+    const n = (this.hashes.get(entry.hash) ?? 1) - 1;
+    if (n > 0) this.hashes.set(entry.hash, n);
+    else this.hashes.delete(entry.hash);
   }
 
-  /** Least recently failed first. */
-  entries(): IterableIterator<[string, Failures[]]> {
+  /** Each signature and its failures, least recently failed first. */
+  entries(): IterableIterator<[string, { readonly kinds: Failures[] }]> {
     return this.bySignature.entries();
   }
 }
@@ -84,7 +87,7 @@ export class FailingCallDetector implements Detector {
       const cleared = s?.get(c);
       if (cleared) {
         resolveAll(cleared, sink);
-        s?.delete(c.signature, c.signatureHash);
+        s?.delete(c.signature);
       }
       return;
     }
@@ -98,8 +101,8 @@ export class FailingCallDetector implements Detector {
     // Re-inserted at the end: the map stays ordered by last failure, so pruning stops early.
     s.setLatest(c, kinds);
     if (s.size > MAX_SIGNATURES) {
-      const [oldest, dropped] = s.entries().next().value as [string, Failures[]];
-      resolveAll(dropped, sink);
+      const [oldest, dropped] = s.entries().next().value as [string, { readonly kinds: Failures[] }];
+      resolveAll(dropped.kinds, sink);
       s.delete(oldest);
     }
     let f: Failures | undefined;
@@ -165,7 +168,7 @@ function failedWords(count: number, family: ErrorFamily, kind: ErrorKind, budget
 
 /** Drops signatures whose last failure is older than `before`, oldest first, stopping at the first recent one. */
 function prune(s: SessionFailures, before: number, sink: FindingSink): void {
-  for (const [sig, kinds] of s.entries()) {
+  for (const [sig, { kinds }] of s.entries()) {
     let last = -Infinity;
     for (const f of kinds) last = Math.max(last, f.lastTs ?? Infinity);
     if (last >= before) return;

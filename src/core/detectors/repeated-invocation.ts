@@ -1,7 +1,7 @@
 import { describeCheck, sameInvocation, type InvocationRecord } from '../checkInfiniteLoop';
-import { BoundedMap, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
+import { type Detector, type DetectorContext, type FindingSink, type Scope, type SessionSlot, type SessionState } from '../detector';
 import type { InvocationEvent, LocatedEvent } from '../events';
-import { Chains } from './chains';
+import { SessionChains } from './chains';
 import { whoOf } from './common';
 import { pushBounded } from '../finding';
 
@@ -22,12 +22,13 @@ export function toRecord(e: InvocationEvent): InvocationRecord {
 export class RepeatedInvocationDetector implements Detector {
   readonly signal = 'repeated-invocation' as const;
   readonly events = ['invocation'] as const;
-  private readonly chains: Chains<Invocation>;
+  private readonly chains: SessionChains<Invocation>;
   /** Each session's last few invocations, for seed 000's `recent_invocations`. */
-  private readonly recent = new BoundedMap<InvocationRecord[]>();
+  private readonly recent: SessionSlot<InvocationRecord[]>;
 
   constructor(private readonly ctx: DetectorContext) {
-    this.chains = new Chains(ctx, this.signal, (a, b) => sameInvocation(a, b.agent_name, b.config), (session) => session);
+    this.chains = new SessionChains(ctx, this.signal, (a, b) => sameInvocation(a, b.agent_name, b.config));
+    this.recent = ctx.slot(() => []);
   }
 
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
@@ -35,9 +36,8 @@ export class RepeatedInvocationDetector implements Detector {
     if (e.type !== 'invocation') return;
     const { threshold } = this.ctx.config.signals[this.signal];
     const config = e.config ?? {};
-    const chain = this.chains.extend(scope.state, '', { agent_name: e.agent, config }, located.ref, sink);
-    let recent = this.recent.get(scope.session);
-    if (!recent) this.recent.set(scope.session, (recent = []));
+    const chain = this.chains.extend(scope.state, { agent_name: e.agent, config }, located.ref, sink);
+    const recent = this.recent.of(scope.state);
     // Keep enough of the tail for the chain (up to five shown) and the entry before it.
     pushBounded(recent, toRecord(e), 6);
     if (chain.count < threshold) return;
@@ -62,6 +62,6 @@ export class RepeatedInvocationDetector implements Detector {
 
   endSession(session: SessionState): void {
     this.chains.endSession(session);
-    this.recent.delete(session.name);
+    this.recent.clear(session);
   }
 }

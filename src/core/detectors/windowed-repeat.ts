@@ -12,7 +12,7 @@ interface SessionWindow {
    * The repeats at or above the threshold: each one's episode and a call of it. Found by `sameCall`
    * (hash first), so that a call's text is written only when it is one of them.
    */
-  active: { readonly episode: string; readonly call: SettledCall }[];
+  readonly active: { readonly episode: string; readonly call: SettledCall }[];
 }
 
 /**
@@ -40,13 +40,13 @@ export class WindowedRepeatDetector implements Detector {
     const s = this.sessions.of(c.sessionState);
     pushBounded(s.steps, c, window);
 
-    if (s.active.length > 0) {
-      s.active = s.active.filter((a) => {
-        if (sameCall(a.call, c) || countOf(s.steps, a.call) >= threshold) return true;
-        sink.resolve(a.episode);
-        return false;
-      });
+    // The active repeats that fell below the threshold are over (kept in place, in their order).
+    let kept = 0;
+    for (const a of s.active) {
+      if (sameCall(a.call, c) || countOf(s.steps, a.call) >= threshold) s.active[kept++] = a;
+      else sink.resolve(a.episode);
     }
+    s.active.length = kept;
     if (countOf(s.steps, c) < threshold) {
       endRepeat(s, c, sink);
       return;
@@ -69,7 +69,7 @@ export class WindowedRepeatDetector implements Detector {
       }
       progress = newSince(s.steps, indexes[indexes.length - 2] as number, indexes[indexes.length - 1] as number);
     }
-    let episode = s.active.find((a) => sameCall(a.call, c))?.episode;
+    let episode = s.active[activeIndex(s, c)]?.episode;
     if (episode === undefined) {
       episode = episodeId(this.signal, c.session, (s.steps[indexes[0] as number] as SettledCall).ref);
       s.active.push({ episode, call: c });
@@ -106,11 +106,16 @@ export class WindowedRepeatDetector implements Detector {
 
 /** The call's repeat is over: its episode resolved, if it had one. */
 function endRepeat(s: SessionWindow, c: SettledCall, sink: FindingSink): void {
-  if (s.active.length === 0) return;
-  const at = s.active.findIndex((a) => sameCall(a.call, c));
+  const at = activeIndex(s, c);
   if (at < 0) return;
   sink.resolve((s.active[at] as SessionWindow['active'][number]).episode);
   s.active.splice(at, 1);
+}
+
+/** Where the call's repeat is among the active ones; -1 when it is not. */
+function activeIndex(s: SessionWindow, c: SettledCall): number {
+  for (let i = 0; i < s.active.length; i++) if (sameCall((s.active[i] as SessionWindow['active'][number]).call, c)) return i;
+  return -1;
 }
 
 /** Per repeat: whether it ended as an earlier repeat did, or the log does not tell how it ended. */

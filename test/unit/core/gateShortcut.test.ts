@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { gate, judgeByReplay, stopGate } from '../../../src/core/gate';
+import { gate, judgeByReplay } from '../../../src/core/gate';
+import { stopGate } from '../../../src/core/verdict';
 import { config, located } from '../helpers';
 
 /**
