@@ -2,7 +2,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 /** The young generation (both semi-spaces) past which the CLI lets it grow no further. */
-export const YOUNG_GENERATION_CAP = 8 << 20;
+const YOUNG_GENERATION_CAP = 8 << 20;
 
 /**
  * Memory (issue 10): V8's own pacing, tuned for the CLI's commands (not the hook's process). Both
@@ -22,7 +22,8 @@ export const YOUNG_GENERATION_CAP = 8 << 20;
  *   it starts.
  */
 export function tuneHeap(execArgv: readonly string[], nodeOptions = ''): void {
-  const given = (flag: string) => [...execArgv, ...nodeOptions.split(/\s+/)].some((a) => a.replace(/_/g, '-').startsWith(flag));
+  const flags = [...execArgv, ...nodeOptions.split(/\s+/)].map((a) => a.replace(/_/g, '-'));
+  const given = (flag: string) => flags.some((a) => a.startsWith(flag));
   if (!given('--heap-growing-percent')) setFlagsFromString('--heap-growing-percent=100');
   if (given('--semi-space-growth-factor') || given('--max-semi-space-size') || given('--min-semi-space-size')) return;
   const young = new PerformanceObserver(() => {
