@@ -84,6 +84,8 @@ function parseClaudeStyle(raw: Record<string, unknown>, caller: string): HookCal
 }
 
 function parseCamelCase(raw: Record<string, unknown>): HookCall | { problem: string } {
+  // The other dialects go through parseToolHookInput, which checks the same.
+  if (exceedsDepth(raw)) return { problem: `stdin: ${tooDeepReason()}` };
   if (raw.toolName === undefined && typeof raw.prompt === 'string') {
     return { phase: 'prompt', event: 'userPromptSubmitted', session: text(raw.sessionId) ?? 'unknown-session', input: {}, prompt: raw.prompt, caller: CLI_CALLER, ...(text(raw.cwd) !== undefined ? { cwd: raw.cwd as string } : {}) };
   }
@@ -111,7 +113,6 @@ function parseCamelCase(raw: Record<string, unknown>): HookCall | { problem: str
 /** A call from either harness, tagged with the one that sent it. */
 function parseCopilotHookInput(raw: unknown): HookCall | { problem: string } {
   if (!isObject(raw)) return { problem: 'stdin: not a JSON object' };
-  if (exceedsDepth(raw)) return { problem: `stdin: ${tooDeepReason()}` };
   const dialect = dialectOf(raw);
   if (dialect === 'cli') return parseCamelCase(raw);
   return parseClaudeStyle(raw, dialect === 'local' ? LOCAL_CALLER : CLI_CALLER);

@@ -118,11 +118,6 @@ export interface HookProtocol {
 }
 
 /**
- * Reads the stdin of agents whose hooks send `hook_event_name`, `session_id`, `cwd`, `tool_name`,
- * `tool_input`, `tool_use_id`, and after a call `tool_response` or `error` (Claude Code, Codex,
- * Gemini CLI). Without an event name, a response or error means "after", else "before".
- */
-/**
  * A field some agents send as JSON text (Cursor's `tool_input`, Copilot CLI's `toolArgs`) as an
  * object. The text is parsed under the same depth limit as stdin; text that is not JSON, or nests
  * too deep, is kept as text under `input`, as is any other value.
@@ -137,6 +132,11 @@ export function objectOfJsonText(v: unknown): Record<string, unknown> {
   return v === undefined || v === null ? {} : { input: v };
 }
 
+/**
+ * Reads the stdin of agents whose hooks send `hook_event_name`, `session_id`, `cwd`, `tool_name`,
+ * `tool_input`, `tool_use_id`, and after a call `tool_response` or `error` (Claude Code, Codex,
+ * Gemini CLI). Without an event name, a response or error means "after", else "before".
+ */
 export function parseToolHookInput(events: HookProtocol['events'], raw: unknown): HookCall | { problem: string } {
   if (!isObject(raw)) return { problem: 'stdin: not a JSON object' };
   // The call's input is the agent's: nested too deep, it would overflow what compares and logs it.

@@ -44,28 +44,14 @@ export interface HookIo {
 }
 
 /** How long the hook may take before it lets the call run anyway (or refuses it, when STOP is known). */
-export const HOOK_DEADLINE_MS = 3000;
+const HOOK_DEADLINE_MS = 3000;
 const LOCK_TIMEOUT_MS = 1500;
 /** How long the configuration may take to load before PAUSE falls back to the default delegation tools. */
 const CONFIG_BUDGET_MS = 1500;
 /** The most of stdin the hook reads: a hook call is a few KB; anything past this is not one. */
-export const MAX_STDIN_BYTES = 16 * 1024 * 1024;
+const MAX_STDIN_BYTES = 16 * 1024 * 1024;
 /** What marks a project folder, looked for above the call's cwd. */
 const MARKERS = ['.github/guardian', '.git'];
-
-/** Writes started on the side (the guardian log): the process gives them a moment before it exits, and never waits for them to decide. */
-const sideWrites: Promise<unknown>[] = [];
-
-function onTheSide(write: Promise<unknown>): void {
-  sideWrites.push(write.catch(() => undefined));
-}
-
-/** Waits for the side writes, at most `ms`. */
-export async function settleSideWrites(ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.all(sideWrites), new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))))]);
-  if (timer) clearTimeout(timer);
-}
 
 function isFolder(p: string): boolean {
   try {
@@ -170,7 +156,9 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
   // The agent the call is from: the one named, unless its payload says another that shares its hook file.
   let who: HookedAgent = agent;
   const log = (level: 'WARN' | 'ERROR', message: string) => {
-    if (ws) onTheSide(new GuardianLog(ws).write(level, message));
+    // Written at once (a synchronous append that refuses a FIFO in the log's place); a failure to
+    // write it never changes the decision.
+    if (ws) void new GuardianLog(ws).write(level, message).catch(() => undefined);
   };
   const allow = (): HookReply => agent.hook.allow(notes.length > 0 ? notes.map((n) => `loop-guardian hook ${who.id}: ${n}`).join('\n') : undefined);
   const failOpen = (what: string): HookReply => {

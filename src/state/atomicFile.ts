@@ -24,7 +24,7 @@
  *   The one case left: a process killed in the few system calls between taking a marker and
  *   removing it leaves that lock unbreakable; waiters then time out with an error naming the files.
  */
-import { closeSync, constants, fstatSync, mkdirSync, openSync, promises as fs, readSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, promises as fs, readSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { hashText } from '../core/canonical';
@@ -218,12 +218,7 @@ function isStale(seen: LockSeen, staleMs: number): boolean {
 function removeIfStill(lock: string, id: string): boolean {
   const marker = `${lock}.${id}.break`;
   try {
-    const fd = openSync(marker, 'wx');
-    try {
-      writeSync(fd, `${process.pid}\n`);
-    } finally {
-      closeSync(fd);
-    }
+    writeFileSync(marker, `${process.pid}\n`, { flag: 'wx' });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw err;

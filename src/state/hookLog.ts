@@ -1,11 +1,10 @@
-import { statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { GuardianConfig } from '../core/config';
 import { SIGNAL_IDS } from '../core/defaults';
 import type { GuardianEvent, LocatedEvent } from '../core/events';
 import { parseJson } from '../core/json';
 import { withFileLock } from './atomicFile';
-import { openRegularFileSync, readRegularBoundedSync, readTailLinesSync } from './regularFile';
+import { openRegularFileSync, readRegularBoundedSync, readTailLinesSync, statOrUndefined } from './regularFile';
 import { PATHS, type Workspace } from './workspace';
 
 /** The hook's log of one agent session: `.tmp/current/logs/hook-<agent>-<session>.jsonl`. */
@@ -21,8 +20,8 @@ export function hookLogPath(agent: string, session: string): string {
 }
 
 /** The recent past of a session is enough to judge its next call: the signals look at most 50 calls back. */
-export const TAIL_BYTES = 256 * 1024;
-export const TAIL_EVENTS = 300;
+const TAIL_BYTES = 256 * 1024;
+const TAIL_EVENTS = 300;
 
 const TYPES = new Set(['tool', 'tool_result', 'user', 'prompt', 'reply', 'api_error', 'delegation', 'delegation_result']);
 const optional = (v: unknown, type: 'string' | 'number' | 'boolean') => v === undefined || typeof v === type;
@@ -31,7 +30,7 @@ const optional = (v: unknown, type: 'string' | 'number' | 'boolean') => v === un
  * An event the hook itself wrote, checked for the fields the engine relies on. (The hook keeps
  * zod out of its start-up path; these lines are its own.)
  */
-export function looseEvent(raw: unknown): GuardianEvent | undefined {
+function looseEvent(raw: unknown): GuardianEvent | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const e = raw as Record<string, unknown>;
   if (e.v !== 1 || typeof e.type !== 'string' || !TYPES.has(e.type)) return undefined;
@@ -106,12 +105,7 @@ interface CachedConfig {
 
 /** What the cache is valid for: this very file (its path, identity, size and times), or its absence. */
 function signature(file: string): string {
-  let st: Stats | undefined;
-  try {
-    st = statSync(file);
-  } catch {
-    st = undefined;
-  }
+  const st = statOrUndefined(file);
   return `${file}|${st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : 'absent'}`;
 }
 

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, promises as fs, readlinkSync, readSync, realpathSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, promises as fs, readlinkSync, readSync, realpathSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { isWithin, WorkspaceEscapeError } from './containment';
 
@@ -241,4 +241,13 @@ export function readTailLinesSync(fd: number, maxBytes: number): string[] {
     closeSync(fd);
   }
   return tailLines(text, start);
+}
+
+/** A path's status, or undefined when it cannot be had (missing, unreadable). */
+export function statOrUndefined(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch {
+    return undefined;
+  }
 }

@@ -10,17 +10,13 @@ export interface StopAllRead {
 }
 
 /** The most of STOP_ALL that is read: its status is on line 1, and a reason of any length is cut. */
-export const STOP_ALL_READ_BYTES = 64 * 1024;
+const STOP_ALL_READ_BYTES = 64 * 1024;
 
 /**
- * Reads STOP_ALL at an absolute path, bounded and without ever blocking: a FIFO, device or folder
- * in its place is unreadable (reported, and read as CLEAR like a garbled file).
+ * Reads STOP_ALL at an absolute path, bounded, at once and without ever blocking: a FIFO, device
+ * or folder in its place is unreadable (reported, and read as CLEAR like a garbled file). The hook
+ * reads it first thing, on every call (a file of a few lines).
  */
-export async function readStopAllAt(file: string): Promise<StopAllRead> {
-  return readStopAllAtSync(file);
-}
-
-/** `readStopAllAt`, synchronously: the hook reads it first thing, on every call (a file of a few lines). */
 export function readStopAllAtSync(file: string): StopAllRead {
   const read = readRegularBoundedSync(file, STOP_ALL_READ_BYTES);
   if (read.kind === 'unreadable') return { state: { status: 'CLEAR' }, parse: { ok: false, error: `unreadable: ${read.problem}` }, exists: true };
@@ -37,8 +33,8 @@ export class StopAllFile {
     return PATHS.stopAll;
   }
 
-  read(): Promise<StopAllRead> {
-    return readStopAllAt(this.ws.path(PATHS.stopAll));
+  async read(): Promise<StopAllRead> {
+    return readStopAllAtSync(this.ws.path(PATHS.stopAll));
   }
 
   async write(status: StopStatus, reason?: string, by = 'loop-guardian'): Promise<StopState> {

@@ -1,8 +1,8 @@
-import { mkdirSync, readlinkSync, realpathSync, renameSync, statSync, type Stats } from 'node:fs';
+import { mkdirSync, readlinkSync, realpathSync, renameSync } from 'node:fs';
 import { dirname, join, relative as relativePath, resolve as resolvePath, sep } from 'node:path';
 import { writeFileAtomic } from './atomicFile';
 import { isWithin, WorkspaceEscapeError } from './containment';
-import { appendToRegularFile } from './regularFile';
+import { appendToRegularFile, statOrUndefined } from './regularFile';
 
 export { isWithin, WorkspaceEscapeError };
 
@@ -130,13 +130,6 @@ export class Workspace {
   }
 }
 
-function statOrUndefined(file: string): Stats | undefined {
-  try {
-    return statSync(file);
-  } catch {
-    return undefined;
-  }
-}
 
 function readLinkOrUndefined(file: string): string | undefined {
   try {

@@ -78,7 +78,7 @@ export async function replayCommand(ctx: CommandContext, file: string | undefine
  * A non-blank input from which not one event came is never a silent success: what was read, as
  * what, what that format expects, and what to try.
  */
-export function nothingRead(file: string, format: string, result: ReplayResult): string | undefined {
+function nothingRead(file: string, format: string, result: ReplayResult): string | undefined {
   if (result.events > 0 || result.blank) return undefined;
   const how = format === 'auto' ? `recognised as ${result.format}` : `read as --format ${result.format}`;
   const skips = result.skipped > 0 ? `${result.skipped} record(s) skipped (${result.skippedKinds.slice(0, 3).map((k) => `${k.count} with ${k.field}: ${k.reason}`).join('; ')})` : 'no record skipped';
