@@ -1,4 +1,4 @@
-import { callTimeMs, type SettledCall } from '../calls';
+import { callTimeMs, sameCall, type SettledCall } from '../calls';
 import { sayCall } from '../plainWords';
 import { clip } from '../canonical';
 import { adviceForCall } from '../advice';
@@ -9,12 +9,9 @@ import type { EventRef } from '../events';
 import { pushEvidence } from '../finding';
 import { episodeId, whoOf } from './common';
 
-/** One failure signature's failures. Its episode is named when first reported: most never are. */
+/** One failure signature's failures of one error kind. Its episode is named when first reported: most never are. */
 interface Failures {
   readonly kind: ErrorKind;
-  /** The first failing call's. */
-  readonly tool: string;
-  readonly args: string;
   readonly start: EventRef;
   count: number;
   firstTs?: number;
@@ -24,45 +21,73 @@ interface Failures {
 }
 
 /**
- * A session's failing signatures, each with its failures by error kind (in the order the kinds
- * first failed), least recently failed first; and how many of them share each signature hash, so
- * that a success looks its signature up only when a call of the same hash failed (most never did).
+ * A failing signature: its first failing call (which names it), its failures by error kind (in
+ * the order the kinds first failed), and the next signature of the same hash (there is none but
+ * when two signatures' hashes collide).
+ */
+interface Signature {
+  readonly call: SettledCall;
+  readonly kinds: Failures[];
+  next?: Signature;
+}
+
+/**
+ * A session's failing signatures by their hash, least recently failed first. A call is looked up by
+ * its hash, and its text is written only to confirm an equal hash (a repeated failure): the many
+ * calls that fail once never have theirs written. Signatures whose hashes collide share their
+ * place in the order, at the latest failure of either.
  */
 class SessionFailures {
-  /** Each signature's failures, with its hash. */
-  private readonly bySignature = new Map<string, { readonly hash: number; readonly kinds: Failures[] }>();
-  private readonly hashes = new Map<number, number>();
+  private readonly byHash = new Map<number, Signature>();
+  size = 0;
 
-  get size(): number {
-    return this.bySignature.size;
+  get(c: SettledCall): Signature | undefined {
+    for (let s = this.byHash.get(c.signatureHash); s !== undefined; s = s.next) if (sameCall(s.call, c)) return s;
+    return undefined;
   }
 
-  get(c: SettledCall): Failures[] | undefined {
-    return this.hashes.has(c.signatureHash) ? this.bySignature.get(c.signature)?.kinds : undefined;
-  }
-
-  /** Sets the signature's failures, as the most recent. */
-  setLatest(c: SettledCall, kinds: Failures[]): void {
-    const entry = { hash: c.signatureHash, kinds };
-    if (this.bySignature.delete(c.signature)) this.bySignature.set(c.signature, entry);
-    else {
-      this.bySignature.set(c.signature, entry);
-      this.hashes.set(c.signatureHash, (this.hashes.get(c.signatureHash) ?? 0) + 1);
+  /** The call's signature, now the most recently failed: found, or added with no failures yet. */
+  failed(c: SettledCall): Signature {
+    const hash = c.signatureHash;
+    const head = this.byHash.get(hash);
+    let found = this.get(c);
+    let first = head;
+    if (found === undefined) {
+      found = { call: c, kinds: [] };
+      if (head !== undefined) found.next = head;
+      first = found;
+      this.size++;
     }
+    // Set again at the end: the map stays ordered by last failure, so pruning stops early.
+    if (head !== undefined) this.byHash.delete(hash);
+    this.byHash.set(hash, first as Signature);
+    return found;
   }
 
-  delete(signature: string): void {
-    const entry = this.bySignature.get(signature);
-    if (entry === undefined) return;
-    this.bySignature.delete(signature);
-    const n = (this.hashes.get(entry.hash) ?? 1) - 1;
-    if (n > 0) this.hashes.set(entry.hash, n);
-    else this.hashes.delete(entry.hash);
+  delete(signature: Signature): void {
+    const hash = signature.call.signatureHash;
+    const head = this.byHash.get(hash);
+    if (head === undefined) return;
+    if (head === signature) {
+      if (signature.next === undefined) this.byHash.delete(hash);
+      else this.byHash.set(hash, signature.next);
+    } else {
+      let s = head;
+      while (s.next !== undefined && s.next !== signature) s = s.next;
+      if (s.next !== signature) return;
+      s.next = signature.next;
+    }
+    this.size--;
   }
 
-  /** Each signature and its failures, least recently failed first. */
-  entries(): IterableIterator<[string, { readonly kinds: Failures[] }]> {
-    return this.bySignature.entries();
+  /** The signatures of the least recently failed hash. */
+  oldest(): Signature | undefined {
+    return this.byHash.values().next().value;
+  }
+
+  /** The hashes' signatures, least recently failed first. */
+  values(): IterableIterator<Signature> {
+    return this.byHash.values();
   }
 }
 
@@ -87,7 +112,7 @@ export class FailingCallDetector implements Detector {
       const cleared = s?.get(c);
       if (cleared) {
         resolveAll(cleared, sink);
-        s?.delete(c.signature);
+        s?.delete(cleared);
       }
       return;
     }
@@ -97,19 +122,17 @@ export class FailingCallDetector implements Detector {
     if (ts !== undefined) prune(s, ts - cfg.windowMinutes * 60_000, sink);
     const kind: ErrorKind = c.outcome.errorKind;
     const family = FAMILY_OF[kind];
-    const kinds = s.get(c) ?? [];
-    // Re-inserted at the end: the map stays ordered by last failure, so pruning stops early.
-    s.setLatest(c, kinds);
+    const signature = s.failed(c);
     if (s.size > MAX_SIGNATURES) {
-      const [oldest, dropped] = s.entries().next().value as [string, { readonly kinds: Failures[] }];
-      resolveAll(dropped.kinds, sink);
+      const oldest = s.oldest() as Signature;
+      resolveAll(oldest, sink);
       s.delete(oldest);
     }
     let f: Failures | undefined;
-    for (const k of kinds) if (k.kind === kind) f = k;
+    for (const k of signature.kinds) if (k.kind === kind) f = k;
     if (!f) {
-      f = { kind, tool: c.tool, args: c.args, start: c.ref, count: 0, refs: [] };
-      kinds.push(f);
+      f = { kind, start: c.ref, count: 0, refs: [] };
+      signature.kinds.push(f);
     }
     f.count++;
     if (ts !== undefined) {
@@ -122,10 +145,11 @@ export class FailingCallDetector implements Detector {
     const trips = budget + 1;
     if (f.count < trips) return;
     const failures = f;
+    const first = signature.call;
     const episode = (f.episode ??= episodeId(this.signal, `${c.session}|${c.signature}|${kind}`, f.start));
     sink.report({ episode, action: 'halt', count: f.count, evidence: f.refs }, () => {
       // Said in words only when a finding is made, as the other repetition signals do.
-      const call = sayCall(failures.tool, failures.args);
+      const call = sayCall(first.tool, first.args);
       return {
         signal: this.signal,
         action: 'halt',
@@ -166,18 +190,32 @@ function failedWords(count: number, family: ErrorFamily, kind: ErrorKind, budget
   return `failed ${times(count)} with the same error`;
 }
 
-/** Drops signatures whose last failure is older than `before`, oldest first, stopping at the first recent one. */
+/**
+ * Drops signatures whose last failure is older than `before`, oldest first, stopping at the first
+ * recent one (signatures that share a hash are dropped one by one, and stop it as one).
+ */
 function prune(s: SessionFailures, before: number, sink: FindingSink): void {
-  for (const [sig, { kinds }] of s.entries()) {
-    let last = -Infinity;
-    for (const f of kinds) last = Math.max(last, f.lastTs ?? Infinity);
-    if (last >= before) return;
-    resolveAll(kinds, sink);
-    s.delete(sig);
+  for (let head = s.oldest(); head !== undefined; head = s.oldest()) {
+    let recent = false;
+    for (let sig: Signature | undefined = head; sig !== undefined; sig = sig.next) {
+      if (lastFailure(sig) >= before) recent = true;
+      else {
+        resolveAll(sig, sink);
+        s.delete(sig);
+      }
+    }
+    if (recent) return;
   }
 }
 
-/** Resolves the failures' episodes: those reported (named) only, the others were never raised. */
-function resolveAll(kinds: readonly Failures[], sink: FindingSink): void {
-  for (const f of kinds) if (f.episode !== undefined) sink.resolve(f.episode);
+/** When the signature last failed (a failure without a time counts as now). */
+function lastFailure(sig: Signature): number {
+  let last = -Infinity;
+  for (const f of sig.kinds) last = Math.max(last, f.lastTs ?? Infinity);
+  return last;
+}
+
+/** Resolves the signature's episodes: those reported (named) only, the others were never raised. */
+function resolveAll(sig: Signature, sink: FindingSink): void {
+  for (const f of sig.kinds) if (f.episode !== undefined) sink.resolve(f.episode);
 }

@@ -1,4 +1,6 @@
 import * as assert from 'node:assert/strict';
+import { Canonicalizer } from '../../../src/core/canonical';
+import { reduceHash } from '../../../src/core/calls';
 import { config, only, run, times } from '../helpers';
 
 const call = (error: string, extra: Record<string, unknown> = {}) => ({ type: 'tool', session: 's', tool: 'read_file', args: { path: 'missing.txt' }, error, ...extra });
@@ -52,5 +54,40 @@ describe('failing-call (seed 004)', () => {
     assert.equal(found.length, 1);
     assert.equal(found[0]?.details?.first_ts, '2026-01-01T10:00:00.000Z');
     assert.equal(found[0]?.details?.last_ts, '2026-01-01T10:02:00.000Z');
+  });
+
+  describe('two calls whose signature hashes collide', () => {
+    // Found by trying paths src/f0.ts, src/f1.ts…: different calls, one hash (checked below).
+    const a = { path: 'src/f34004.ts' };
+    const b = { path: 'src/f41493.ts' };
+    const fail = (args: object, error = 'ENOENT: no such file or directory') => ({ type: 'tool', session: 's', tool: 'read_file', args, error });
+
+    it('have the same hash', () => {
+      const canon = new Canonicalizer(config().volatileKeys, config().volatileArgs);
+      assert.equal(reduceHash(canon.signatureHash('read_file', a)), reduceHash(canon.signatureHash('read_file', b)));
+    });
+
+    it('are kept apart: one failure each is no loop; each trips on its own second failure', () => {
+      assert.deepEqual(only(run([fail(a), fail(b)]).findings, 'failing-call'), []);
+      const found = only(run([fail(a), fail(b), fail(b), fail(a)]).findings, 'failing-call');
+      assert.deepEqual(found.map((f) => [f.details?.args, f.count, f.evidence]), [
+        ['{"path":"src/f41493.ts"}', 2, [{ file: 'log.jsonl', event: 2, line: 2 }, { file: 'log.jsonl', event: 3, line: 3 }]],
+        ['{"path":"src/f34004.ts"}', 2, [{ file: 'log.jsonl', event: 1, line: 1 }, { file: 'log.jsonl', event: 4, line: 4 }]],
+      ]);
+    });
+
+    it('a success of one clears its failures only', () => {
+      const ok = { type: 'tool', session: 's', tool: 'read_file', args: a, ok: true, output: 'found' };
+      const found = only(run([fail(a), fail(b), ok, fail(a), fail(b)]).findings, 'failing-call');
+      assert.deepEqual(found.map((f) => f.details?.args), ['{"path":"src/f41493.ts"}']);
+    });
+
+    it('are pruned one by one when their failures are older than the window', () => {
+      const at = (args: object, ts: string) => ({ ...fail(args), ts });
+      // b failed at 10:00 only, a at 10:00 and 11:30: at 12:30 b's failure is past the window, a's is not.
+      const events = [at(a, '2026-01-01T10:00:00Z'), at(b, '2026-01-01T10:00:01Z'), at(a, '2026-01-01T11:30:00Z'), at(b, '2026-01-01T12:30:00Z')];
+      const found = only(run(events).findings, 'failing-call');
+      assert.deepEqual(found.map((f) => [f.details?.args, f.count]), [['{"path":"src/f34004.ts"}', 2]]);
+    });
   });
 });
