@@ -104,6 +104,54 @@ export const MAX_SESSIONS = 10_000;
 export const MAX_ACTIVE = 2_000;
 
 /**
+ * The active findings by episode, in the order they were raised, within MAX_ACTIVE (the one raised
+ * first goes); each session's episodes indexed, so that a session's turn ending or the session
+ * being forgotten looks at its own findings only.
+ */
+class ActiveFindings {
+  private readonly byEpisode = new Map<string, ActiveEpisode>();
+  private readonly bySession = new Map<string, Set<string>>();
+
+  get(episode: string): ActiveEpisode | undefined {
+    return this.byEpisode.get(episode);
+  }
+
+  /** A new episode is added last; a known one keeps its place. */
+  set(episode: string, a: ActiveEpisode): void {
+    const known = this.byEpisode.get(episode);
+    if (known !== undefined && known.finding.session !== a.finding.session) this.delete(episode);
+    this.byEpisode.set(episode, a);
+    let episodes = this.bySession.get(a.finding.session);
+    if (episodes === undefined) this.bySession.set(a.finding.session, (episodes = new Set()));
+    episodes.add(episode);
+    if (this.byEpisode.size > MAX_ACTIVE) this.delete(this.byEpisode.keys().next().value as string);
+  }
+
+  delete(episode: string): void {
+    const a = this.byEpisode.get(episode);
+    if (a === undefined) return;
+    this.byEpisode.delete(episode);
+    const episodes = this.bySession.get(a.finding.session);
+    episodes?.delete(episode);
+    if (episodes?.size === 0) this.bySession.delete(a.finding.session);
+  }
+
+  /** The session's episodes (those `which` picks, by default all). */
+  deleteSession(session: string, which?: (a: ActiveEpisode) => boolean): void {
+    const episodes = this.bySession.get(session);
+    if (episodes === undefined) return;
+    for (const episode of episodes) {
+      const a = this.byEpisode.get(episode) as ActiveEpisode;
+      if (which === undefined || which(a)) this.delete(episode);
+    }
+  }
+
+  values(): IterableIterator<ActiveEpisode> {
+    return this.byEpisode.values();
+  }
+}
+
+/**
  * Events in, findings out. Routes each event to every enabled detector, pairs calls with their
  * results, restarts a session's counters at a `user` event (but those of the signals that span
  * turns), and keeps the active findings.
@@ -118,7 +166,7 @@ export class Engine {
   private readonly sessions = new Map<string, SessionState>();
   private readonly queues = new Map<string, QueuedCall[]>();
   private readonly waiting = new Map<string, QueuedCall>();
-  private readonly activeFindings = new Map<string, ActiveEpisode>();
+  private readonly activeFindings = new ActiveFindings();
   private emitted: Finding[] = [];
   private readonly exempt: ReadonlySet<string>;
   /** The signals whose patterns span the person's turns: a `user` event does not end their findings. */
@@ -178,9 +226,7 @@ export class Engine {
         this.release(session, true);
         const state = this.sessionState(session);
         for (const d of this.detectors) if (!d.spansTurns) d.endSession(state);
-        for (const [episode, a] of this.activeFindings) {
-          if (a.finding.session === session && !this.spanning.has(a.finding.signal)) this.activeFindings.delete(episode);
-        }
+        this.activeFindings.deleteSession(session, (a) => !this.spanning.has(a.finding.signal));
         break;
       }
       default: {
@@ -228,7 +274,7 @@ export class Engine {
     this.sessions.delete(session);
     for (const queued of this.queues.get(session) ?? []) if (queued.id !== undefined) this.waiting.delete(waitKey(session, queued.id));
     this.queues.delete(session);
-    for (const [episode, a] of this.activeFindings) if (a.finding.session === session) this.activeFindings.delete(episode);
+    this.activeFindings.deleteSession(session);
   }
 
   private onTool(e: ToolEvent, ref: EventRef, state: SessionState): void {
@@ -313,7 +359,6 @@ export class Engine {
     if (!before || severity(state.action) > severity(before.finding.action)) {
       const finding = make();
       this.activeFindings.set(state.episode, { finding, state });
-      if (this.activeFindings.size > MAX_ACTIVE) this.activeFindings.delete(this.activeFindings.keys().next().value as string);
       this.emitted.push(finding);
     } else {
       before.state = state;

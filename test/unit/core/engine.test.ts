@@ -45,6 +45,17 @@ describe('engine', () => {
     assert.equal(engine.active().length, 0);
   });
 
+  it('a user message ends that session\'s findings only, and not those of the signals that span turns', () => {
+    const loop = (session: string) => times(3, () => ({ type: 'tool', session, tool: 'ls', args: {} }));
+    // Three model requests of session s failing the same way after its loop: a storm, which spans turns.
+    const storm = times(3, () => ({ type: 'api_error', session: 's', status: 400, error: 'messages.3: tool_use ids were found without tool_result blocks' }));
+    const before = run([...loop('t'), ...loop('s'), ...storm]).engine.active().map((f) => `${f.session} ${f.signal}`).sort();
+    assert.deepEqual(before, ['s api-error-storm', 's identical-calls', 't identical-calls']);
+    const { engine } = run([...loop('t'), ...loop('s'), ...storm, { type: 'user', session: 's', text: 'stop that' }]);
+    const left = engine.active().map((f) => `${f.session} ${f.signal}`).sort();
+    assert.deepEqual(left, ['s api-error-storm', 't identical-calls']);
+  });
+
   it('lists active findings most severe first', () => {
     const events = [
       ...times(3, (i) => ({ type: 'tool', session: 'a', tool: 'poll', args: {}, ok: true, output: `${i}` })),
