@@ -166,10 +166,10 @@ async function phasePeer(file: string): Promise<Record<string, number>> {
  * counts come from the summary it writes on stderr; its clock and peak memory from
  * bench/phaseClock.ts, which it is started with (`--require`): the same report as the other phases.
  */
-function runOurs(file: string): PhaseReport & { wall: number } {
+function runOurs(file: string, config?: string): PhaseReport & { wall: number } {
   const reportFile = path.join(os.tmpdir(), `lg-bench-ours-${process.pid}-${Date.now()}.json`);
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, ['--require', CLOCK, CLI, 'replay', file, '--format', 'events', '--jsonl'], {
+  const r = spawnSync(process.execPath, ['--require', CLOCK, CLI, 'replay', file, '--format', 'events', '--jsonl', ...(config !== undefined ? ['--config', config] : [])], {
     cwd: path.dirname(file),
     env: { ...process.env, BENCH_CLOCK_REPORT: reportFile },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -295,8 +295,8 @@ async function child(phase: string, arg: string): Promise<void> {
 }
 
 /** Runs a phase in a process of its own: its report, and the whole process's wall time. */
-function runPhase(phase: string, arg: string): PhaseReport & { wall: number } {
-  if (phase === 'ours') return runOurs(arg);
+function runPhase(phase: string, arg: string, config?: string): PhaseReport & { wall: number } {
+  if (phase === 'ours') return runOurs(arg, config);
   const t0 = process.hrtime.bigint();
   const r = spawnSync(process.execPath, [__filename, '--phase', phase, arg], { encoding: 'utf8', maxBuffer: 1 << 20 });
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
@@ -341,12 +341,18 @@ async function mainBench(): Promise<void> {
     const peerProblem = installPeer();
     console.log(`\nthroughput: ${gen.lines.toLocaleString('en')} events, ${(gen.bytes / 1e6).toFixed(1)} MB; median of ${RUNS} runs, each a process of its own`);
     type Run = PhaseReport & { wall: number };
-    const runs = { floor: [] as Run[], peer: [] as Run[], ours: [] as Run[] };
-    // Interleaved, so that a busy spell of the machine falls on all three alike.
+    // Ours again with every signal turned off: what reading, validating and pairing the calls cost
+    // before any signal looks at them (the part of ours no signal's speed can take away).
+    const { defaultConfig } = await import('../src/core/config');
+    const signalsOff = path.join(dir, 'signals-off.json');
+    await fs.writeFile(signalsOff, JSON.stringify({ signals: Object.fromEntries(Object.keys(defaultConfig().signals).map((id) => [id, { enabled: false }])) }));
+    const runs = { floor: [] as Run[], peer: [] as Run[], ours: [] as Run[], bare: [] as Run[] };
+    // Interleaved, so that a busy spell of the machine falls on all of them alike.
     for (let i = 0; i < RUNS; i++) {
       runs.floor.push(runPhase('floor', file));
       if (peerProblem === undefined) runs.peer.push(runPhase('peer', file));
       runs.ours.push(runPhase('ours', file));
+      runs.bare.push(runPhase('ours', file, signalsOff));
     }
     const m = (phase: keyof typeof runs, key: string) => median(runs[phase].map((r) => r[key] as number));
     const line = (phase: keyof typeof runs) =>
@@ -357,6 +363,8 @@ async function mainBench(): Promise<void> {
       rows.push(['  of which its import, and detection alone', `${s(m('peer', 'importSeconds'))}; ${rate(gen.lines, m('peer', 'detectSeconds'))}`]);
     } else rows.push(['peer', `not measured: ${peerProblem}`]);
     rows.push(['ours: read + parse + validate + every signal + findings out', `${line('ours')}; ${m('ours', 'findings')} findings`]);
+    rows.push(['ours with every signal off (no finding)', `${line('bare')}; ${m('bare', 'findings')} findings`]);
+    rows.push(['  so the signals take', `${s(m('ours', 'wall') - m('bare', 'wall'))} of ours`]);
     rows.push(['ours / floor (whole process; reading alone)', `${(m('floor', 'wall') / m('ours', 'wall')).toFixed(2)}; ${(m('floor', 'seconds') / m('ours', 'seconds')).toFixed(2)}`]);
     if (peerProblem === undefined) rows.push(['ours / peer (whole process; detection alone)', `${(m('peer', 'wall') / m('ours', 'wall')).toFixed(2)}; ${(m('peer', 'detectSeconds') / m('ours', 'seconds')).toFixed(2)}`]);
     print(rows);
