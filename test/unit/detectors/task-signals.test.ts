@@ -44,6 +44,19 @@ describe('oscillation (seed 002)', () => {
     const events = ['TODO', 'IN_PROGRESS', 'IN_PROGRESS', 'REVIEW', 'IN_PROGRESS', 'REVIEW', 'DONE'].map(status);
     assert.equal(only(run(events).findings, 'oscillation').length, 0);
   });
+
+  it('evidence and path start at the task\'s first status; case does not make a status new', () => {
+    const found = only(run(['open', 'REVIEW', 'Open', 'review', 'OPEN'].map(status)).findings, 'oscillation');
+    assert.deepEqual(found.map((f) => [f.count, f.evidence.map((r) => r.line)]), [[3, [1, 2, 3, 4, 5]]]);
+    assert.match(found[0]?.message ?? '', /\(OPEN → REVIEW → OPEN → REVIEW → OPEN\)/);
+  });
+
+  it('a task of endless new statuses keeps counting the latest 64: memory stays bounded, and a loop among them is still found', () => {
+    const many = Array.from({ length: 5_000 }, (_, i) => `S${i}`);
+    const events = [...many, 'A', 'B', 'A', 'B', 'A'].map(status);
+    const found = only(run(events).findings, 'oscillation');
+    assert.deepEqual(found.map((f) => [f.count, f.at.line]), [[3, 5_005]]);
+  });
 });
 
 describe('stuck-tier (seed 003)', () => {
