@@ -32,13 +32,13 @@ export function errorType(text: string): string | undefined {
   return /^(error|exception)$/i.test(m[1]) ? undefined : m[1];
 }
 
-function words(text: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const w of text.toLowerCase().split(/[^a-z0-9_]+/)) {
-    if (w.length === 0) continue;
-    counts.set(w, (counts.get(w) ?? 0) + 1);
-  }
-  return counts;
+/** The text's words, lower-cased, sorted (a multiset: a word said twice is there twice). */
+function words(text: string): string[] {
+  const list = text.toLowerCase().split(/[^a-z0-9_]+/);
+  let n = 0;
+  for (const w of list) if (w.length > 0) list[n++] = w;
+  list.length = n;
+  return list.sort();
 }
 
 /** Dice coefficient over word multisets, 0..1. */
@@ -53,8 +53,7 @@ export function wordOverlap(a: string, b: string): number {
 export class ErrorText {
   private normalized: string | undefined;
   private typeName: string | null | undefined;
-  private wordCounts: Map<string, number> | undefined;
-  private wordTotal = 0;
+  private wordList: string[] | undefined;
 
   constructor(private readonly raw: string) {}
 
@@ -70,22 +69,35 @@ export class ErrorText {
     return this.typeName ?? undefined;
   }
 
-  words(): { counts: Map<string, number>; total: number } {
-    if (!this.wordCounts) {
-      this.wordCounts = words(this.text);
-      for (const n of this.wordCounts.values()) this.wordTotal += n;
-    }
-    return { counts: this.wordCounts, total: this.wordTotal };
+  /** Its words, sorted (see `words`). */
+  words(): readonly string[] {
+    return (this.wordList ??= words(this.text));
   }
 }
 
+/**
+ * The Dice coefficient of two texts' word multisets: twice the words they share (a word counted as
+ * often as the text that says it less often says it) over all their words; found by walking both
+ * sorted lists together.
+ */
 function overlapOf(a: ErrorText, b: ErrorText): number {
   const wa = a.words();
   const wb = b.words();
-  if (wa.total + wb.total === 0) return 0;
+  if (wa.length + wb.length === 0) return 0;
   let common = 0;
-  for (const [w, n] of wb.counts) common += Math.min(n, wa.counts.get(w) ?? 0);
-  return (2 * common) / (wa.total + wb.total);
+  let i = 0;
+  let j = 0;
+  while (i < wa.length && j < wb.length) {
+    const x = wa[i] as string;
+    const y = wb[j] as string;
+    if (x === y) {
+      common++;
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+  }
+  return (2 * common) / (wa.length + wb.length);
 }
 
 /** The first rule by which `a` and `b` are the same error, or undefined. */

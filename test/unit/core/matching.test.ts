@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { Canonicalizer, hashText } from '../../../src/core/canonical';
 import { classifyError, FAMILY_OF } from '../../../src/core/errorClass';
 import { errorType, sameError, wordOverlap } from '../../../src/core/errorMatch';
@@ -50,6 +51,25 @@ describe('error matching (seed 003)', () => {
     assert.ok(wordOverlap('lint error on line 45 in a.ts', 'lint error on line 48 in a.ts') >= 0.8);
     assert.equal(sameError('lint: error on line 45 in a.ts', 'lint: error on line 48 in a.ts'), 'overlap');
     assert.equal(sameError('cannot connect to database', 'unexpected token in JSON'), undefined);
+  });
+
+  it('property: word overlap is the Dice coefficient of the word multisets (counted with maps, as seed 003 defines it)', () => {
+    const dice = (a: string, b: string): number => {
+      const count = (t: string) => {
+        const m = new Map<string, number>();
+        for (const w of t.toLowerCase().split(/[^a-z0-9_]+/)) if (w) m.set(w, (m.get(w) ?? 0) + 1);
+        return m;
+      };
+      const ca = count(a);
+      const cb = count(b);
+      const total = [...ca.values(), ...cb.values()].reduce((x, y) => x + y, 0);
+      let common = 0;
+      for (const [w, n] of cb) common += Math.min(n, ca.get(w) ?? 0);
+      return total === 0 ? 0 : (2 * common) / total;
+    };
+    // Texts of few distinct words, so that they share some, repeat some, and differ in case and separators.
+    const text = fc.array(fc.tuple(fc.constantFrom('Error', 'error', 'ENOENT', 'file', 'a_b', 'x1', 'Ünïcode', 'İstanbul', 'line', '45'), fc.constantFrom(' ', ': ', '/', '\n', '--', 'é')), { maxLength: 20 }).map((parts) => parts.map(([w, sep]) => w + sep).join(''));
+    fc.assert(fc.property(text, text, (a, b) => assert.equal(wordOverlap(a, b), dice(a, b))), { numRuns: 2000 });
   });
 
   it('never matches empty texts', () => {
