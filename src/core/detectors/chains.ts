@@ -5,12 +5,25 @@ import { clear, episodeId } from './common';
 
 /** A run of consecutive events that are "the same" by a detector's measure. */
 export class Chain<K> {
-  count = 0;
-  readonly refs: EventRef[] = [];
+  count = 1;
+  /** Made with the run's first event in it: a run that ends there holds a list of one. */
+  readonly refs: EventRef[];
   private id: string | undefined;
 
-  /** `key`: what the run repeats (the latest one, where sameness is fuzzy). */
-  constructor(public key: K, private readonly signal: string, private readonly slot: string, private start: EventRef) {}
+  /**
+   * `key`: what the run repeats (the latest one, where sameness is fuzzy). `session` and `slot`
+   * are named in the episode id (by `name`) only when it is first asked for.
+   */
+  constructor(
+    public key: K,
+    private readonly signal: string,
+    private readonly name: SlotName,
+    private readonly session: string,
+    private readonly slot: string,
+    private start: EventRef,
+  ) {
+    this.refs = [start];
+  }
 
   /** The event the run started at: a new run starts at another. */
   get started(): EventRef {
@@ -19,7 +32,7 @@ export class Chain<K> {
 
   /** Named when first asked for: most runs end at their first event, unreported. */
   get episode(): string {
-    return (this.id ??= episodeId(this.signal, this.slot, this.start));
+    return (this.id ??= episodeId(this.signal, this.name(this.session, this.slot), this.start));
   }
 
   /** Whether the episode was ever named: one that was not was never reported, so there is nothing to resolve. */
@@ -27,11 +40,12 @@ export class Chain<K> {
     return this.id !== undefined;
   }
 
-  /** Starts a new run in this object: only for a run never named (nothing but its slot holds it). */
+  /** Starts a new run at `start` in this object: only for a run never named (nothing but its slot holds it). */
   restart(key: K, start: EventRef): void {
     this.key = key;
-    this.count = 0;
+    this.count = 1;
     clear(this.refs);
+    this.refs.push(start);
     this.start = start;
   }
 }
@@ -44,7 +58,7 @@ type SlotName = (session: string, key: string) => string;
 
 /** How runs grow, whichever way their slots are kept. */
 abstract class Runs<K> {
-  /** `name` is called only when a run is first kept, not on every event. */
+  /** `name` is called only when a run's episode is first named, not on every event. */
   constructor(
     protected readonly signal: string,
     protected readonly same: (a: K, b: K) => boolean = (a, b) => a === b,
@@ -55,16 +69,17 @@ abstract class Runs<K> {
   protected grow(chain: Chain<K> | undefined, session: string, slot: string, key: K, ref: EventRef, sink: FindingSink): Chain<K> {
     if (chain && this.same(chain.key, key)) {
       chain.key = key;
-    } else if (chain && !chain.named) {
+      chain.count++;
+      pushEvidence(chain.refs, ref);
+      return chain;
+    }
+    if (chain && !chain.named) {
       // Most runs end unreported at their first event: the next one reuses the object.
       chain.restart(key, ref);
-    } else {
-      if (chain) sink.resolve(chain.episode);
-      chain = new Chain(key, this.signal, this.name(session, slot), ref);
+      return chain;
     }
-    chain.count++;
-    pushEvidence(chain.refs, ref);
-    return chain;
+    if (chain) sink.resolve(chain.episode);
+    return new Chain(key, this.signal, this.name, session, slot, ref);
   }
 }
 

@@ -130,16 +130,18 @@ export class FailingCallDetector implements Detector {
     }
     let f: Failures | undefined;
     for (const k of signature.kinds) if (k.kind === kind) f = k;
-    if (!f) {
-      f = { kind, start: c.ref, count: 0, refs: [] };
+    if (f) {
+      f.count++;
+      pushEvidence(f.refs, c.ref);
+    } else {
+      // Its evidence a list of one: most signatures never fail again.
+      f = { kind, start: c.ref, count: 1, refs: [c.ref] };
       signature.kinds.push(f);
     }
-    f.count++;
     if (ts !== undefined) {
       f.firstTs ??= ts;
       f.lastTs = ts;
     }
-    pushEvidence(f.refs, c.ref);
     const error = c.outcome.error;
     const budget = cfg.retries[family];
     const trips = budget + 1;
