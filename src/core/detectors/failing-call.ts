@@ -27,7 +27,8 @@ interface Failures {
  */
 interface Signature {
   readonly call: SettledCall;
-  readonly kinds: Failures[];
+  /** Made with its first failures in it (undefined only until then): most signatures fail once, with one kind. */
+  kinds: Failures[] | undefined;
   next?: Signature;
 }
 
@@ -53,7 +54,7 @@ class SessionFailures {
     let found = this.get(c);
     let first = head;
     if (found === undefined) {
-      found = { call: c, kinds: [] };
+      found = { call: c, kinds: undefined };
       if (head !== undefined) found.next = head;
       first = found;
       this.size++;
@@ -83,11 +84,6 @@ class SessionFailures {
   /** The signatures of the least recently failed hash. */
   oldest(): Signature | undefined {
     return this.byHash.values().next().value;
-  }
-
-  /** The hashes' signatures, least recently failed first. */
-  values(): IterableIterator<Signature> {
-    return this.byHash.values();
   }
 }
 
@@ -129,14 +125,15 @@ export class FailingCallDetector implements Detector {
       s.delete(oldest);
     }
     let f: Failures | undefined;
-    for (const k of signature.kinds) if (k.kind === kind) f = k;
+    for (const k of signature.kinds ?? []) if (k.kind === kind) f = k;
     if (f) {
       f.count++;
       pushEvidence(f.refs, c.ref);
     } else {
       // Its evidence a list of one: most signatures never fail again.
       f = { kind, start: c.ref, count: 1, refs: [c.ref] };
-      signature.kinds.push(f);
+      if (signature.kinds === undefined) signature.kinds = [f];
+      else signature.kinds.push(f);
     }
     if (ts !== undefined) {
       f.firstTs ??= ts;
@@ -213,11 +210,11 @@ function prune(s: SessionFailures, before: number, sink: FindingSink): void {
 /** When the signature last failed (a failure without a time counts as now). */
 function lastFailure(sig: Signature): number {
   let last = -Infinity;
-  for (const f of sig.kinds) last = Math.max(last, f.lastTs ?? Infinity);
+  for (const f of sig.kinds ?? []) last = Math.max(last, f.lastTs ?? Infinity);
   return last;
 }
 
 /** Resolves the signature's episodes: those reported (named) only, the others were never raised. */
 function resolveAll(sig: Signature, sink: FindingSink): void {
-  for (const f of sig.kinds) if (f.episode !== undefined) sink.resolve(f.episode);
+  for (const f of sig.kinds ?? []) if (f.episode !== undefined) sink.resolve(f.episode);
 }
