@@ -130,7 +130,6 @@ export class Workspace {
   }
 }
 
-
 function readLinkOrUndefined(file: string): string | undefined {
   try {
     return readlinkSync(file);

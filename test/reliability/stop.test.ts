@@ -24,7 +24,6 @@ function hook(ws: string, input: unknown, opts: { agent?: string; args?: string[
   return cli(args, { input: typeof input === 'string' ? input : JSON.stringify(input), cwd: opts.cwd ?? ws, timeoutMs: 15_000, ...(opts.env ? { env: opts.env } : {}) });
 }
 
-
 async function stoppedWorkspace(): Promise<string> {
   const ws = await tmpdir('lg-stop-');
   await write(ws, '.github/guardian/STOP_ALL', STOP);

@@ -27,8 +27,8 @@ interface Failures {
  */
 interface Signature {
   readonly call: SettledCall;
-  /** Made with its first failures in it (undefined only until then): most signatures fail once, with one kind. */
-  kinds: Failures[] | undefined;
+  /** Made with its first failures in it: most signatures fail once, with one kind. */
+  readonly kinds: Failures[];
   next?: Signature;
 }
 
@@ -47,22 +47,29 @@ class SessionFailures {
     return undefined;
   }
 
-  /** The call's signature, now the most recently failed: found, or added with no failures yet. */
-  failed(c: SettledCall): Signature {
+  /**
+   * The signature failed again: it becomes the most recent (set again at the end: the map stays
+   * ordered by last failure, so pruning stops early).
+   */
+  touch(signature: Signature): void {
+    const hash = signature.call.signatureHash;
+    const head = this.byHash.get(hash) as Signature;
+    this.byHash.delete(hash);
+    this.byHash.set(hash, head);
+  }
+
+  /** A new failing signature, the most recent, with its first failures. */
+  add(c: SettledCall, first: Failures): Signature {
     const hash = c.signatureHash;
     const head = this.byHash.get(hash);
-    let found = this.get(c);
-    let first = head;
-    if (found === undefined) {
-      found = { call: c, kinds: undefined };
-      if (head !== undefined) found.next = head;
-      first = found;
-      this.size++;
+    const signature: Signature = { call: c, kinds: [first] };
+    if (head !== undefined) {
+      signature.next = head;
+      this.byHash.delete(hash);
     }
-    // Set again at the end: the map stays ordered by last failure, so pruning stops early.
-    if (head !== undefined) this.byHash.delete(hash);
-    this.byHash.set(hash, first as Signature);
-    return found;
+    this.byHash.set(hash, signature);
+    this.size++;
+    return signature;
   }
 
   delete(signature: Signature): void {
@@ -118,22 +125,27 @@ export class FailingCallDetector implements Detector {
     if (ts !== undefined) prune(s, ts - cfg.windowMinutes * 60_000, sink);
     const kind: ErrorKind = c.outcome.errorKind;
     const family = FAMILY_OF[kind];
-    const signature = s.failed(c);
-    if (s.size > MAX_SIGNATURES) {
-      const oldest = s.oldest() as Signature;
-      resolveAll(oldest, sink);
-      s.delete(oldest);
-    }
+    let signature = s.get(c);
     let f: Failures | undefined;
-    for (const k of signature.kinds ?? []) if (k.kind === kind) f = k;
-    if (f) {
-      f.count++;
-      pushEvidence(f.refs, c.ref);
-    } else {
+    if (signature === undefined) {
       // Its evidence a list of one: most signatures never fail again.
       f = { kind, start: c.ref, count: 1, refs: [c.ref] };
-      if (signature.kinds === undefined) signature.kinds = [f];
-      else signature.kinds.push(f);
+      signature = s.add(c, f);
+      if (s.size > MAX_SIGNATURES) {
+        const oldest = s.oldest() as Signature;
+        resolveAll(oldest, sink);
+        s.delete(oldest);
+      }
+    } else {
+      s.touch(signature);
+      for (const k of signature.kinds) if (k.kind === kind) f = k;
+      if (f) {
+        f.count++;
+        pushEvidence(f.refs, c.ref);
+      } else {
+        f = { kind, start: c.ref, count: 1, refs: [c.ref] };
+        signature.kinds.push(f);
+      }
     }
     if (ts !== undefined) {
       f.firstTs ??= ts;
@@ -210,11 +222,11 @@ function prune(s: SessionFailures, before: number, sink: FindingSink): void {
 /** When the signature last failed (a failure without a time counts as now). */
 function lastFailure(sig: Signature): number {
   let last = -Infinity;
-  for (const f of sig.kinds ?? []) last = Math.max(last, f.lastTs ?? Infinity);
+  for (const f of sig.kinds) last = Math.max(last, f.lastTs ?? Infinity);
   return last;
 }
 
 /** Resolves the signature's episodes: those reported (named) only, the others were never raised. */
 function resolveAll(sig: Signature, sink: FindingSink): void {
-  for (const f of sig.kinds ?? []) if (f.episode !== undefined) sink.resolve(f.episode);
+  for (const f of sig.kinds) if (f.episode !== undefined) sink.resolve(f.episode);
 }
