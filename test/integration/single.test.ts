@@ -72,6 +72,30 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     assert.ok(diagnostics[0]?.severity === vscode.DiagnosticSeverity.Error && diagnostics[0]?.source === 'Loop Guardian');
   });
 
+  it('leaves the Problems panel alone while the log grows without changing the loop', async () => {
+    const uri = vscode.Uri.file(log).toString();
+    let problemChanges = 0;
+    let stateChanges = 0;
+    const watching = [
+      vscode.languages.onDidChangeDiagnostics((e) => {
+        if (e.uris.some((u) => u.toString() === uri)) problemChanges++;
+      }),
+      api.onDidChange(() => stateChanges++),
+    ];
+    try {
+      // Another session's ordinary work: every line changes the guardians' state, none the loop.
+      for (let i = 0; i < 3; i++) {
+        await append(log, [{ type: 'tool', session: 's9', tool: 'read_file', args: { path: `src/f${i}.ts` }, ok: true, output: `text ${i}` }]);
+        await waitFor(`line ${i + 1} read`, () => stateChanges > i);
+      }
+      await api.idle();
+      assert.equal(problemChanges, 0, 'the Problems entry was not set again');
+      assert.equal(vscode.languages.getDiagnostics(vscode.Uri.file(log)).length, 1, 'and is still there');
+    } finally {
+      for (const w of watching) w.dispose();
+    }
+  });
+
   it('notifies a loop once, and updates that notification in place while it grows', async () => {
     const first = await waitFor('a notification', () => api.notifications().length > 0 && api.notifications());
     assert.equal(first.length, 1, JSON.stringify(first));
