@@ -128,8 +128,7 @@ export class FailingCallDetector implements Detector {
     let signature = s.get(c);
     let f: Failures | undefined;
     if (signature === undefined) {
-      // Its evidence a list of one: most signatures never fail again.
-      f = { kind, start: c.ref, count: 1, refs: [c.ref] };
+      f = firstFailure(kind, c.ref);
       signature = s.add(c, f);
       if (s.size > MAX_SIGNATURES) {
         const oldest = s.oldest() as Signature;
@@ -143,7 +142,7 @@ export class FailingCallDetector implements Detector {
         f.count++;
         pushEvidence(f.refs, c.ref);
       } else {
-        f = { kind, start: c.ref, count: 1, refs: [c.ref] };
+        f = firstFailure(kind, c.ref);
         signature.kinds.push(f);
       }
     }
@@ -191,6 +190,11 @@ export class FailingCallDetector implements Detector {
   endSession(session: SessionState): void {
     this.sessions.delete(session.name);
   }
+}
+
+/** A kind's first failure, its evidence a list of one: most signatures never fail again. */
+function firstFailure(kind: ErrorKind, ref: EventRef): Failures {
+  return { kind, start: ref, count: 1, refs: [ref] };
 }
 
 /** Why the breaker tripped, in plain words: how often, and why retrying will not help. */
