@@ -17,6 +17,7 @@ import { PATHS, Workspace } from '../state/workspace';
 import { readToEnd } from '../watch/streamText';
 import type { PreviousTurn } from '../watch/transcriptTail';
 import { requireWithCodeCache } from './codeCache';
+import { readStdinByHandle } from './stdinHandle';
 import type * as HookReplay from './hookReplay';
 
 const HOOK_USAGE = `Usage: loop-guardian hook ${HOOKED_AGENTS.map((a) => a.id).join('|')} [--workspace DIR] [--deny-with json|exit2]
@@ -38,7 +39,8 @@ that reads only exit codes), 1 usage error (0 for agents that refuse a call whos
 `;
 
 export interface HookIo {
-  readStdin(): Promise<string>;
+  /** `streamOnly`: through Node's public stream, never through libuv's handle (cli/stdinHandle.ts). */
+  readStdin(opts?: { streamOnly?: boolean }): Promise<string>;
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
 }
@@ -196,7 +198,8 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
   const work = (async (): Promise<HookReply> => {
     let call: HookCall | { problem: string };
     try {
-      call = agent.hook.parse(JSON.parse(await io.readStdin()));
+      // A refusal known before stdin never depends on Node's internals (cli/stdinHandle.ts).
+      call = agent.hook.parse(JSON.parse(await io.readStdin({ streamOnly: earlyStop !== undefined && earlyStop.state.status !== 'CLEAR' })));
     } catch (err) {
       call = { problem: `stdin is not a hook call (${(err as Error).message})` };
     }
@@ -362,14 +365,19 @@ function after(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall & 
  * that is all of it, and no stream is loaded (its loading was a good part of the hook's time).
  * Otherwise (a pipe still open, a socket: the stdin of agents that run on Node) the rest through
  * the event loop, never by a blocking read on a worker thread, which would keep the process from
- * exiting: a stdin that never ends cannot hold the hook past its deadline.
+ * exiting: a stdin that never ends cannot hold the hook past its deadline. On the event loop
+ * through libuv's own handle where Node allows it (cli/stdinHandle.ts: no `net`, about 5 ms less),
+ * else, or with `streamOnly`, through `process.stdin`.
  */
-export function readStdin(): Promise<string> {
+export function readStdin({ streamOnly = false }: { streamOnly?: boolean } = {}): Promise<string> {
   let head: Buffer | undefined;
+  let polled = false;
   try {
     const st = fstatSync(0);
     if (st.isFile()) return Promise.resolve(readFileSync(0, 'utf8'));
+    polled = st.isSocket();
     if (st.isFIFO()) {
+      polled = true;
       const now = readPipeNow();
       if (now.ended) return Promise.resolve(now.bytes.toString('utf8'));
       head = now.bytes;
@@ -378,7 +386,8 @@ export function readStdin(): Promise<string> {
     if (err instanceof StdinTooLargeError) return Promise.reject(err);
     // No usable stdin descriptor, or the pipe cannot be opened again (no /proc): read as a stream below.
   }
-  return readToEnd(process.stdin, 'stdin', MAX_STDIN_BYTES, head);
+  const byHandle = polled && !streamOnly ? readStdinByHandle(MAX_STDIN_BYTES, () => new StdinTooLargeError(), head) : undefined;
+  return byHandle ?? readToEnd(process.stdin, 'stdin', MAX_STDIN_BYTES, head);
 }
 
 class StdinTooLargeError extends Error {

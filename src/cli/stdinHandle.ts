@@ -1,0 +1,148 @@
+/**
+ * stdin read through libuv's own pipe handle, without Node's `net` and stream modules.
+ *
+ * An agent that runs on Node (most of them, and every agent inside VS Code) gives its hook a UNIX
+ * socket as stdin: `child_process.spawn`'s `stdio: 'pipe'` is a socket pair
+ * (libuv's `uv_socketpair`). Node reads a socket only through `process.stdin`, a `net.Socket`, and
+ * loading `net` with the stream machinery and reading through it was about 5 ms of the hook's own
+ * work of 13 (issue 10). No public API reads a socket without them: it cannot be opened again
+ * through /proc (ENXIO), a blocking `readSync` would hold the hook past its deadline when stdin
+ * never ends, and a read on libuv's thread pool would keep the process from exiting.
+ *
+ * What `net.Socket` itself does underneath is small: a `Pipe` handle opened on fd 0 (libuv makes
+ * it non-blocking and polls it on the event loop), `readStart()`, and an `onread` callback that
+ * finds the count of bytes read (or the end, or an error) in a shared `Int32Array` and the bytes in
+ * the `ArrayBuffer` it is given. That is Node's internal stream contract
+ * (nodejs/node lib/internal/stream_base_commons.js, `onStreamRead`; lib/net.js, `Socket` with an
+ * `fd`), unchanged from Node 12 to 24 (checked here on 20.20, 21.7, 22.23, 23.11 and 24.21), reached through
+ * `process.binding`, whose `pipe_wrap`, `stream_wrap` and `uv` modules Node still allows.
+ *
+ * Because it is not public, it is used only on the Node majors it was checked on, every piece is
+ * checked before a byte is read, and anything unexpected before the first read means `undefined`:
+ * the caller reads `process.stdin` as before. Nothing is tried where `process.binding` would warn or
+ * throw (`--pending-deprecation`, `NODE_PENDING_DEPRECATION=1`, `--throw-deprecation`, a
+ * permission model), nor on Windows. The hook does not use it when STOP_ALL already says STOP or
+ * PAUSE: a decision that refuses never depends on it.
+ * Like the stream, it reads on the event loop: a stdin that never ends holds nothing but this read,
+ * and the hook's deadline still decides.
+ */
+
+interface PipeHandle {
+  open(fd: number): number;
+  readStart(): number;
+  readStop(): number;
+  close(callback?: () => void): void;
+  onread: (buffer?: ArrayBuffer) => void;
+}
+
+interface Internals {
+  readonly Pipe: new (type: number) => PipeHandle;
+  readonly SOCKET: number;
+  /** Where each read leaves its count of bytes (or a negative libuv code) and its offset. */
+  readonly state: Int32Array;
+  readonly bytesOrError: number;
+  readonly offset: number;
+  readonly EOF: number;
+}
+
+type Binding = (name: string) => Record<string, unknown>;
+
+/** Node's flags and environment that make `process.binding` warn or throw. */
+function bindingWouldComplain(execArgv: readonly string[], env: NodeJS.ProcessEnv): boolean {
+  const flags = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)];
+  if (flags.some((f) => /deprecation|permission/.test(f))) return true;
+  return env.NODE_PENDING_DEPRECATION !== undefined && env.NODE_PENDING_DEPRECATION !== '' && env.NODE_PENDING_DEPRECATION !== '0';
+}
+
+/**
+ * The Node majors the handle was checked on (the shapes below, and reading, ending and failing
+ * through it: test/unit/cli/stdinHandle.test.ts). A later major reads through the stream until it
+ * is checked too: a changed internal could abort the process (a native assertion) rather than
+ * throw, which no check here would catch.
+ */
+const CHECKED_MAJORS: ReadonlySet<number> = new Set([20, 21, 22, 23, 24]);
+
+/** The internals, each checked for the shape the contract above describes; undefined if any differs. */
+function internals(): Internals | undefined {
+  if (process.platform === 'win32' || bindingWouldComplain(process.execArgv, process.env)) return undefined;
+  if (!CHECKED_MAJORS.has(Number(process.versions.node.split('.')[0]))) return undefined;
+  const binding = (process as unknown as { binding?: Binding }).binding;
+  if (typeof binding !== 'function') return undefined;
+  try {
+    const pipeWrap = binding('pipe_wrap');
+    const streamWrap = binding('stream_wrap');
+    const uv = binding('uv');
+    const Pipe = pipeWrap.Pipe;
+    const constants = pipeWrap.constants as Record<string, unknown> | undefined;
+    const state = streamWrap.streamBaseState;
+    const { kReadBytesOrError: bytesOrError, kArrayBufferOffset: offset } = streamWrap;
+    const EOF = uv.UV_EOF;
+    if (typeof Pipe !== 'function' || typeof (Pipe.prototype as Partial<PipeHandle>).readStart !== 'function' || typeof (Pipe.prototype as Partial<PipeHandle>).open !== 'function') return undefined;
+    if (typeof constants?.SOCKET !== 'number' || !(state instanceof Int32Array)) return undefined;
+    if (!isIndexIn(bytesOrError, state) || !isIndexIn(offset, state) || bytesOrError === offset) return undefined;
+    if (typeof EOF !== 'number' || EOF >= 0) return undefined;
+    return { Pipe: Pipe as Internals['Pipe'], SOCKET: constants.SOCKET, state, bytesOrError, offset, EOF };
+  } catch {
+    return undefined;
+  }
+}
+
+function ignore(): void {}
+
+function isIndexIn(i: unknown, a: Int32Array): i is number {
+  return typeof i === 'number' && Number.isInteger(i) && i >= 0 && i < a.length;
+}
+
+/**
+ * fd 0's text to its end, at most `maxBytes` (past that, `tooLarge()` is the rejection), after
+ * `head` (bytes of it read before); or undefined, with nothing read, when the handle cannot be
+ * used: then the caller reads `process.stdin`.
+ */
+export function readStdinByHandle(maxBytes: number, tooLarge: () => Error, head?: Buffer): Promise<string> | undefined {
+  const node = internals();
+  if (node === undefined) return undefined;
+  let handle: PipeHandle | undefined;
+  try {
+    handle = new node.Pipe(node.SOCKET);
+    // Reads come on the event loop, never during these two calls: the callback can be set after.
+    if (handle.open(0) !== 0 || handle.readStart() !== 0) throw new Error('not opened');
+  } catch {
+    try {
+      handle?.close();
+    } catch {
+      // Nothing was read: process.stdin takes over.
+    }
+    return undefined;
+  }
+  const opened = handle;
+  return new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = head !== undefined && head.length > 0 ? [head] : [];
+    let total = head?.length ?? 0;
+    const end = (result: () => void) => {
+      // Never null: Node asserts that it is a function (a null here aborts the process).
+      opened.onread = ignore;
+      try {
+        opened.readStop();
+        opened.close();
+      } catch {
+        // Closing is tidiness only: the process exits after the decision anyway.
+      }
+      result();
+    };
+    opened.onread = (buffer) => {
+      const n = node.state[node.bytesOrError] as number;
+      if (n > 0) {
+        const at = node.state[node.offset] as number;
+        if (!(buffer instanceof ArrayBuffer) || at < 0 || at + n > buffer.byteLength) {
+          end(() => reject(new Error('stdin: a read gave no bytes where Node said it did')));
+          return;
+        }
+        // Copied: whether Node hands the buffer over or reuses it is not part of the contract checked above.
+        chunks.push(Buffer.from(new Uint8Array(buffer, at, n)));
+        total += n;
+        if (total > maxBytes) end(() => reject(tooLarge()));
+      } else if (n === node.EOF) end(() => resolve(Buffer.concat(chunks, total).toString('utf8')));
+      else if (n < 0) end(() => reject(new Error(`stdin: cannot read (libuv error ${n})`)));
+    };
+  });
+}
