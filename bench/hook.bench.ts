@@ -31,9 +31,15 @@ function timeViaPipe(args: string[], input: string, cwd: string): number {
   return time('sh', ['-c', 'printf %s "$P" | exec "$0" "$@"', process.execPath, ...args], '', cwd, { ...process.env, P: input });
 }
 
+/**
+ * The median, p90 and max of a series; with `bare`, its own work: the median of each run's time
+ * minus that of the bare start run just before it in the same round. This machine's speed comes
+ * in spells (a bare start took 80 ms in one minute and 120 in the next), and a difference of
+ * medians taken over both spells says more about the spells than about the hook.
+ */
 function summary(name: string, samples: number[], bare?: number[]): string {
   const s = [...samples].sort((a, b) => a - b);
-  const own = bare ? `   own work ${(quantile(s, 0.5) - median(bare)).toFixed(1)} ms` : '';
+  const own = bare ? `   own work ${median(samples.map((t, i) => t - (bare[i] as number))).toFixed(1)} ms` : '';
   return `${name.padEnd(40)} median ${quantile(s, 0.5).toFixed(1)} ms   p90 ${quantile(s, 0.9).toFixed(1)} ms   max ${(s[s.length - 1] as number).toFixed(1)} ms${own}`;
 }
 
