@@ -8,7 +8,7 @@ import { boundedArgs, boundedText, boundedValue } from '../core/redact';
 import type { StopState } from '../core/stopAll';
 import { HOOKED_AGENTS, hookedAgent, type HookedAgent } from '../agents/hooks';
 import { denyReply, postOutcome, type DenyStyle, type HookCall, type HookReply } from '../agents/hook';
-import { quickVerdict, stopGate, type GateVerdict } from '../core/verdict';
+import { mayRepeatIn, quickVerdict, stopGate, type GateVerdict } from '../core/verdict';
 import { LockTimeoutError } from '../state/atomicFile';
 import { GuardianLog } from '../state/guardianLog';
 import { appendEvent, hookConfig, hookLogPath, readHookTail, withSessionLock } from '../state/hookLog';
@@ -293,9 +293,10 @@ function newId(): string {
  * and masked: what the gate compares is what is recorded, so repeats still look alike).
  */
 function before(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall & { tool: string }, stop: StopState, config: GuardianConfig): GateVerdict {
-  const history = readHookTail(ws.path(rel), rel);
-  const ts = new Date().toISOString();
   const args = boundedArgs(call.input);
+  // A call whose signature cannot be in the log is allowed by quickVerdict whatever the log holds: not parsed.
+  const history = readHookTail(ws.path(rel), rel, (text) => mayRepeatIn(text, { tool: call.tool, args }, config));
+  const ts = new Date().toISOString();
   const base = { v: 1 as const, ts, session: call.session, agent: agent.eventAgent };
   const input = { history, call: { tool: call.tool, args, session: call.session, agent: base.agent, ts }, stop, config };
   const verdict = quickVerdict(input) ?? replay().judgeByReplay(input);

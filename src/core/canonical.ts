@@ -128,6 +128,19 @@ export class Canonicalizer {
     return h.end();
   }
 
+  /**
+   * Whether every string of the call's signature (its keys and string values, at any depth, the
+   * volatile ones left out) occurs in `text` as `JSON.stringify` writes it. When one does not, no
+   * line of `text` written by `JSON.stringify` holds a call with this signature, whatever the
+   * order of its keys or its volatile values: the signature's strings are written into such a
+   * line as they are here. True where it cannot tell (a value only the general path writes).
+   */
+  stringsOccurIn(tool: string, args: unknown, text: string): boolean {
+    const found = new Occurrences(text);
+    const written = this.write(args, 1, found, this.volatileArgs.get(tool), this.volatileArgs.get('*'));
+    return written === NOT_PLAIN || !found.missing;
+  }
+
   /** `hash53(this.text(value))`, without writing the text where `write` can feed the hash. */
   hash(value: unknown): number {
     const h = this.hash53;
@@ -334,6 +347,26 @@ class TextPieces implements Pieces {
 
   addFlat(obj: Readonly<Record<string, unknown>>): void {
     this.text += JSON.stringify(obj);
+  }
+}
+
+/** Looks for each quoted string in a text instead of writing it; `missing` from the first one it lacks. */
+class Occurrences implements Pieces {
+  missing = false;
+  constructor(private readonly text: string) {}
+
+  add(): void {}
+
+  addQuoted(text: string): void {
+    if (!this.missing && !this.text.includes(quote(text))) this.missing = true;
+  }
+
+  addFlat(obj: Readonly<Record<string, unknown>>, keys: readonly string[]): void {
+    for (const key of keys) {
+      this.addQuoted(key);
+      const v = obj[key];
+      if (typeof v === 'string') this.addQuoted(v);
+    }
   }
 }
 

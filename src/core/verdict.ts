@@ -86,3 +86,15 @@ export function quickVerdict(input: GateInput): GateVerdict | undefined {
   if (!input.history.some((e) => e.event.type === 'tool' && e.event.tool === call.tool && canon.signatureHash(e.event.tool, e.event.args ?? {}) === hash)) return { allow: true };
   return undefined;
 }
+
+/**
+ * Whether the text of the session's hook log (its lines as the hook writes them, by
+ * `JSON.stringify`) may hold an earlier call with this call's signature: the call's tool, and every
+ * string of its signature, occur in it. When not, `quickVerdict` allows the call whatever the
+ * history, so the hook need not parse the log (most calls repeat nothing: their command, path or
+ * pattern is in no line before).
+ */
+export function mayRepeatIn(logText: string, call: Pick<PendingCall, 'tool' | 'args'>, config: GuardianConfig): boolean {
+  if (!logText.includes(`"tool":${JSON.stringify(call.tool)}`)) return false;
+  return new Canonicalizer(config.volatileKeys, config.volatileArgs).stringsOccurIn(call.tool, call.args, logText);
+}

@@ -52,9 +52,10 @@ function looseEvent(raw: unknown): GuardianEvent | undefined {
  * out. Read from the end: the lines before the events kept are never parsed. Lines are numbered
  * from the start of what was read, events from the first kept. The hook's own reads and writes
  * are synchronous: a few small files, read and written in well under a millisecond, where each
- * asynchronous step would wait for a worker thread.
+ * asynchronous step would wait for a worker thread. `needed`: given the text read, whether its
+ * events are needed at all; when not, none is parsed and none is given.
  */
-export function readHookTail(file: string, name: string): LocatedEvent[] {
+export function readHookTail(file: string, name: string, needed?: (text: string) => boolean): LocatedEvent[] {
   let fd: number;
   try {
     // Non-blocking: a FIFO in the log's place must not hold the hook past its deadline.
@@ -64,6 +65,7 @@ export function readHookTail(file: string, name: string): LocatedEvent[] {
     throw err;
   }
   const lines = readTailLinesSync(fd, TAIL_BYTES);
+  if (needed !== undefined && !needed(lines.join('\n'))) return [];
   const kept: { event: GuardianEvent; line: number }[] = [];
   for (let i = lines.length - 1; i >= 0 && kept.length < TAIL_EVENTS; i--) {
     const line = lines[i] as string;

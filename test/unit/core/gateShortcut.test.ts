@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { gate, judgeByReplay } from '../../../src/core/gate';
-import { stopGate } from '../../../src/core/verdict';
+import { Canonicalizer } from '../../../src/core/canonical';
+import { mayRepeatIn, stopGate } from '../../../src/core/verdict';
 import { config, located } from '../helpers';
 
 /**
@@ -79,5 +80,86 @@ describe('the gate answers a new call without a replay, as the replay would', ()
     );
     assert.ok(refused > 100, `only ${refused} refusals: the sessions must loop`);
     assert.ok(shortcut > 100, `only ${shortcut} calls new to the session`);
+  });
+});
+
+/**
+ * Before it parses the session's log, the hook asks whether the log's text may hold the call at
+ * all (`mayRepeatIn`): where it says no, the call must be one the replay allows. The log's lines
+ * as the hook writes them: `JSON.stringify` of each event.
+ */
+describe('a call none of whose signature strings is in the log text is one the replay allows', () => {
+  const logText = (events: readonly Record<string, unknown>[]) => events.map((e) => JSON.stringify({ v: 1, ...e })).join('\n');
+
+  it('on generated sessions, every signal denied: where the text rules the call out, the replay allows it', () => {
+    const cfg = config({ hooks: { deny: ['identical-calls', 'failing-call', 'windowed-repeat', 'cycle', 'repeated-error', 'identical-output', 'budget', 'oscillation'] } });
+    let ruledOut = 0;
+    let refused = 0;
+    fc.assert(
+      fc.property(sessionSteps, fc.constantFrom(...TOOLS), fc.constantFrom(...ARGS), fc.boolean(), (steps, anyTool, anyArgs, next) => {
+        const { tool, args } = (next ? loopNext(steps) : undefined) ?? { tool: anyTool, args: anyArgs };
+        const events = session(steps);
+        const input = { history: located(events), call: { tool, args, session: 's', agent: 'a', ts: '2026-01-02T00:00:00Z' }, stop: { status: 'CLEAR' } as const, config: cfg };
+        const verdict = judgeByReplay(input);
+        if (!verdict.allow) refused++;
+        if (mayRepeatIn(logText(events), { tool, args }, cfg)) return;
+        ruledOut++;
+        assert.deepEqual(verdict, { allow: true }, `ruled out, yet the replay refuses ${tool} ${JSON.stringify(args)}`);
+      }),
+      { numRuns: 3000 },
+    );
+    assert.ok(refused > 100, `only ${refused} refusals: the sessions must loop`);
+    assert.ok(ruledOut > 300, `only ${ruledOut} calls ruled out by the text`);
+  });
+
+  // Any arguments, and a call with the same signature written in another order, with volatile
+  // keys added anywhere and the tool's volatile argument changed: the text never rules it out.
+  const key = fc.string({ minLength: 1, maxLength: 5 });
+  const args = fc.dictionary(key, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 });
+  const VOLATILE = ['id', 'Timestamp', 'tool_use_id', 'elapsed_ms'];
+  const reorder = (value: unknown, salt: number): unknown => {
+    if (Array.isArray(value)) return value.map((v) => reorder(v, salt));
+    if (typeof value !== 'object' || value === null) return value;
+    const keys = Object.keys(value);
+    const order = salt % 2 === 0 ? keys.reverse() : keys.sort();
+    const out: Record<string, unknown> = {};
+    if (salt % 3 === 0) out[VOLATILE[salt % VOLATILE.length] as string] = `v${salt}`;
+    // As JSON.parse makes them: own keys, `__proto__` too.
+    for (const k of order) Object.defineProperty(out, k, { value: reorder((value as Record<string, unknown>)[k], salt + 1), enumerable: true, writable: true, configurable: true });
+    return out;
+  };
+  for (const tool of ['Bash', 'Read', 'a "quoted" \\ tool ✓']) {
+    it(`${tool}: an equal call, however written, is never ruled out`, () => {
+      const cfg = config();
+      const canon = new Canonicalizer(cfg.volatileKeys, cfg.volatileArgs);
+      fc.assert(
+        fc.property(args, fc.nat(), fc.string(), (a, salt, description) => {
+          const earlier = { ...(reorder(a, salt) as Record<string, unknown>), ...(tool === 'Bash' ? { description } : {}) };
+          assert.equal(canon.signatureHash(tool, earlier), canon.signatureHash(tool, a), 'the same signature, written another way');
+          const text = logText([{ type: 'tool', tool: 'Other', args: { x: 1 } }, { type: 'tool', tool, args: earlier, id: 'c1' }, { type: 'tool_result', id: 'c1', ok: true, output: 'done' }]);
+          assert.equal(mayRepeatIn(text, { tool, args: a }, cfg), true);
+        }),
+        { numRuns: 2000 },
+      );
+    });
+  }
+
+  it('rules out a call whose tool, or any string of whose signature, is in no line', () => {
+    const cfg = config();
+    const text = logText([
+      { type: 'tool', tool: 'Bash', args: { command: 'npm test', description: 'run the tests' }, id: 'c1' },
+      { type: 'tool_result', id: 'c1', ok: false, error: 'exit 1' },
+      { type: 'tool', tool: 'Read', args: { file_path: 'src/a.ts', limit: 10 }, ok: true, output: 'npm run build' },
+    ]);
+    const may = (tool: string, args: Record<string, unknown>) => mayRepeatIn(text, { tool, args }, cfg);
+    assert.equal(may('Bash', { command: 'npm test' }), true);
+    assert.equal(may('Bash', { command: 'npm test', description: 'once more' }), true, 'the description of a shell call is no part of it');
+    assert.equal(may('Bash', { command: 'npm run build' }), true, 'a string in an output is there too: it cannot tell, and the log is parsed');
+    assert.equal(may('Bash', { command: 'npm run lint' }), false);
+    assert.equal(may('Bash', { cmd: 'npm test' }), false, 'a key is part of the signature too');
+    assert.equal(may('Edit', { file_path: 'src/a.ts', limit: 10 }), false, 'another tool');
+    assert.equal(may('Read', { file_path: 'src/a.ts', limit: 20 }), true, 'numbers are not looked for');
+    assert.equal(may('Read', { file_path: 'src/a.ts', offset: 10 }), false, 'nor is a key in no line');
+    assert.equal(may('Read', { file_path: 'src/b.ts' }), false);
   });
 });
