@@ -1,4 +1,4 @@
-import { configure } from 'safe-stable-stringify';
+import type * as SafeStableStringify from 'safe-stable-stringify';
 import { jsonErrorLocation } from './jsonPositions';
 
 /**
@@ -96,4 +96,18 @@ export function parseJson(text: string, maxDepth: number = MAX_JSON_DEPTH): Json
  * deeper objects print as `[Object]` and arrays as `[Array]` instead of overflowing the stack.
  * Key order is kept as it is (the canonicalizer sorts, this does not).
  */
-export const stringifyJson: (value: unknown) => string | undefined = configure({ circularValue: '[Circular]', bigint: true, deterministic: false, maximumDepth: MAX_JSON_DEPTH });
+export function stringifyJson(value: unknown): string | undefined {
+  return (jsonStringify ??= safeStableStringify().configure({ circularValue: '[Circular]', bigint: true, deterministic: false, maximumDepth: MAX_JSON_DEPTH }))(value);
+}
+
+let jsonStringify: ((value: unknown) => string | undefined) | undefined;
+
+/**
+ * safe-stable-stringify, loaded the first time a value needs it: the hook, which starts for every
+ * tool call, never does (the values it handles are JSON.parse's, within the depth limit), and
+ * configuring it when the module loaded was part of the hook's start.
+ */
+export function safeStableStringify(): typeof SafeStableStringify {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('safe-stable-stringify') as typeof SafeStableStringify;
+}
