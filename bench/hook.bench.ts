@@ -3,7 +3,9 @@
  * sees it (a new node process each time, stdin in, decision out), against a bare `node -e 0`
  * started the same way: the difference is the hook's own work. The session log already holds
  * HISTORY calls and their results (300 events), so the decision reads a realistic tail. The
- * bundle runs from its code cache (written by the warm-up call); one series runs without it.
+ * bundle runs from its code cache (written by the warm-up call); one series runs without it. Most
+ * calls are new to their session; one series repeats a command the session ran before, which
+ * loads the engine and replays the session.
  * stdin is a socket, as an agent running on Node gives it (spawnSync's `input`); one series gives
  * it a pipe, as a shell or an agent written in Rust or Go does (`printf … | node …`, against the
  * same for `node -e 0`).
@@ -63,6 +65,7 @@ async function main(): Promise<void> {
   const bare: number[] = [];
   const before: number[] = [];
   const after: number[] = [];
+  const repeating: number[] = [];
   const uncached: number[] = [];
   const barePipe: number[] = [];
   const beforePipe: number[] = [];
@@ -71,6 +74,8 @@ async function main(): Promise<void> {
     bare.push(time(process.execPath, ['-e', '0'], '', ws));
     before.push(time(process.execPath, [CLI, 'hook', 'claude', '--workspace', ws], pre(i, `cmd ${i}`), ws));
     after.push(time(process.execPath, [CLI, 'hook', 'claude', '--workspace', ws], post(i, `cmd ${i}`), ws));
+    // A command the session ran before (once): the engine is loaded and the session replayed.
+    repeating.push(time(process.execPath, [CLI, 'hook', 'claude', '--workspace', ws], pre(i, `step ${(i * 7) % HISTORY}`), ws));
     uncached.push(time(process.execPath, [CLI, 'hook', 'claude', '--workspace', ws], pre(i, `uncached ${i}`), ws, noCache));
     barePipe.push(timeViaPipe(['-e', '0'], '', ws));
     beforePipe.push(timeViaPipe([CLI, 'hook', 'claude', '--workspace', ws], pre(i, `piped ${i}`), ws));
@@ -79,6 +84,7 @@ async function main(): Promise<void> {
   console.log(summary('node -e 0 (process start alone)', bare));
   console.log(summary('hook claude, PreToolUse', before, bare));
   console.log(summary('hook claude, PostToolUse', after, bare));
+  console.log(summary('hook claude, PreToolUse, a repeated call', repeating, bare));
   console.log(summary('hook claude, PreToolUse, no code cache', uncached, bare));
   console.log(summary('node -e 0, stdin a pipe', barePipe));
   console.log(summary('hook claude, PreToolUse, stdin a pipe', beforePipe, barePipe));
