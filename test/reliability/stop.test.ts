@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { HOOK_AGENTS } from '../../src/agents';
 import { runHook } from '../../src/cli/hook';
-import { CLI, cli, refusedByStop, tmpdir, write, type CliRun } from '../unit/helpers';
+import { CLI, cli, refusedByStop, tmpdir, tmpProject, write, type CliRun } from '../unit/helpers';
 
 /*
  * Guarantee 1, "STOP first": with STOP_ALL readable and saying STOP, the hook refuses the call
@@ -178,6 +178,22 @@ describe('reliability: STOP first (the hook)', function () {
     assert.ok(Date.now() - started < 5_000);
     assert.equal(code, 0);
     assert.match(stdout, /"permissionDecision":"deny"/);
+  });
+
+  it('exits by its deadline when a socket stdin never ends and nothing says STOP (read through libuv\'s handle, not net)', async () => {
+    // No STOP known before stdin: the socket is read through src/cli/stdinHandle.ts.
+    const ws = await tmpProject();
+    const started = Date.now();
+    const child = spawn(process.execPath, [CLI, 'hook', 'claude', '--workspace', ws], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdin.on('error', () => undefined);
+    child.stdin.write('{"session_id":"S",');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stdin.destroy();
+    assert.ok(Date.now() - started < 6_000, `took ${Date.now() - started} ms`);
+    assert.equal(code, 0);
+    assert.match(stderr, /no decision within 3000 ms; the call is allowed \(fail-open\)/);
   });
 
   /**
