@@ -166,34 +166,36 @@ describe('reliability: STOP first (the hook)', function () {
     assert.ok(r.ms < 3_000, `took ${r.ms} ms`);
   });
 
-  it('refuses by its deadline when stdin never ends but the project is known', async () => {
-    const ws = await stoppedWorkspace();
+  /** The hook with its stdin a socket (as agents on Node give it) that gets `written` and never ends. */
+  async function hookOnEndlessSocket(ws: string, written: string): Promise<CliRun> {
     const started = Date.now();
     const child = spawn(process.execPath, [CLI, 'hook', 'claude', '--workspace', ws], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
+    let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stdin.write('{"session_id":"S",');
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdin.on('error', () => undefined);
+    child.stdin.write(written);
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    clearTimeout(killer);
     child.stdin.destroy();
-    assert.ok(Date.now() - started < 5_000);
-    assert.equal(code, 0);
-    assert.match(stdout, /"permissionDecision":"deny"/);
+    return { code: code ?? -1, stdout, stderr, ms: Date.now() - started, timedOut: code === null };
+  }
+
+  it('refuses by its deadline when stdin never ends but the project is known', async () => {
+    const r = await hookOnEndlessSocket(await stoppedWorkspace(), '{"session_id":"S",');
+    assert.ok(r.ms < 5_000, `took ${r.ms} ms`);
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /"permissionDecision":"deny"/);
   });
 
   it('exits by its deadline when a socket stdin never ends and nothing says STOP (read through libuv\'s handle, not net)', async () => {
     // No STOP known before stdin: the socket is read through src/cli/stdinHandle.ts.
-    const ws = await tmpProject();
-    const started = Date.now();
-    const child = spawn(process.execPath, [CLI, 'hook', 'claude', '--workspace', ws], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.stdin.on('error', () => undefined);
-    child.stdin.write('{"session_id":"S",');
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    child.stdin.destroy();
-    assert.ok(Date.now() - started < 6_000, `took ${Date.now() - started} ms`);
-    assert.equal(code, 0);
-    assert.match(stderr, /no decision within 3000 ms; the call is allowed \(fail-open\)/);
+    const r = await hookOnEndlessSocket(await tmpProject(), '{"session_id":"S",');
+    assert.ok(r.ms < 6_000, `took ${r.ms} ms`);
+    assert.equal(r.code, 0);
+    assert.match(r.stderr, /no decision within 3000 ms; the call is allowed \(fail-open\)/);
   });
 
   /**
