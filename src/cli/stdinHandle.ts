@@ -21,9 +21,9 @@
  * checked before a byte is read, and anything unexpected before the first read means `undefined`:
  * the caller reads `process.stdin` as before. Nothing is tried where `process.binding` would warn or
  * throw (`--pending-deprecation`, `NODE_PENDING_DEPRECATION=1`, `--throw-deprecation`, a
- * permission model), nor on Windows. The hook does not use it when STOP_ALL already says STOP or
- * PAUSE: a decision that refuses never depends on it.
- * Like the stream, it reads on the event loop: a stdin that never ends holds nothing but this read,
+ * permission model), nor under Electron (run as Node: its Node is patched), nor on Windows. The
+ * hook does not use it when STOP_ALL already says STOP or PAUSE: a decision that refuses never
+ * depends on it. Like the stream, it reads on the event loop: a stdin that never ends holds nothing but this read,
  * and the hook's deadline still decides.
  */
 
@@ -65,7 +65,8 @@ const CHECKED_MAJORS: ReadonlySet<number> = new Set([20, 21, 22, 23, 24]);
 /** The internals, each checked for the shape the contract above describes; undefined if any differs. */
 function internals(): Internals | undefined {
   if (process.platform === 'win32' || bindingWouldComplain(process.execArgv, process.env)) return undefined;
-  if (!CHECKED_MAJORS.has(Number(process.versions.node.split('.')[0]))) return undefined;
+  // Electron run as Node (the launcher's last resort: VS Code's own binary) patches Node: not checked.
+  if (process.versions.electron !== undefined || !CHECKED_MAJORS.has(Number(process.versions.node.split('.')[0]))) return undefined;
   const binding = (process as unknown as { binding?: Binding }).binding;
   if (typeof binding !== 'function') return undefined;
   try {

@@ -22,13 +22,14 @@ interface Read {
  * `process.stdout`, which would load `net` itself). `parts` are written `pauseMs` apart; with
  * `keepOpen` stdin never ends and the child exits on its own after `exitAfterMs`.
  */
-async function readInChild(parts: readonly Buffer[], opts: { pauseMs?: number; env?: NodeJS.ProcessEnv; streamOnly?: boolean; keepOpen?: boolean; exitAfterMs?: number; nodeArgs?: readonly string[] } = {}): Promise<{ read?: Read; stderr: string; code: number | null; ms: number }> {
+async function readInChild(parts: readonly Buffer[], opts: { pauseMs?: number; env?: NodeJS.ProcessEnv; streamOnly?: boolean; keepOpen?: boolean; exitAfterMs?: number; nodeArgs?: readonly string[]; preamble?: string } = {}): Promise<{ read?: Read; stderr: string; code: number | null; ms: number }> {
   const dir = await tmpdir('lg-stdin-');
   const script = path.join(dir, 'read.js');
   const hook = path.join(ROOT, 'out', 'src', 'cli', 'hook.js');
   await fs.writeFile(
     script,
-    `const { fstatSync, writeSync } = require('node:fs');
+    `${opts.preamble ?? ''}
+const { fstatSync, writeSync } = require('node:fs');
 const { readStdin } = require(${JSON.stringify(hook)});
 const socket = fstatSync(0).isSocket();
 const report = (r) => writeSync(1, JSON.stringify({ socket, ...r, net: process.moduleLoadList.includes('NativeModule net') }));
@@ -98,6 +99,8 @@ describe('the hook reads a socket stdin through libuv\'s handle, without net (a 
     ['--pending-deprecation', { nodeArgs: ['--pending-deprecation'] }],
     ['--throw-deprecation --pending-deprecation', { nodeArgs: ['--throw-deprecation', '--pending-deprecation'] }],
     ['streamOnly', { streamOnly: true }],
+    // Electron run as Node: the launcher's last resort, whose Node is patched and was not checked.
+    ['Electron', { preamble: "Object.defineProperty(process.versions, 'electron', { value: '35.0.0' });" }],
   ] as const) {
     it(`${name}: through process.stdin instead, the same text, nothing on stderr`, async () => {
       const r = await readInChild([bytes.subarray(0, 1000), bytes.subarray(1000)], { pauseMs: 20, ...opts });
