@@ -27,6 +27,8 @@
  * and the hook's deadline still decides.
  */
 
+import { fstatSync } from 'node:fs';
+
 interface PipeHandle {
   open(fd: number): number;
   readStart(): number;
@@ -100,37 +102,40 @@ function isIndexIn(i: unknown, a: Int32Array): i is number {
  * used: then the caller reads `process.stdin`.
  */
 export function readStdinByHandle(maxBytes: number, tooLarge: () => Error, head?: Buffer): Promise<string> | undefined {
+  // Only what the event loop can poll: libuv aborts the process when asked to poll a file or a
+  // device (/dev/null stands in for a closed stdin), where net would have refused it first.
+  if (!pollable(0)) return undefined;
   const node = internals();
   if (node === undefined) return undefined;
-  let handle: PipeHandle | undefined;
+  let handle: PipeHandle;
+  let opened: number;
   try {
     handle = new node.Pipe(node.SOCKET);
-    // Reads come on the event loop, never during these two calls: the callback can be set after.
-    if (handle.open(0) !== 0 || handle.readStart() !== 0) throw new Error('not opened');
   } catch {
-    try {
-      handle?.close();
-    } catch {
-      // Nothing was read: process.stdin takes over.
-    }
     return undefined;
   }
-  const opened = handle;
+  try {
+    opened = handle.open(0);
+  } catch {
+    opened = -1;
+  }
+  if (opened !== 0) {
+    // fd 0 was not taken (closing a handle that holds no descriptor closes none): process.stdin takes over.
+    closeQuietly(handle);
+    return undefined;
+  }
+  const reading = handle;
   return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = head !== undefined && head.length > 0 ? [head] : [];
     let total = head?.length ?? 0;
     const end = (result: () => void) => {
       // Never null: Node asserts that it is a function (a null here aborts the process).
-      opened.onread = ignore;
-      try {
-        opened.readStop();
-        opened.close();
-      } catch {
-        // Closing is tidiness only: the process exits after the decision anyway.
-      }
+      reading.onread = ignore;
+      closeQuietly(reading);
       result();
     };
-    opened.onread = (buffer) => {
+    // Reads come on the event loop, never during `readStart`: the callback is in place before any.
+    reading.onread = (buffer) => {
       const n = node.state[node.bytesOrError] as number;
       if (n > 0) {
         const at = node.state[node.offset] as number;
@@ -145,5 +150,37 @@ export function readStdinByHandle(maxBytes: number, tooLarge: () => Error, head?
       } else if (n === node.EOF) end(() => resolve(Buffer.concat(chunks, total).toString('utf8')));
       else if (n < 0) end(() => reject(new Error(`stdin: cannot read (libuv error ${n})`)));
     };
+    let started: number;
+    try {
+      started = reading.readStart();
+    } catch {
+      started = -1;
+    }
+    // The handle holds fd 0 now: the stream could not take it over, so this is stdin's error.
+    if (started !== 0) end(() => reject(new Error(`stdin: cannot start reading (libuv error ${started})`)));
   });
+}
+
+/** Whether a descriptor is a socket or a pipe. */
+function pollable(fd: number): boolean {
+  try {
+    const st = fstatSync(fd);
+    return st.isSocket() || st.isFIFO();
+  } catch {
+    return false;
+  }
+}
+
+/** Stops and closes a handle; closing is tidiness only (the process exits after the decision). */
+function closeQuietly(handle: PipeHandle): void {
+  try {
+    handle.readStop();
+  } catch {
+    // Not reading.
+  }
+  try {
+    handle.close();
+  } catch {
+    // Closed already.
+  }
 }

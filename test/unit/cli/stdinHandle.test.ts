@@ -111,6 +111,27 @@ describe('the hook reads a socket stdin through libuv\'s handle, without net (a 
     });
   }
 
+  // libuv aborts the process when asked to poll what is not a socket or a pipe: such a stdin is
+  // never taken (a closed stdin is /dev/null to Node, a device).
+  for (const [name, redirect] of [
+    ['a file', '< "$0"'],
+    ['a closed stdin (/dev/null to Node)', '<&-'],
+  ] as const) {
+    it(`${name}: not taken, nothing read, the process goes on`, async () => {
+      const dir = await tmpdir('lg-stdin-');
+      const script = path.join(dir, 'probe.js');
+      const module = path.join(ROOT, 'out', 'src', 'cli', 'stdinHandle.js');
+      await fs.writeFile(script, `const r = require(${JSON.stringify(module)}).readStdinByHandle(1000, () => new Error('big'));\nsetTimeout(() => require('node:fs').writeSync(1, r === undefined ? 'not taken' : 'taken'), 20);\n`);
+      const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn('sh', ['-c', `exec "$1" "$0" ${redirect}`, script, process.execPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.on('close', (code) => resolve({ code, out }));
+      });
+      assert.deepEqual(r, { code: 0, out: 'not taken' });
+    });
+  }
+
   it('the hook itself: a call on a socket is recorded, and a STOP known before stdin refuses it', async () => {
     const ws = await tmpProject();
     const call = { session_id: 'S', cwd: ws, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls ✓' }, tool_use_id: 't1' };
