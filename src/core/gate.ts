@@ -28,14 +28,21 @@ export function judgeByReplay(input: GateInput): GateVerdict {
   const deny = new Set<SignalId>(config.hooks.deny);
   const engine = new Engine(config, { trackNews: true });
   const canon = new Canonicalizer(config.volatileKeys, config.volatileArgs);
-  const signatures = new Map<string, string>();
   const key = (ref: EventRef) => `${ref.file}:${ref.line}`;
   const position = new Map<string, number>();
   input.history.forEach((e, i) => position.set(key(e.ref), i));
-  for (const e of input.history) {
-    if (e.event.type === 'tool') signatures.set(key(e.ref), callSignature(e.event.tool, canon.args(e.event.tool, e.event.args ?? {})));
-    engine.push(e);
-  }
+  // The signature of the call at a history line: written only for the lines a standing halt's
+  // evidence names (most replays have none), once each.
+  const signatures = new Map<string, string | undefined>();
+  const signatureAt = (ref: EventRef): string | undefined => {
+    const k = key(ref);
+    if (signatures.has(k)) return signatures.get(k);
+    const e = input.history[position.get(k) ?? -1]?.event;
+    const sig = e?.type === 'tool' ? callSignature(e.tool, canon.args(e.tool, e.args ?? {})) : undefined;
+    signatures.set(k, sig);
+    return sig;
+  };
+  for (const e of input.history) engine.push(e);
   engine.flush();
   const signature = callSignature(call.tool, canon.args(call.tool, call.args));
   // A standing halt about this very call: retrying it is the loop, unless the agent did something
@@ -45,7 +52,7 @@ export function judgeByReplay(input: GateInput): GateVerdict {
     if (f.action !== 'halt' || !deny.has(f.signal)) continue;
     const last = f.evidence[f.evidence.length - 1];
     if (last === undefined) continue;
-    const about = signatures.get(key(last)) === signature || (f.signal === 'cycle' && nextInCycle(f.evidence.map((r) => signatures.get(key(r)))) === signature);
+    const about = signatureAt(last) === signature || (f.signal === 'cycle' && nextInCycle(f.evidence.map(signatureAt)) === signature);
     if (!about) continue;
     const recovered = news !== undefined && news.signature !== signature && (position.get(key(news.ref)) ?? -1) > (position.get(key(last)) ?? Infinity);
     if (!recovered) return loopVerdict(f);
