@@ -39,8 +39,10 @@ const builds = [
   { ...common, entryPoints: ['src/cli/run.ts'], outfile: 'dist/cli-main.js', plugins: [zodApart] },
   { ...common, stdin: { contents: "export * from 'zod';", resolveDir: __dirname, loader: 'js' }, outfile: 'dist/cli-zod.js' },
   { ...hookBundle, entryPoints: ['src/cli/hookRun.ts'], outfile: 'dist/cli-hook.js' },
-  // What the hook loads only to replay a session (a repeated call, a prompt): the engine, the detectors, the transcript readers.
-  { ...hookBundle, entryPoints: ['src/cli/hookReplay.ts'], outfile: 'dist/cli-replay.js' },
+  // What the hook loads only to replay a session (a repeated call, a prompt): the engine and the detectors;
+  // and only before a prompt: the transcript readers (apart, so that a repeated call does not load them).
+  { ...hookBundle, entryPoints: ['src/cli/hookGate.ts'], outfile: 'dist/cli-gate.js' },
+  { ...hookBundle, entryPoints: ['src/cli/hookTurn.ts'], outfile: 'dist/cli-turn.js' },
   // The configuration schema (zod), loaded by the hook only when its cached configuration is stale.
   { ...common, entryPoints: ['src/state/configFile.ts'], outfile: 'dist/cli-config.js' },
 ];

@@ -18,7 +18,8 @@ import { readToEnd } from '../watch/streamText';
 import type { PreviousTurn } from '../watch/transcriptTail';
 import { requireWithCodeCache } from './codeCache';
 import { readStdinByHandle } from './stdinHandle';
-import type * as HookReplay from './hookReplay';
+import type * as HookGate from './hookGate';
+import type * as HookTurn from './hookTurn';
 
 const HOOK_USAGE = `Usage: loop-guardian hook ${HOOKED_AGENTS.map((a) => a.id).join('|')} [--workspace DIR] [--deny-with json|exit2]
 
@@ -277,11 +278,21 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
 
 declare const __BUNDLED__: boolean | undefined;
 
-/** The hook's replay (hookReplay.ts: the engine, the transcript readers), loaded when first needed. */
-function replay(): typeof HookReplay {
+/** The engine and its detectors (hookGate.ts), loaded when a call or a prompt must be replayed. */
+function gateModule(): typeof HookGate {
+  return bundledModule<typeof HookGate>('cli-gate.js', 'hookGate');
+}
+
+/** The agents' transcript readers (hookTurn.ts), loaded before a prompt. */
+function turnModule(): typeof HookTurn {
+  return bundledModule<typeof HookTurn>('cli-turn.js', 'hookTurn');
+}
+
+/** A bundle of its own, from its code cache; the module itself where nothing is bundled (tests on out/). */
+function bundledModule<T>(bundle: string, module: string): T {
   const bundled = typeof __BUNDLED__ === 'boolean' && __BUNDLED__;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return bundled ? requireWithCodeCache<typeof HookReplay>(join(__dirname, 'cli-replay.js')) : (require(join(__dirname, 'hookReplay')) as typeof HookReplay);
+  return bundled ? requireWithCodeCache<T>(join(__dirname, bundle)) : (require(join(__dirname, module)) as T);
 }
 
 function newId(): string {
@@ -299,7 +310,7 @@ function before(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall &
   const ts = new Date().toISOString();
   const base = { v: 1 as const, ts, session: call.session, agent: agent.eventAgent };
   const input = { history, call: { tool: call.tool, args, session: call.session, agent: base.agent, ts }, stop, config };
-  const verdict = quickVerdict(input) ?? replay().judgeByReplay(input);
+  const verdict = quickVerdict(input) ?? gateModule().judgeByReplay(input);
   if (verdict.allow) appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, id: call.id ?? newId() });
   else if (verdict.why === 'loop') {
     // The refused call is recorded as a failed one: trying it again goes on counting.
@@ -326,7 +337,7 @@ async function beforePrompt(agent: HookedAgent, ws: Workspace, rel: string, call
   const base = { v: 1 as const, ts, session: call.session, agent: agent.eventAgent };
   const lastPrompt = history.map((e) => e.event.type).lastIndexOf('prompt');
   const recorded = lastPrompt >= 0 && history.slice(lastPrompt + 1).some((e) => TURN_RECORDED.has(e.event.type));
-  const { jsonlTranscript, previousTurn, promptGate } = replay();
+  const { jsonlTranscript, previousTurn } = turnModule();
   const adapter = jsonlTranscript(agent.id);
   if (lastPrompt >= 0 && !recorded && call.transcript !== undefined && adapter !== undefined) {
     const turn = await withTimeout<PreviousTurn>(previousTurn(call.transcript, adapter, call.prompt), TRANSCRIPT_BUDGET_MS, { events: [] });
@@ -335,7 +346,7 @@ async function beforePrompt(agent: HookedAgent, ws: Workspace, rel: string, call
     if (turn.reply !== undefined || turn.events.length > 0) history = readHookTail(ws.path(rel), rel);
   }
   const text = boundedText(call.prompt);
-  const verdict = promptGate({ history, prompt: { text, session: call.session, agent: base.agent, ts }, stop, config });
+  const verdict = gateModule().promptGate({ history, prompt: { text, session: call.session, agent: base.agent, ts }, stop, config });
   appendEvent(ws, rel, { ...base, type: 'prompt', text });
   return verdict;
 }
