@@ -383,13 +383,10 @@ function after(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall & 
  */
 export function readStdin({ streamOnly = false }: { streamOnly?: boolean } = {}): Promise<string> {
   let head: Buffer | undefined;
-  let polled = false;
   try {
     const st = fstatSync(0);
     if (st.isFile()) return Promise.resolve(readFileSync(0, 'utf8'));
-    polled = st.isSocket();
     if (st.isFIFO()) {
-      polled = true;
       const now = readPipeNow();
       if (now.ended) return Promise.resolve(now.bytes.toString('utf8'));
       head = now.bytes;
@@ -398,7 +395,9 @@ export function readStdin({ streamOnly = false }: { streamOnly?: boolean } = {})
     if (err instanceof StdinTooLargeError) return Promise.reject(err);
     // No usable stdin descriptor, or the pipe cannot be opened again (no /proc): read as a stream below.
   }
-  const byHandle = polled && !streamOnly ? readStdinByHandle(MAX_STDIN_BYTES, () => new StdinTooLargeError(), head) : undefined;
+  // The handle takes fd 0 only when it is a socket or a pipe (its own check): a terminal, or no
+  // usable descriptor, goes to the stream.
+  const byHandle = streamOnly ? undefined : readStdinByHandle(MAX_STDIN_BYTES, () => new StdinTooLargeError(), head);
   return byHandle ?? readToEnd(process.stdin, 'stdin', MAX_STDIN_BYTES, head);
 }
 

@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH, safeStableStringify } from './json';
+import { lazyStableStringify, MAX_JSON_DEPTH } from './json';
 
 /** Keys that differ between two otherwise identical calls: ids, clocks, pids, durations, progress. */
 export const DEFAULT_VOLATILE_KEYS: readonly string[] = [
@@ -73,8 +73,7 @@ function sortKeys(keys: string[]): string[] {
 
 // Depth-limited: arguments come from agents; the readers refuse deeper values, this is the backstop.
 // Configured the first time the general path writes a value (the plain path writes JSON.parse's).
-let canonicalStringify: ((value: unknown) => string | undefined) | undefined;
-const stringify = (value: unknown): string | undefined => (canonicalStringify ??= safeStableStringify().configure({ deterministic: true, circularValue: '[Circular]', bigint: true, maximumDepth: MAX_JSON_DEPTH }))(value);
+const stringify = lazyStableStringify({ deterministic: true, circularValue: '[Circular]', bigint: true, maximumDepth: MAX_JSON_DEPTH });
 
 /**
  * Canonical text of a JSON value: keys sorted at every depth, array order kept,

@@ -96,18 +96,21 @@ export function parseJson(text: string, maxDepth: number = MAX_JSON_DEPTH): Json
  * deeper objects print as `[Object]` and arrays as `[Array]` instead of overflowing the stack.
  * Key order is kept as it is (the canonicalizer sorts, this does not).
  */
-export function stringifyJson(value: unknown): string | undefined {
-  return (jsonStringify ??= safeStableStringify().configure({ circularValue: '[Circular]', bigint: true, deterministic: false, maximumDepth: MAX_JSON_DEPTH }))(value);
-}
+export const stringifyJson = lazyStableStringify({ circularValue: '[Circular]', bigint: true, deterministic: false, maximumDepth: MAX_JSON_DEPTH });
 
-let jsonStringify: ((value: unknown) => string | undefined) | undefined;
+type StableOptions = Parameters<typeof SafeStableStringify.configure>[0];
 
 /**
- * safe-stable-stringify, loaded the first time a value needs it: the hook, which starts for every
- * tool call, never does (the values it handles are JSON.parse's, within the depth limit), and
- * configuring it when the module loaded was part of the hook's start.
+ * safe-stable-stringify configured with `options`, loaded and configured the first time a value
+ * needs it: the hook, which starts for every tool call, never does (the values it handles are
+ * JSON.parse's, within the depth limit), and configuring it when the module loaded was part of the
+ * hook's start.
  */
-export function safeStableStringify(): typeof SafeStableStringify {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('safe-stable-stringify') as typeof SafeStableStringify;
+export function lazyStableStringify(options: StableOptions): (value: unknown) => string | undefined {
+  let configured: ((value: unknown) => string | undefined) | undefined;
+  return (value) => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    configured ??= (require('safe-stable-stringify') as typeof SafeStableStringify).configure(options);
+    return configured(value);
+  };
 }

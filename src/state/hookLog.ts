@@ -4,7 +4,7 @@ import { SIGNAL_IDS } from '../core/defaults';
 import type { GuardianEvent, LocatedEvent } from '../core/events';
 import { parseJson } from '../core/json';
 import { withFileLock } from './atomicFile';
-import { openRegularFileSync, readRegularBoundedSync, readTailLinesSync, statOrUndefined } from './regularFile';
+import { openRegularFileSync, readRegularBoundedSync, readTailTextSync, statOrUndefined, tailLines } from './regularFile';
 import { PATHS, type Workspace } from './workspace';
 
 /** The hook's log of one agent session: `.tmp/current/logs/hook-<agent>-<session>.jsonl`. */
@@ -64,8 +64,10 @@ export function readHookTail(file: string, name: string, needed?: (text: string)
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
-  const lines = readTailLinesSync(fd, TAIL_BYTES);
-  if (needed !== undefined && !needed(lines.join('\n'))) return [];
+  const tail = readTailTextSync(fd, TAIL_BYTES);
+  // Asked of the text as read (a piece of a first line too: more to find, never less), before any split.
+  if (needed !== undefined && !needed(tail.text)) return [];
+  const lines = tailLines(tail.text, tail.start);
   const kept: { event: GuardianEvent; line: number }[] = [];
   for (let i = lines.length - 1; i >= 0 && kept.length < TAIL_EVENTS; i--) {
     const line = lines[i] as string;

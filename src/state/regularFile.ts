@@ -202,7 +202,7 @@ export function appendToRegularFile(file: string, text: string, within?: string)
 }
 
 /** The lines of a tail that starts at `start`, the first left out when the read starts inside it (a piece of a record). */
-function tailLines(text: string, start: number): string[] {
+export function tailLines(text: string, start: number): string[] {
   const lines = text.split('\n');
   if (start > 0) lines.shift();
   return lines;
@@ -227,20 +227,20 @@ export async function readTailLines(handle: fs.FileHandle, maxBytes: number): Pr
   return tailLines(text, start);
 }
 
-/** `readTailLines` of a descriptor, synchronously (the hook's session log). Closes it. */
-export function readTailLinesSync(fd: number, maxBytes: number): string[] {
-  let text: string;
-  let start: number;
+/**
+ * The last `maxBytes` of a descriptor as text, and where they start, synchronously (the hook's
+ * session log; `tailLines` makes its lines). Closes it.
+ */
+export function readTailTextSync(fd: number, maxBytes: number): { readonly text: string; readonly start: number } {
   try {
     const { size } = fstatSync(fd);
-    start = Math.max(0, size - maxBytes);
+    const start = Math.max(0, size - maxBytes);
     const buf = Buffer.alloc(size - start);
     const bytesRead = readSync(fd, buf, 0, buf.length, start);
-    text = buf.toString('utf8', 0, bytesRead);
+    return { text: buf.toString('utf8', 0, bytesRead), start };
   } finally {
     closeSync(fd);
   }
-  return tailLines(text, start);
 }
 
 /** A path's status, or undefined when it cannot be had (missing, unreadable). */
