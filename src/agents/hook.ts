@@ -7,8 +7,12 @@ import { exceedsDepth, parseJson, tooDeepReason } from '../core/json';
  * how it refuses, where its hook is registered) is a `HookProtocol` in its folder. Pure: no I/O.
  */
 
-/** Before a tool call, after it, a prompt about to be sent to the model, or another event. */
-export type HookPhase = 'pre' | 'post' | 'prompt' | 'other';
+/**
+ * Before a tool call, after it, a prompt about to be sent to the model, the agent's permission
+ * request for a call it is about to run (after `pre`: Copilot CLI's `permissionRequest`), or
+ * another event.
+ */
+export type HookPhase = 'pre' | 'post' | 'prompt' | 'permission' | 'other';
 
 export interface HookCall {
   readonly phase: HookPhase;
@@ -109,6 +113,31 @@ export interface HookProtocol {
   /** Lets the call run without a say, so the agent's own permission rules still apply. */
   allow(note?: string): HookReply;
   /**
+   * Refuses the call and ends the agent's whole run, so that it stops paying for model requests
+   * (STOP, or a halt the agent keeps retrying after its refusal). Absent where the agent cannot be
+   * ended from this hook (Codex: nothing mid-turn); a refusal there is `deny` alone.
+   */
+  halt?(reason: string, call?: HookCall): HookReply;
+  /**
+   * The run is ended at a later hook event of the same call rather than before it (Copilot CLI
+   * ends a run only from its `permissionRequest` hook, which runs after `preToolUse` and only when
+   * that one gave no decision): true for a call whose refusal with an ended run is handed there.
+   */
+  endsLater?(call: HookCall): boolean;
+  /**
+   * How a finished call went, where the agent reports it in a shape of its own (a failed command
+   * reported as a success with its exit code in the text); absent: `postOutcome`.
+   */
+  outcome?(call: HookCall): Outcome;
+  /**
+   * The agent tells its hook nothing of how a call ended (Codex: the output text, no exit code),
+   * but writes it to its transcript once the hook has returned: the outcome is recorded from the
+   * transcript at the session's next hook call (`settleEvents`), not after the call.
+   */
+  readonly outcomeInTranscript?: boolean;
+  /** Events (besides pre, post and prompt) at which calls still unsettled are settled from the transcript: the end of a turn. */
+  readonly settleEvents?: readonly string[];
+  /**
    * Refuses a prompt (a call of phase `prompt`) through the agent's answer; undefined where the
    * agent, or the dialect it called in, cannot refuse one (the prompt is then only recorded).
    * Absent: the agent's prompts are not refused.
@@ -150,6 +179,7 @@ export function parseToolHookInput(events: HookProtocol['events'], raw: unknown)
   }
   const tool = text(raw.tool_name);
   if (phase !== 'other' && tool === undefined) return { problem: `stdin: ${event} without tool_name` };
+  const transcript = text(raw.transcript_path);
   const input = isObject(raw.tool_input) ? raw.tool_input : raw.tool_input === undefined ? {} : { input: raw.tool_input };
   const error = typeof raw.error === 'string' ? raw.error : isObject(raw.error) && typeof raw.error.message === 'string' ? raw.error.message : undefined;
   return {
@@ -162,12 +192,25 @@ export function parseToolHookInput(events: HookProtocol['events'], raw: unknown)
     ...(text(raw.tool_use_id) !== undefined ? { id: raw.tool_use_id as string } : {}),
     ...(raw.tool_response !== undefined ? { response: raw.tool_response } : {}),
     ...(error !== undefined ? { error } : {}),
+    ...(transcript !== undefined ? { transcript } : {}),
   };
 }
 
 /** The `hookSpecificOutput.permissionDecision: "deny"` answer (Claude Code, Codex). */
 export function permissionDenyReply(eventName: string, reason: string): HookReply {
   const out = { hookSpecificOutput: { hookEventName: eventName, permissionDecision: 'deny', permissionDecisionReason: reason } };
+  return { stdout: `${JSON.stringify(out)}\n`, stderr: '', exitCode: 0 };
+}
+
+/**
+ * Refuses the call and ends the run, in the hooks' common output that Claude Code (and agents that
+ * took its contract) reads: `continue: false` with a `stopReason` stops the agent after the hook,
+ * and the `permissionDecision: "deny"` beside it keeps the call itself from running first
+ * (code.claude.com/docs/en/hooks, "Common JSON fields"; seen live: without the deny the call runs
+ * before the agent stops, ../shared/docs/live-agents.md).
+ */
+export function permissionHaltReply(eventName: string, reason: string): HookReply {
+  const out = { continue: false, stopReason: reason, hookSpecificOutput: { hookEventName: eventName, permissionDecision: 'deny', permissionDecisionReason: reason } };
   return { stdout: `${JSON.stringify(out)}\n`, stderr: '', exitCode: 0 };
 }
 
@@ -184,11 +227,20 @@ export function silentAllowReply(note?: string): HookReply {
 /**
  * Refuses the call: in the agent's JSON answer, or (`exit2`, which every agent here takes) exit code 2 with the reason on stderr.
  * A prompt is refused by the agent's prompt answer; undefined where the agent cannot refuse it.
+ * `end`: the agent's run is ended too, where its protocol can end it (`halt`); exit code 2 never ends a run.
  */
-export function denyReply(protocol: HookProtocol, reason: string, style: DenyStyle = 'json', call?: HookCall): HookReply | undefined {
+export function denyReply(protocol: HookProtocol, reason: string, style: DenyStyle = 'json', call?: HookCall, end = false): HookReply | undefined {
   // A prompt the agent cannot refuse is not refused by exit code either.
-  const reply = call?.phase === 'prompt' ? protocol.denyPrompt?.(reason, call) : protocol.deny(reason, call);
+  const reply = call?.phase === 'prompt' ? protocol.denyPrompt?.(reason, call) : end && protocol.halt !== undefined ? protocol.halt(reason, call) : protocol.deny(reason, call);
   return reply === undefined || style === 'json' ? reply : exit2Reply(reason);
+}
+
+/** How a finished call went: its output, or its error. */
+export type Outcome = { readonly ok: true; readonly output: unknown } | { readonly ok: false; readonly error: string };
+
+/** The outcome of a finished call, in the agent's own shape where it has one. */
+export function outcomeOf(protocol: HookProtocol, call: HookCall): Outcome {
+  return protocol.outcome?.(call) ?? postOutcome(call);
 }
 
 /** Refuses by exit code 2 with the reason on stderr, which every agent here takes. */
@@ -203,7 +255,7 @@ const EXIT_PREFIX = /^(?:Exit code:?|Process exited with code)\s*(-?\d+)/m;
  * The outcome of a finished call from what the hook was given: the failure event's `error`, an
  * error field, `success: false`, a non-zero exit code, or an `Exit code N` line; else success.
  */
-export function postOutcome(call: HookCall): { ok: true; output: unknown } | { ok: false; error: string } {
+export function postOutcome(call: HookCall): Outcome {
   if (call.error !== undefined) return { ok: false, error: call.error || 'failed' };
   const r = call.response;
   if (isObject(r)) {

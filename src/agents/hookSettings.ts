@@ -21,15 +21,22 @@ export const LAUNCHER_IN_SHELL = '${LOOP_GUARDIAN_HOME:-$HOME/.loop-guardian}/bi
  * the launcher is missing (a teammate who never installed the guardian), it exits 0 with the
  * agent's own "no decision" answer, so the call runs as if there were no hook: fail-open for
  * every agent, including those that refuse a call whose hook fails (Copilot's pre-call hooks).
+ *
+ * It names no variable of its own: some agents expand `$NAME` and `${NAME:-default}` in a hook
+ * command from their own environment before a shell sees it (Gemini CLI's
+ * `resolveEnvVarsInString`, google-gemini/gemini-cli `packages/core/src/utils/envVarResolver.ts`),
+ * so a shell variable such as `l=…; "$l"` would become whatever `l` is in the agent's environment.
+ * The only `$` in it are `HOME` and `LOOP_GUARDIAN_HOME`, which read the same whoever expands them,
+ * and `"$@"`, which no agent expands.
  */
 export function hookCommand(agentId: string, hook: Pick<HookProtocol, 'allow'>): string {
   const idle = hook.allow().stdout.trim();
   // The script is single-quoted for the outer shell; the idle answer is double-quoted inside it.
-  if (idle.includes("'") || !/^[a-z][a-z0-9-]*$/.test(agentId)) throw new Error(`cannot build a hook command for ${JSON.stringify(agentId)}`);
+  if (idle.includes("'") || idle.includes('$') || !/^[a-z][a-z0-9-]*$/.test(agentId)) throw new Error(`cannot build a hook command for ${JSON.stringify(agentId)}`);
   // stdin is read to its end first: an agent writing the call to a hook that already exited would get EPIPE.
-  const missing = `{ cat >/dev/null; ${idle === '' ? '' : `printf "%s\\n" "${idle.replace(/[\\"$`]/g, '\\$&')}"; `}exit 0; }`;
+  const missing = `{ cat >/dev/null; ${idle === '' ? '' : `printf "%s\\n" "${idle.replace(/[\\"`]/g, '\\$&')}"; `}exit 0; }`;
   // Arguments after the command (a hook file's `--workspace DIR`) reach the hook: "loop-guardian" is the script's $0.
-  return `sh -c 'l="${LAUNCHER_IN_SHELL}"; [ -f "$l" ] || ${missing}; exec sh "$l" hook ${agentId} "$@"' loop-guardian`;
+  return `sh -c '[ -f "${LAUNCHER_IN_SHELL}" ] || ${missing}; exec sh "${LAUNCHER_IN_SHELL}" hook ${agentId} "$@"' loop-guardian`;
 }
 
 /** Whether a hook command is the guardian's hook for one of these agents (any install path, the launcher included). */

@@ -1,4 +1,4 @@
-import { blockPromptReply, parseToolHookInput, permissionDenyReply, silentAllowReply, type HookProtocol } from '../hook';
+import { blockPromptReply, parseToolHookInput, permissionDenyReply, permissionHaltReply, silentAllowReply, type HookProtocol } from '../hook';
 
 const events = { pre: 'PreToolUse', post: ['PostToolUse', 'PostToolUseFailure'], prompt: 'UserPromptSubmit' };
 
@@ -18,6 +18,7 @@ export const claudeHook: HookProtocol = {
   parse: (raw) => parseToolHookInput(events, raw),
   deny: (reason) => permissionDenyReply(events.pre, reason),
   allow: silentAllowReply,
+  halt: (reason) => permissionHaltReply(events.pre, reason),
   denyPrompt: (reason) => blockPromptReply(reason),
   // "*" matches every tool; the prompt event takes no matcher; the timeout is in seconds. The
   // per-user project file: "not checked in, useful for personal preferences … Claude Code will

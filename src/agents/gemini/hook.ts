@@ -1,20 +1,49 @@
-import { parseToolHookInput, type HookProtocol, type HookReply } from '../hook';
+import { isObject } from '../../core/guards';
+import { parseToolHookInput, postOutcome, type HookCall, type HookProtocol, type HookReply, type Outcome } from '../hook';
 
-const events = { pre: 'BeforeTool', post: ['AfterTool'] };
+const events = { pre: 'BeforeTool', post: ['AfterTool'], prompt: 'BeforeAgent' };
 
-/**
- * Gemini CLI's hooks (`.gemini/settings.json`, `BeforeTool` / `AfterTool`): stdin carries
- * `session_id`, `cwd`, `hook_event_name`, `tool_name`, `tool_input`; it refuses on
- * `{"decision": "deny", "reason"}` and parses stdout as JSON, so an allow is `{}`.
+/*
+ * Gemini CLI's hooks (`.gemini/settings.json`, `BeforeTool` / `AfterTool` / `BeforeAgent`): stdin
+ * carries `session_id`, `cwd`, `hook_event_name`, `tool_name`, `tool_input`, after the call
+ * `tool_response`, before a turn `prompt`; it refuses a call on `{"decision": "deny", "reason"}`,
+ * and `{"continue": false, "stopReason"}` ends the whole run (no model request after it: seen live,
+ * ../shared/docs/live-agents.md); it parses stdout as JSON, so an allow is `{}`.
  * `GEMINI_PROJECT_DIR` (and, for compatibility, `CLAUDE_PROJECT_DIR`) names the project.
+ *
+ * A shell command that fails is still a `success` to the hook: `tool_response.llmContent` is the
+ * tool's text for the model, "Output: …", then "Error: …", "Exit Code: N" (only when not 0),
+ * "Signal: …", "Background PIDs: …" and "Process Group PGID: N", one section a line
+ * (google-gemini/gemini-cli `packages/core/src/tools/shell.ts`, `llmContentParts`; the hook may
+ * wrap it in `<untrusted_context>`). The PGID and PIDs change every run: not part of the outcome.
  */
+
+const EXIT = /^Exit Code: (-?\d+)\s*$/m;
+const VOLATILE_SECTIONS = /^(?:Process Group PGID|Background PIDs): .*$\n?/gm;
+
+function geminiOutcome(call: HookCall): Outcome {
+  const r = call.response;
+  const text = isObject(r) && typeof r.llmContent === 'string' ? r.llmContent : typeof r === 'string' ? r : undefined;
+  const code = text === undefined ? undefined : EXIT.exec(text);
+  if (text !== undefined && code !== null && code !== undefined && Number(code[1]) !== 0) {
+    return { ok: false, error: text.replace(VOLATILE_SECTIONS, '').replace(/<\/?untrusted_context>\n?/g, '').trim() };
+  }
+  return postOutcome(call);
+}
+
+const reply = (out: unknown): HookReply => ({ stdout: `${JSON.stringify(out)}\n`, stderr: '', exitCode: 0 });
+
 export const geminiHook: HookProtocol = {
   events,
   projectDirEnv: ['GEMINI_PROJECT_DIR', 'CLAUDE_PROJECT_DIR'],
   parse: (raw) => parseToolHookInput(events, raw),
-  deny: (reason): HookReply => ({ stdout: `${JSON.stringify({ decision: 'deny', reason })}\n`, stderr: '', exitCode: 0 }),
+  deny: (reason): HookReply => reply({ decision: 'deny', reason }),
   allow: (note): HookReply => ({ stdout: '{}\n', stderr: note !== undefined ? `${note}\n` : '', exitCode: 0 }),
+  halt: (reason): HookReply => reply({ decision: 'deny', reason, continue: false, stopReason: reason }),
+  outcome: geminiOutcome,
+  // BeforeAgent runs before the prompt is sent; `continue: false` there ends the run before any request.
+  denyPrompt: (reason): HookReply => reply({ decision: 'deny', reason, continue: false, stopReason: reason }),
   // No matcher matches every tool; the timeout is in milliseconds. Gemini CLI has no per-user file
   // for one project (`~/.gemini/settings.json` applies to every project): the project's file it is.
-  registration: { settingsFile: '.gemini/settings.json', events: ['BeforeTool', 'AfterTool'], timeout: 10_000 },
+  registration: { settingsFile: '.gemini/settings.json', events: ['BeforeTool', 'AfterTool', 'BeforeAgent'], timeout: 10_000 },
 };
