@@ -7,7 +7,8 @@ import type { GuardianEvent } from '../core/events';
 import { boundedArgs, boundedText, boundedValue } from '../core/redact';
 import type { StopState } from '../core/stopAll';
 import { HOOKED_AGENTS, hookedAgent, type HookedAgent } from '../agents/hooks';
-import { denyReply, postOutcome, type DenyStyle, type HookCall, type HookReply } from '../agents/hook';
+import { denyReply, outcomeOf, type DenyStyle, type HookCall, type HookReply } from '../agents/hook';
+import { Canonicalizer } from '../core/canonical';
 import { mayRepeatIn, quickVerdict, stopGate, type GateVerdict } from '../core/verdict';
 import { LockTimeoutError } from '../state/atomicFile';
 import { GuardianLog } from '../state/guardianLog';
@@ -171,15 +172,22 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     return allow();
   };
   let parsed: HookCall | undefined;
-  const refuse = (verdict: { reason: string }, what: string): HookReply => {
-    const reply = denyReply(agent.hook, verdict.reason, style, parsed);
+  // `end`: the agent's run is ended as well where it can be (STOP; a halt the agent keeps retrying).
+  const refuse = (verdict: { reason: string; why?: string }, what: string, end = verdict.why === 'stop'): HookReply => {
+    if (end && style === 'json' && parsed !== undefined && agent.hook.endsLater?.(parsed) === true) {
+      // No decision here: the agent's permission request for this very call refuses it and ends the run.
+      log('WARN', `hook ${who.id}: ${what}: to be refused, and the run ended, at the agent's permission request: ${verdict.reason}`);
+      return agent.hook.allow();
+    }
+    const reason = end && agent.hook.halt === undefined && verdict.why !== undefined && parsed?.phase !== 'prompt' ? `${verdict.reason} ${CANNOT_END}` : verdict.reason;
+    const reply = denyReply(agent.hook, reason, style, parsed, end);
     if (reply === undefined) {
       // A prompt this agent (or the dialect it called in) cannot refuse: recorded, and said.
       log('WARN', `hook ${who.id}: would refuse ${what}, but this agent cannot refuse a prompt: ${verdict.reason}`);
       notes.push(`${what} cannot be refused here: ${verdict.reason}`);
       return allow();
     }
-    log('WARN', `hook ${who.id}: refused ${what}: ${verdict.reason}`);
+    log('WARN', `hook ${who.id}: refused ${what}${end && agent.hook.halt !== undefined ? ' and ended the run' : ''}: ${verdict.reason}`);
     return reply;
   };
 
@@ -215,7 +223,7 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
       notes.push(`${PATHS.stopAll}: ${stop.parse.error}; read as CLEAR`);
       log('WARN', `hook ${who.id}: ${PATHS.stopAll}: ${stop.parse.error}; read as CLEAR`);
     }
-    const beforeCall = known === undefined || known.phase === 'pre' || known.phase === 'prompt';
+    const beforeCall = known === undefined || known.phase === 'pre' || known.phase === 'prompt' || known.phase === 'permission';
     if (stop && beforeCall) {
       const stopped = stopGate(stop.state, undefined, []);
       if (stopped) return refuse(stopped, `${known?.phase === 'prompt' ? 'a prompt' : (known?.tool ?? 'a call')} in session ${known?.session ?? '?'}`);
@@ -225,13 +233,20 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
       notes.push(`no project found (no ${MARKERS.join(' or ')} above ${resolvePath(io.cwd, known.cwd ?? '.')}, no project folder in the environment): nothing recorded`);
       return allow();
     }
+    // The agent asks to run a call its pre-call hook let through: refused, and the run ended, when
+    // that hook recorded it as refused (its refusal handed here, `endsLater`).
+    if (known.phase === 'permission') {
+      const refused = handedOver(ws, hookLogPath(who.id, known.session), known);
+      return refused === undefined ? allow() : refuse({ reason: refused, why: 'loop' }, `${known.tool ?? 'a call'} in session ${known.session}`, true);
+    }
     const prompt = known.phase === 'prompt' && known.prompt !== undefined ? { ...known, prompt: known.prompt } : undefined;
     // An agent that cannot refuse a prompt is left alone: its own log has the prompt, and a record
     // here would make the session look hooked, so that its transcript (its failed requests) would
     // no longer be read.
     if (prompt !== undefined && agent.hook.denyPrompt?.('', known) === undefined) return allow();
     const tool = known.tool;
-    if (prompt === undefined && (known.phase === 'other' || tool === undefined)) return allow();
+    const settles = agent.hook.outcomeInTranscript === true && known.transcript !== undefined && (known.phase !== 'other' || (agent.hook.settleEvents ?? []).includes(known.event));
+    if (prompt === undefined && !settles && (known.phase === 'other' || tool === undefined)) return allow();
     const workspace = ws;
     // 2. The configuration, within a budget: PAUSE must still refuse delegations when it cannot be read.
     const config = await withTimeout(
@@ -254,17 +269,21 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
       workspace,
       rel,
       async () => {
+        // An agent that writes its calls' outcomes only to its transcript: the calls it left unsettled first.
+        if (settles) await settleFromTranscript(caller, workspace, rel, known.transcript as string);
+        if (prompt === undefined && (known.phase === 'other' || tool === undefined)) return allow();
         if (prompt !== undefined) {
           const verdict = await beforePrompt(caller, workspace, rel, prompt, state, config);
           return verdict.allow ? allow() : refuse(verdict, `a prompt in session ${known.session}`);
         }
         const named = { ...known, tool: tool as string };
         if (known.phase !== 'pre') {
-          after(caller, workspace, rel, named);
+          // Where the outcome is only in the transcript, the next hook call records it (settleFromTranscript).
+          if (agent.hook.outcomeInTranscript !== true) after(caller, workspace, rel, named, agent);
           return allow();
         }
-        const verdict = before(caller, workspace, rel, named, state, config);
-        return verdict.allow ? allow() : refuse(verdict, `${named.tool} in session ${known.session}`);
+        const { verdict, persisting } = before(caller, workspace, rel, named, state, config);
+        return verdict.allow ? allow() : refuse(verdict, `${named.tool} in session ${known.session}`, verdict.why === 'stop' || persisting);
       },
       LOCK_TIMEOUT_MS,
     );
@@ -299,11 +318,17 @@ function newId(): string {
   return `lg-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
+/** What the hook records for a call it refused as a loop: trying it again goes on counting, and says it was refused. */
+export const REFUSED_PREFIX = 'Refused by Loop Guardian';
+
 /**
  * Before a call: the gate's verdict over the session's history, and the call recorded (bounded
  * and masked: what the gate compares is what is recorded, so repeats still look alike).
+ * `persisting`: the call is one the guardian has already refused as a loop in this session, and
+ * the agent asks for it again: its refusal did not change the agent's course, so its run is ended
+ * where the agent allows it.
  */
-function before(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall & { tool: string }, stop: StopState, config: GuardianConfig): GateVerdict {
+function before(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall & { tool: string }, stop: StopState, config: GuardianConfig): { verdict: GateVerdict; persisting: boolean } {
   const args = boundedArgs(call.input);
   // A call whose signature cannot be in the log is allowed by quickVerdict whatever the log holds: not parsed.
   const history = readHookTail(ws.path(rel), rel, (text) => mayRepeatIn(text, { tool: call.tool, args }, config));
@@ -311,12 +336,16 @@ function before(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall &
   const base = { v: 1 as const, ts, session: call.session, agent: agent.eventAgent };
   const input = { history, call: { tool: call.tool, args, session: call.session, agent: base.agent, ts }, stop, config };
   const verdict = quickVerdict(input) ?? gateModule().judgeByReplay(input);
+  let persisting = false;
   if (verdict.allow) appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, id: call.id ?? newId() });
   else if (verdict.why === 'loop') {
+    const canon = new Canonicalizer(config.volatileKeys, config.volatileArgs);
+    const hash = canon.signatureHash(call.tool, args);
+    persisting = history.some(({ event: e }) => e.type === 'tool' && e.ok === false && e.error?.startsWith(REFUSED_PREFIX) === true && canon.signatureHash(e.tool, e.args ?? {}) === hash);
     // The refused call is recorded as a failed one: trying it again goes on counting.
-    appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, ok: false, error: `Refused by Loop Guardian (${verdict.finding?.signal ?? 'loop'})` });
+    appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, ok: false, error: `${REFUSED_PREFIX} (${verdict.finding?.signal ?? 'loop'})` });
   }
-  return verdict;
+  return { verdict, persisting };
 }
 
 /** How long reading the agent's transcript for the previous turn may take. */
@@ -351,9 +380,56 @@ async function beforePrompt(agent: HookedAgent, ws: Workspace, rel: string, call
   return verdict;
 }
 
-/** After a call: its outcome, bounded and masked, paired with the recorded call. */
-function after(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall & { tool: string }): void {
-  const outcome = postOutcome(call);
+/** What the model reads where the agent cannot be ended from its hook: it is asked to end its turn itself. */
+const CANNOT_END = 'Loop Guardian cannot end this run from its hook (this agent takes no such answer mid-turn): end your turn now, without another tool call, and tell the person what happened.';
+
+/**
+ * Whether the call an agent asks permission for is the one its pre-call hook just recorded as
+ * refused (its refusal handed over to the permission request): the session's last record is a
+ * refusal of the same tool, with every argument the request names equal. The reason to give, or
+ * undefined.
+ */
+function handedOver(ws: Workspace, rel: string, call: HookCall): string | undefined {
+  const last = readHookTail(ws.path(rel), rel).at(-1)?.event;
+  if (last === undefined || last.type !== 'tool' || last.ok !== false || last.error?.startsWith(REFUSED_PREFIX) !== true || last.tool !== call.tool) return undefined;
+  const args = last.args ?? {};
+  const same = Object.entries(call.input).every(([k, v]) => JSON.stringify(args[k]) === JSON.stringify(v));
+  return same ? `Loop Guardian ended this run: ${call.tool} was refused as a loop (${last.error.slice(REFUSED_PREFIX.length).trim()}) and asked for again. Change the approach, or ask the person.` : undefined;
+}
+
+/** How long reading the agent's transcript for calls' outcomes may take. */
+const SETTLE_BUDGET_MS = 500;
+
+/**
+ * Records how the session's recorded calls that have no outcome yet ended, from the end of the
+ * agent's transcript (Codex writes a call's output, with its exit code, only once its hook has
+ * returned): their results are appended in the transcript's order, before the call being judged.
+ * Calls the transcript does not show yet stay open; a transcript that cannot be read changes nothing.
+ */
+async function settleFromTranscript(agent: HookedAgent, ws: Workspace, rel: string, transcript: string): Promise<void> {
+  const history = readHookTail(ws.path(rel), rel);
+  const answered = new Set(history.flatMap((e) => (e.event.type === 'tool_result' ? [e.event.id] : [])));
+  const open = new Set(history.flatMap((e) => (e.event.type === 'tool' && e.event.id !== undefined && e.event.ok === undefined && !answered.has(e.event.id) ? [e.event.id] : [])));
+  if (open.size === 0) return;
+  const { jsonlTranscript, transcriptResults } = turnModule();
+  const adapter = jsonlTranscript(agent.id);
+  if (adapter === undefined) return;
+  const found = await withTimeout(transcriptResults(transcript, adapter, open), SETTLE_BUDGET_MS, []);
+  const ts = new Date().toISOString();
+  const done = new Set<string>();
+  for (const e of found) {
+    if (e.type !== 'tool_result' && e.type !== 'tool') continue;
+    const id = e.id;
+    if (id === undefined || done.has(id)) continue;
+    done.add(id);
+    const fields = e.ok === false ? { ok: false, error: boundedText(e.error ?? 'failed') } : { ok: true, output: boundedValue(e.output ?? null) };
+    appendEvent(ws, rel, { v: 1, ts, session: history[history.length - 1]?.event.session ?? '', agent: agent.eventAgent, type: 'tool_result', id, ...fields } as GuardianEvent);
+  }
+}
+
+/** After a call: its outcome (read in the shape of the protocol that parsed it), bounded and masked, paired with the recorded call. */
+function after(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall & { tool: string }, parser: HookedAgent): void {
+  const outcome = outcomeOf(parser.hook, call);
   const base = { v: 1 as const, ts: new Date().toISOString(), session: call.session, agent: agent.eventAgent };
   const fields = outcome.ok ? { ok: true, output: boundedValue(outcome.output) } : { ok: false, error: boundedText(outcome.error) };
   const args = boundedArgs(call.input);

@@ -49,3 +49,30 @@ export async function previousTurn(file: string, adapter: JsonlAdapter, current:
   if (unanswered && last.prompt !== undefined && proseKey(last.prompt) === proseKey(current) && turns.length > 1) last = turns[turns.length - 2] as (typeof turns)[number];
   return { ...(last.reply !== undefined ? { reply: last.reply } : {}), events: last.events };
 }
+
+/**
+ * How the calls `ids` ended, as the end of the session's transcript records them: the
+ * `tool_result` events of those ids (or calls that carry their own outcome), in the transcript's
+ * order. For agents that tell their hook nothing of a call's outcome but write it to the
+ * transcript once the hook has returned (Codex). Read-only, bounded, non-blocking.
+ */
+export async function transcriptResults(file: string, adapter: JsonlAdapter, ids: ReadonlySet<string>, maxBytes = TRANSCRIPT_TAIL_BYTES): Promise<GuardianEvent[]> {
+  const handle = await openRegularFile(file);
+  const lines = await readTailLines(handle, maxBytes);
+  const decoder = adapter.decoder(path.basename(file));
+  const found: GuardianEvent[] = [];
+  const sink = {
+    event: (e: GuardianEvent) => {
+      if (e.type === 'tool_result' && ids.has(e.id)) found.push(e);
+      else if (e.type === 'tool' && e.id !== undefined && ids.has(e.id) && e.ok !== undefined) found.push(e);
+    },
+    skipped: () => undefined,
+  };
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    const parsed = parseJson(line);
+    if (parsed.ok) decoder.record(parsed.value, i + 1, sink);
+  });
+  decoder.finish(sink);
+  return found;
+}

@@ -1,11 +1,23 @@
-import { parseToolHookInput, permissionDenyReply, silentAllowReply, type HookProtocol } from '../hook';
+import { blockPromptReply, parseToolHookInput, permissionDenyReply, silentAllowReply, type HookProtocol } from '../hook';
 
-const events = { pre: 'PreToolUse', post: ['PostToolUse'] };
+const events = { pre: 'PreToolUse', post: ['PostToolUse'], prompt: 'UserPromptSubmit' };
 
 /**
  * Codex CLI's hooks (`.codex/hooks.json`): the same stdin fields and the same
  * `hookSpecificOutput.permissionDecision: "deny"` answer as Claude Code; it sets no project
  * variable, so the workspace is found from the call's `cwd`.
+ *
+ * What it does not do, seen live (../shared/docs/live-agents.md) and in openai/codex
+ * `codex-rs/hooks/src/events/pre_tool_use.rs`, `post_tool_use.rs`:
+ * - end a run mid-turn: `continue: false` in a PreToolUse answer is unsupported, and an answer
+ *   holding it is dropped whole, its deny included (the call then runs). So there is no `halt`:
+ *   a refusal is a deny, every time, and the model reads it.
+ * - say how a call ended: PostToolUse's `tool_response` is the command's output text alone; the
+ *   exit code ("Process exited with code N") is in the rollout (`transcript_path`), written once
+ *   the hook has returned. The outcome is read from there at the session's next hook call, the
+ *   turn's end (`Stop`) included.
+ * `UserPromptSubmit` `{"decision": "block", "reason"}` keeps a prompt from reaching the model
+ * (`user_prompt_submit.rs`): STOP refuses a run before its first request.
  */
 export const codexHook: HookProtocol = {
   events,
@@ -13,7 +25,10 @@ export const codexHook: HookProtocol = {
   parse: (raw) => parseToolHookInput(events, raw),
   deny: (reason) => permissionDenyReply(events.pre, reason),
   allow: silentAllowReply,
+  denyPrompt: (reason) => blockPromptReply(reason),
+  outcomeInTranscript: true,
+  settleEvents: ['Stop'],
   // No matcher matches every tool; the timeout is in seconds. Codex has no per-user file for one
   // project (`~/.codex/hooks.json` applies to every project): the project's file it is.
-  registration: { settingsFile: '.codex/hooks.json', events: ['PreToolUse', 'PostToolUse'], timeout: 10 },
+  registration: { settingsFile: '.codex/hooks.json', events: ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop'], timeout: 10, unmatched: ['UserPromptSubmit', 'Stop'] },
 };
