@@ -67,12 +67,24 @@ const IGNORED = new Set([
   'tool.execution_partial_result',
 ]);
 
-const SHELL_EXIT = /<exited with exit code (-?\d+)>\s*$/;
+/**
+ * The line a shell tool's output ends with: `<exited with exit code N>` (Copilot CLI up to 0.0.3xx,
+ * in the real sessions of ../shared/fixtures/real/copilot-cli), `<shellId: N completed with exit
+ * code N>` (1.0.x, seen live from 1.0.102, ../shared/docs/live-agents.md); the shell id grows with
+ * each call, so it is no part of the outcome.
+ */
+const SHELL_EXIT = /\n?<(?:exited with exit code|shellId: [^>\s]+ completed with exit code) (-?\d+)>\s*$/;
 
-/** Whether a shell's output ends with a non-zero `<exited with exit code N>` (it ran, and failed). */
+/** Whether a shell's output ends with a non-zero exit code line (it ran, and failed). */
 export function shellExitFailed(text: string): boolean {
   const exit = SHELL_EXIT.exec(text);
   return exit !== null && Number(exit[1]) !== 0;
+}
+
+/** A failed shell's output as its error: the exit code said once, without the shell's id. */
+export function shellFailure(text: string): string {
+  const exit = SHELL_EXIT.exec(text);
+  return exit === null ? text : `${text.slice(0, exit.index).trimEnd()}\n(exit code ${exit[1]})`;
 }
 
 /** The outcome of a finished tool: `success`, the error's message, or a shell's non-zero exit code. */
@@ -83,7 +95,7 @@ function copilotOutcome(data: Json): { ok: true; output: string } | { ok: false;
     const err = isObject(data.error) && typeof data.error.message === 'string' ? data.error.message : text;
     return { ok: false, error: err || 'failed' };
   }
-  if (shellExitFailed(text)) return { ok: false, error: text };
+  if (shellExitFailed(text)) return { ok: false, error: shellFailure(text) };
   return { ok: true, output: text };
 }
 

@@ -1,6 +1,6 @@
 import { isObject, nonEmptyString as text } from '../core/guards';
 import { exceedsDepth, tooDeepReason } from '../core/json';
-import { shellExitFailed } from './copilotEvents';
+import { shellExitFailed, shellFailure } from './copilotEvents';
 import { objectOfJsonText, parseToolHookInput, permissionDenyReply, silentAllowReply, type HookCall, type HookProtocol, type HookRegistration, type HookReply } from './hook';
 
 /*
@@ -46,7 +46,19 @@ export const LOCAL_CALLER = 'copilot';
 export const CLI_CALLER = 'copilot-cli';
 
 const localEvents = { pre: 'PreToolUse', post: ['PostToolUse', 'PostToolUseFailure'], prompt: 'UserPromptSubmit' };
-const CLI_EVENTS = ['preToolUse', 'postToolUse', 'postToolUseFailure', 'userPromptSubmitted'];
+const CLI_EVENTS = ['preToolUse', 'postToolUse', 'postToolUseFailure', 'userPromptSubmitted', 'permissionRequest'];
+
+/*
+ * Ending a run. Copilot CLI ignores `continue: false` and an `interrupt` in a `preToolUse` answer;
+ * it ends the run on a `permissionRequest` hook's `{"behavior": "deny", "message", "interrupt":
+ * true}` (seen live from 1.0.102, ../shared/docs/live-agents.md). That hook runs after
+ * `preToolUse`, only when it gave no decision, with `{hookName: "permissionRequest", sessionId,
+ * timestamp, cwd, toolName, toolInput, permissionSuggestions}`, and only for the calls that need a
+ * permission: it fired for `bash` even with `--allow-all-tools`, and not for `view`. So a shell
+ * call whose refusal should end the run gets no decision at `preToolUse` (its refusal is recorded)
+ * and is refused, the run ended, at its permission request; any other call is refused at once.
+ */
+const ENDS_AT_PERMISSION = new Set(['bash', 'powershell']);
 
 /*
  * Prompts. Copilot CLI runs a `userPromptSubmitted` hook with `{sessionId, timestamp, cwd, prompt}`
@@ -86,6 +98,11 @@ function parseClaudeStyle(raw: Record<string, unknown>, caller: string): HookCal
 function parseCamelCase(raw: Record<string, unknown>): HookCall | { problem: string } {
   // The other dialects go through parseToolHookInput, which checks the same.
   if (exceedsDepth(raw)) return { problem: `stdin: ${tooDeepReason()}` };
+  if (raw.hookName === 'permissionRequest') {
+    const tool = text(raw.toolName);
+    if (tool === undefined) return { problem: 'stdin: permissionRequest without toolName' };
+    return { phase: 'permission', event: 'permissionRequest', session: text(raw.sessionId) ?? 'unknown-session', tool, input: objectOfJsonText(raw.toolInput), caller: CLI_CALLER, ...(text(raw.cwd) !== undefined ? { cwd: raw.cwd as string } : {}) };
+  }
   if (raw.toolName === undefined && typeof raw.prompt === 'string') {
     return { phase: 'prompt', event: 'userPromptSubmitted', session: text(raw.sessionId) ?? 'unknown-session', input: {}, prompt: raw.prompt, caller: CLI_CALLER, ...(text(raw.cwd) !== undefined ? { cwd: raw.cwd as string } : {}) };
   }
@@ -96,7 +113,7 @@ function parseCamelCase(raw: Record<string, unknown>): HookCall | { problem: str
   const result = isObject(raw.toolResult) ? raw.toolResult : undefined;
   const resultText = typeof result?.textResultForLlm === 'string' ? result.textResultForLlm : '';
   const failed = result !== undefined && ((typeof result.resultType === 'string' && result.resultType !== 'success') || shellExitFailed(resultText));
-  const error = typeof raw.error === 'string' ? raw.error : isObject(raw.error) && typeof raw.error.message === 'string' ? raw.error.message : failed ? resultText || 'failed' : undefined;
+  const error = typeof raw.error === 'string' ? raw.error : isObject(raw.error) && typeof raw.error.message === 'string' ? raw.error.message : failed ? shellFailure(resultText) || 'failed' : undefined;
   return {
     phase: event === 'preToolUse' ? 'pre' : 'post',
     event,
@@ -158,6 +175,9 @@ export function copilotHookProtocol(other: string, events: HookProtocol['events'
     parse: parseCopilotHookInput,
     deny: denyCopilotCall,
     allow: silentAllowReply,
+    halt: (reason, call): HookReply =>
+      call?.phase === 'permission' ? { stdout: `${JSON.stringify({ behavior: 'deny', message: reason, interrupt: true })}\n`, stderr: '', exitCode: 0 } : denyCopilotCall(reason, call),
+    endsLater: (call) => call.phase === 'pre' && call.caller === CLI_CALLER && call.tool !== undefined && ENDS_AT_PERMISSION.has(call.tool),
     // Only VS Code's Local harness can refuse a prompt.
     denyPrompt: (reason, call): HookReply | undefined => (call.caller === LOCAL_CALLER ? { stdout: `${JSON.stringify({ continue: false, stopReason: reason })}\n`, stderr: '', exitCode: 0 } : undefined),
     registration: copilotRegistration(other),
