@@ -1,7 +1,7 @@
 import type { Canonicalizer } from './canonical';
 import type { SessionState } from './detector';
 import { hash53 } from './canonical';
-import { classifyError, type ErrorKind } from './errorClass';
+import { classifyError, FAMILY_OF, type ErrorKind } from './errorClass';
 import type { EventRef } from './events';
 
 /**
@@ -25,8 +25,30 @@ export class ErrorOutcome {
     this.errorKind = classifyError(error);
   }
   get key(): number {
-    return (this.hashed ??= -1 - hash53(this.error));
+    return (this.hashed ??= -1 - hash53(withoutRunNoise(this.error)));
   }
+}
+
+/*
+ * What changes from one run of the same command to the next without the result changing: a clock
+ * time in a log file's name (npm's `_logs/2026-11-25T22_10_35_247Z-debug-0.log`), an id made for
+ * the run (a UUID, a long hex id), how long it took ("Wall time: 0.0306 seconds", "in 12ms"), a
+ * process id. Two outcomes that differ only there ended the same way: compared without them.
+ * Counts, line numbers and other numbers stay: "2/6 steps" then "3/6 steps" is progress.
+ */
+const RUN_NOISE = [
+  /\d{4}-\d{2}-\d{2}[T _]\d{2}[:_]\d{2}[:_]\d{2}(?:[._,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g,
+  /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi,
+  /(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}/gi,
+  /\d+(?:\.\d+)?\s?(?:ms|milliseconds?|s|secs?|seconds?)/g,
+  /(?:pid|pgid|process group pgid)[:= ]\s*\d+/gi,
+];
+
+/** A result's text without what changes from run to run of the same command (RUN_NOISE). */
+export function withoutRunNoise(text: string): string {
+  let out = text;
+  for (const re of RUN_NOISE) out = out.replace(re, '\u0000');
+  return out;
 }
 
 /** A tool call whose outcome is known, or known to be unrecorded. */
@@ -72,7 +94,7 @@ export function outcomeOf(fields: OutcomeFields, canon: Canonicalizer): Outcome 
     return new ErrorOutcome(hasError ? (fields.error as string) : typeof fields.output === 'string' && fields.output.length > 0 ? fields.output : 'failed');
   }
   if (fields.output !== undefined) {
-    return { kind: 'ok', key: typeof fields.output === 'string' ? hash53(fields.output) : canon.hash(fields.output) };
+    return { kind: 'ok', key: typeof fields.output === 'string' ? hash53(withoutRunNoise(fields.output)) : canon.hash(fields.output) };
   }
   if (fields.ok === true) return OK_UNRECORDED;
   return undefined;
@@ -107,6 +129,21 @@ export function sameCall(a: Pick<SettledCall, 'signature' | 'signatureHash'>, b:
  * succeeded and no two produced the same output. Failures, identical outputs and unrecorded
  * outcomes are no progress.
  */
+/**
+ * Retries of a failure that passes by itself: every failure among the outcomes is transient (a
+ * rate limit, a time-out, the network), and there are no more of them than the retries seed 004
+ * allows that family (`budget`). A careful person lets such a call be tried again.
+ */
+export function withinTransientBudget(outcomes: readonly Outcome[], budget: number): boolean {
+  let failures = 0;
+  for (const o of outcomes) {
+    if (o.kind !== 'error') continue;
+    if (FAMILY_OF[o.errorKind] !== 'transient') return false;
+    failures++;
+  }
+  return failures > 0 && failures <= budget;
+}
+
 export function isProgress(outcomes: readonly Outcome[]): boolean {
   const seen = new Set<number>();
   for (const o of outcomes) {

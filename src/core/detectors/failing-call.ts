@@ -27,6 +27,8 @@ interface Failures {
  */
 interface Signature {
   readonly call: SettledCall;
+  /** The session's count of new calls (`SessionFailures.novelty`) at this signature's last failure. */
+  novelty: number;
   /** Made with its first failures in it: most signatures fail once, with one kind. */
   readonly kinds: Failures[];
   next?: Signature;
@@ -41,6 +43,17 @@ interface Signature {
 class SessionFailures {
   private readonly byHash = new Map<number, Signature>();
   size = 0;
+  /** How many calls of the session were new (a call it had not made before, in the last MAX_SEEN): something else was tried. */
+  novelty = 0;
+  private readonly seen = new Set<number>();
+
+  /** Notes a call of the session: one it had not made before counts as a change. */
+  note(c: SettledCall): void {
+    if (this.seen.has(c.signatureHash)) return;
+    this.novelty++;
+    this.seen.add(c.signatureHash);
+    if (this.seen.size > MAX_SEEN) this.seen.delete(this.seen.values().next().value as number);
+  }
 
   get(c: SettledCall): Signature | undefined {
     for (let s = this.byHash.get(c.signatureHash); s !== undefined; s = s.next) if (sameCall(s.call, c)) return s;
@@ -62,7 +75,7 @@ class SessionFailures {
   add(c: SettledCall, first: Failures): Signature {
     const hash = c.signatureHash;
     const head = this.byHash.get(hash);
-    const signature: Signature = { call: c, kinds: [first] };
+    const signature: Signature = { call: c, kinds: [first], novelty: this.novelty };
     if (head !== undefined) {
       signature.next = head;
       this.byHash.delete(hash);
@@ -95,12 +108,20 @@ class SessionFailures {
 }
 
 const MAX_SIGNATURES = 500;
+/** The calls a session remembers having made, to tell a new one. */
+const MAX_SEEN = 2_000;
 
 /**
  * Seed 004's loop circuit breaker: a failure signature is (tool, canonical args, error class).
  * Each class has its own retry budget; the breaker trips on the failure that exceeds it
  * (deterministic errors: the 2nd identical failure). Per session; signatures that have not failed
  * within the window (2 hours) are pruned; a success of the same call clears its failures.
+ *
+ * A re-run after the agent did something new is a new attempt, not a retry (issue 25: an edit,
+ * then the build again, its error changing or not): when the session made a call it had not made
+ * before since this signature last failed, its failures count from one again. Only re-runs with
+ * nothing new in between (the same edit, the same read, the same test, round after round: seed
+ * 001's loop) count towards the budget.
  */
 export class FailingCallDetector implements Detector {
   readonly signal = 'failing-call' as const;
@@ -109,8 +130,11 @@ export class FailingCallDetector implements Detector {
   constructor(private readonly ctx: DetectorContext) {}
 
   call(c: SettledCall, sink: FindingSink): void {
-    if (c.outcome.kind === 'unknown') return;
     let s = this.sessions.get(c.session);
+    if (!s) this.sessions.set(c.session, (s = new SessionFailures()));
+    const novelty = s.novelty;
+    s.note(c);
+    if (c.outcome.kind === 'unknown') return;
     if (c.outcome.kind === 'ok') {
       const cleared = s?.get(c);
       if (cleared) {
@@ -120,7 +144,6 @@ export class FailingCallDetector implements Detector {
       return;
     }
     const cfg = this.ctx.config.signals[this.signal];
-    if (!s) this.sessions.set(c.session, (s = new SessionFailures()));
     const ts = callTimeMs(c);
     if (ts !== undefined) prune(s, ts - cfg.windowMinutes * 60_000, sink);
     const kind: ErrorKind = c.outcome.errorKind;
@@ -137,6 +160,12 @@ export class FailingCallDetector implements Detector {
       }
     } else {
       s.touch(signature);
+      if (signature.novelty !== novelty) {
+        // Something new was tried since it last failed: this failure starts a new attempt.
+        for (const k of signature.kinds) resolveKind(k, sink);
+        signature.kinds.length = 0;
+      }
+      signature.novelty = novelty;
       for (const k of signature.kinds) if (k.kind === kind) f = k;
       if (f) {
         f.count++;
@@ -232,5 +261,9 @@ function lastFailure(sig: Signature): number {
 
 /** Resolves the signature's episodes: those reported (named) only, the others were never raised. */
 function resolveAll(sig: Signature, sink: FindingSink): void {
-  for (const f of sig.kinds) if (f.episode !== undefined) sink.resolve(f.episode);
+  for (const f of sig.kinds) resolveKind(f, sink);
+}
+
+function resolveKind(f: Failures, sink: FindingSink): void {
+  if (f.episode !== undefined) sink.resolve(f.episode);
 }

@@ -1,4 +1,4 @@
-import { isProgress, sameCall, type Outcome, type SettledCall } from '../calls';
+import { isProgress, sameCall, withinTransientBudget, type Outcome, type SettledCall } from '../calls';
 import { sayCall } from '../plainWords';
 import { adviceForCall } from '../advice';
 import type { Detector, DetectorContext, FindingSink, SessionSlot, SessionState } from '../detector';
@@ -30,7 +30,10 @@ export class IdenticalCallsDetector implements Detector {
     }
     pushBounded(outcomes.list, c.outcome, 50);
     if (chain.count < threshold) return;
-    const progress = isProgress(outcomes.list);
+    // Progress: every call succeeded with a new result (polling that gets somewhere), or every
+    // failure so far is a transient one within its retry budget (a flaky step tried again).
+    const transient = withinTransientBudget(outcomes.list, this.ctx.config.signals['failing-call'].retries.transient);
+    const progress = transient || isProgress(outcomes.list);
     sink.report({ episode: chain.episode, action: progress ? 'warn' : 'halt', count: chain.count, evidence: chain.refs }, () => {
       // Said in words only when a finding is made: a call that only grows the run pays nothing.
       const subject = sayCall(c.tool, c.args);
@@ -42,7 +45,9 @@ export class IdenticalCallsDetector implements Detector {
         at: c.settledAt,
         ...whoOf(c),
         subject,
-        message: progress
+        message: transient
+          ? `${subject} called ${chain.count} times in a row after transient failures (a time-out, the network, a rate limit): retries within their budget`
+          : progress
           ? `${subject} called ${chain.count} times in a row; every call succeeded with a new result, so it looks like polling with progress`
           : `Same action repeated ${chain.count} times consecutively: ${subject}, with no progress`,
         recommendation: progress
