@@ -116,12 +116,30 @@ describe('loop-guardian hook copilot (VS Code agent mode, a real process)', () =
     const fromVsCode = run(local(ws, 'd1'));
     assert.equal(fromVsCode.hookSpecificOutput?.permissionDecision, 'deny');
     assert.equal(fromVsCode.permissionDecision, undefined);
-    const fromCli = run(cliPre(ws, 'bash', { command: 'ls' }));
+    const fromCli = run(cliPre(ws, 'view', { path: 'README.md' }));
     assert.equal(fromCli.permissionDecision, 'deny');
     assert.equal(fromCli.hookSpecificOutput, undefined);
     // The CLI's PascalCase dialect, whose accepted answer is not documented: both forms.
     const pascal = run({ hook_event_name: 'PreToolUse', session_id: 'cp-2', timestamp: '2026-10-02T09:14:03Z', cwd: ws, tool_name: 'Bash', tool_input: { command: 'ls' } });
     assert.deepEqual([pascal.permissionDecision, pascal.hookSpecificOutput?.permissionDecision], ['deny', 'deny']);
     assert.equal(copilotCli.hook?.registration.settingsFile, copilot.hook?.registration.settingsFile);
+  });
+
+  it("Copilot CLI under STOP: a shell call gets no decision before it, and its permission request refuses it and ends the run (Copilot ends a run only there); other calls are refused at once", async () => {
+    const ws = await tmpProject();
+    await cli(['init', 'copilot-cli', '--workspace', ws]);
+    await cli(['stop', '--workspace', ws]);
+    const entry = JSON.parse(await fs.readFile(path.join(ws, '.github/hooks/loop-guardian.json'), 'utf8')) as { hooks: Record<string, { bash: string }[]> };
+    const sh = (event: string, input: unknown) => execFileSync('bash', ['-c', entry.hooks[event]?.[0]?.bash ?? ''], { input: JSON.stringify(input), cwd: ws }).toString();
+    assert.equal(sh('preToolUse', cliPre(ws, 'bash', { command: 'npm run build' })), '', 'no decision before the call');
+    // As Copilot CLI 1.0.102 sends it (seen live): after preToolUse gave no decision.
+    const permission = { hookName: 'permissionRequest', sessionId: 'cp-1', timestamp: 1795644762763, cwd: ws, toolName: 'bash', toolInput: { command: 'npm run build' }, permissionSuggestions: [] };
+    const answer = JSON.parse(sh('permissionRequest', permission)) as { behavior: string; message: string; interrupt: boolean };
+    assert.deepEqual([answer.behavior, answer.interrupt], ['deny', true]);
+    assert.match(answer.message, /STOP_ALL is set to STOP/);
+    assert.equal((JSON.parse(sh('preToolUse', cliPre(ws, 'view', { path: 'a.ts' }))) as Nested).permissionDecision, 'deny');
+    // Without STOP, a permission request for a call nobody refused gets no decision (Copilot's own rules apply).
+    await cli(['clear', '--workspace', ws]);
+    assert.equal(sh('permissionRequest', permission), '');
   });
 });

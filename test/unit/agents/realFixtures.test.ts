@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { defaultConfig } from '../../../src/core/config';
 import { detectFormat, replayFile } from '../../../src/watch/replay';
-import { FIXTURES } from '../helpers';
+import { describeShared, FIXTURES } from '../helpers';
 
 /**
  * Every real transcript under ../shared/fixtures/real/<agent>/ for the agents whose folder names
@@ -13,7 +13,7 @@ import { FIXTURES } from '../helpers';
 const FOLDERS = ['claude', 'codex', 'openhands', 'swe-agent', 'roo'] as const;
 const EXPECTED_FILES = { claude: 7, codex: 1, openhands: 9, 'swe-agent': 16, roo: 7 } as const;
 
-describe('every real transcript is read by replay --format auto', () => {
+describeShared('every real transcript is read by replay --format auto', 'the real transcripts', () => {
   for (const folder of FOLDERS) {
     const dir = path.join(FIXTURES, 'real', folder);
     const files = readdirSync(dir).sort();

@@ -71,13 +71,20 @@ describe('loop-guardian hook (a real process, real stdin and stdout)', () => {
     assert.equal(retry.stdout, '', 'the agent read the file first: the same Edit is its recovery, not the loop');
   });
 
-  it('Codex: the same deny shape; --deny-with exit2 refuses with exit code 2 and the reason on stderr', async () => {
+  it('Codex: the outcome read from its rollout (its hook gets the output text alone); the same deny shape; --deny-with exit2 refuses with exit code 2 and the reason on stderr', async () => {
     const ws = await tmpdir();
-    const pre = (id: string) => ({ session_id: 'cx', cwd: ws, hook_event_name: 'PreToolUse', model: 'gpt-5', tool_name: 'Bash', tool_input: { command: 'cargo build' }, tool_use_id: id });
-    const post = (id: string) => ({ ...pre(id), hook_event_name: 'PostToolUse', tool_response: 'Exit code: 101\nerror[E0425]: cannot find value `x`' });
+    // As Codex 0.169 sends and writes them (seen live): PostToolUse's tool_response is the output
+    // text, no exit code; the rollout gets the function_call_output with it once the hook returned.
+    const rollout = path.join(ws, 'rollout-2026-11-25T22-10-34-cx.jsonl');
+    const line = (type: string, payload: unknown) => `${JSON.stringify({ timestamp: '2026-11-25T22:10:35.000Z', type, payload })}\n`;
+    await fs.writeFile(rollout, line('session_meta', { id: 'cx', cwd: ws }));
+    const pre = (id: string) => ({ session_id: 'cx', cwd: ws, transcript_path: rollout, hook_event_name: 'PreToolUse', model: 'gpt-5', tool_name: 'Bash', tool_input: { command: 'cargo build' }, tool_use_id: id });
+    const post = (id: string) => ({ ...pre(id), hook_event_name: 'PostToolUse', tool_response: 'error[E0425]: cannot find value `x`\n' });
     for (const id of ['c1', 'c2']) {
       assert.equal((await runHook(ws, 'codex', pre(id))).stdout, '');
+      await fs.appendFile(rollout, line('response_item', { type: 'function_call', name: 'exec_command', arguments: '{"cmd":"cargo build"}', call_id: id }));
       await runHook(ws, 'codex', post(id));
+      await fs.appendFile(rollout, line('response_item', { type: 'function_call_output', call_id: id, output: `Chunk ID: ${id}\nWall time: 0.0306 seconds\nProcess exited with code 101\nOriginal token count: 9\nOutput:\nerror[E0425]: cannot find value \`x\`\n` }));
     }
     const json = await runHook(ws, 'codex', pre('c3'));
     assert.equal((JSON.parse(json.stdout) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision, 'deny');

@@ -116,14 +116,15 @@ describe('loop-guardian init (hook registration)', () => {
     assert.equal((JSON.parse((await cli(['init', 'claude', '--workspace', ws, '--json'])).stdout) as { added: string[] }).added.length, 0);
     assert.equal((await cli(['init', 'copilot-cli', '--workspace', ws])).code, 0);
     const copilot = await read(ws, '.github/hooks/loop-guardian.json');
-    assert.deepEqual(Object.keys(copilot.hooks), ['preToolUse', 'postToolUse', 'postToolUseFailure', 'userPromptSubmitted']);
+    // permissionRequest: where Copilot CLI can be ended (a refused shell call is ended there).
+    assert.deepEqual(Object.keys(copilot.hooks), ['preToolUse', 'postToolUse', 'postToolUseFailure', 'userPromptSubmitted', 'permissionRequest']);
   });
 
   it('updates a registration whose path changed instead of adding a second one', () => {
     const first = mergeHookSettings(undefined, 'gemini', gemini.hook!.registration, 'node "/old/dist/cli.js" hook gemini', 'x');
     const second = mergeHookSettings(first.settings, 'gemini', gemini.hook!.registration, 'node "/new/dist/cli.js" hook gemini', 'x');
     assert.deepEqual(second.added, []);
-    assert.deepEqual(second.updated, ['BeforeTool', 'AfterTool']);
+    assert.deepEqual(second.updated, ['BeforeTool', 'AfterTool', 'BeforeAgent']);
     const hooks = second.settings.hooks as Record<string, { hooks: { command: string; timeout: number }[] }[]>;
     assert.equal(hooks.BeforeTool?.length, 1);
     assert.equal(hooks.BeforeTool?.[0]?.hooks[0]?.command, 'node "/new/dist/cli.js" hook gemini');
@@ -142,7 +143,9 @@ describe('loop-guardian init (hook registration)', () => {
     const ws = await tmpdir();
     assert.equal((await cli(['init', 'codex', '--workspace', ws])).code, 0);
     const codex = await read(ws, '.codex/hooks.json');
-    assert.deepEqual(Object.keys(codex.hooks), ['PreToolUse', 'PostToolUse']);
+    // UserPromptSubmit refuses a run under STOP; Stop settles the turn's last call from the rollout.
+    assert.deepEqual(Object.keys(codex.hooks), ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop']);
+    assert.equal(codex.hooks.Stop?.[0]?.matcher, undefined);
     const broken = '{\n  "theme": "dark",\n  oops\n}\n';
     await write(ws, '.gemini/settings.json', broken);
     const r = await cli(['init', 'gemini', '--workspace', ws]);

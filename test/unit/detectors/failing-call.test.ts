@@ -27,9 +27,19 @@ describe('failing-call (seed 004)', () => {
     assert.equal(only(run(times(3, () => call('the thing broke'))).findings, 'failing-call').length, 1);
   });
 
-  it('counts identical failures even when other calls come between', () => {
+  it('counts identical failures when the calls between them are ones the session already made (the same read, round after round)', () => {
     const other = { type: 'tool', session: 's', tool: 'ls', args: {}, ok: true, output: 'a' };
-    assert.equal(only(run([call('Permission denied'), other, call('Permission denied')]).findings, 'failing-call').length, 1);
+    assert.equal(only(run([call('Permission denied'), other, call('Permission denied'), other, call('Permission denied')]).findings, 'failing-call').length, 1);
+    assert.equal(only(run([call('Permission denied'), call('Permission denied')]).findings, 'failing-call').length, 1);
+  });
+
+  it('a re-run after something new was tried is a new attempt (issue 25: edit, build, edit, build, its error the same or changing)', () => {
+    const edit = (n: number) => ({ type: 'tool', session: 's', tool: 'edit', args: { path: 'a.ts', text: `v${n}` }, ok: true, output: 'edited' });
+    const build = { type: 'tool', session: 's', tool: 'bash', args: { command: 'pnpm run build' }, ok: false, error: 'ReferenceError: window is not defined' };
+    assert.equal(only(run([build, edit(1), build, edit(2), build, edit(3), build]).findings, 'failing-call').length, 0);
+    // The same edit again changes nothing: from then on the failures count (an unknown error: two retries, then the breaker).
+    assert.equal(only(run([build, edit(1), build, edit(1), build, edit(1), build]).findings, 'failing-call').length, 1);
+    assert.equal(only(run([build, edit(1), build, edit(1), build]).findings, 'failing-call').length, 0);
   });
 
   it('keeps different arguments and different error classes apart', () => {

@@ -1,0 +1,143 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { AGENT_PACKAGES, ensureAgent, type AgentPackage } from './install';
+import type { Step, WireFormat } from './model';
+import type { Sandbox } from './sandbox';
+
+/*
+ * How each agent's own CLI is run headless against the scripted model, offline, as
+ * ../shared/docs/live-agents.md verified it: where it is pointed at the model, the trust a user
+ * gives it, and the tool it runs shell commands with.
+ */
+
+export interface LiveAgent {
+  readonly pkg: AgentPackage;
+  readonly format: WireFormat;
+  /** Settings, auth and trust the agent needs in the sandbox before a run (what a user sets up once). */
+  prepare(sb: Sandbox, modelUrl: string): void;
+  /** The environment and arguments of one headless run of a prompt. */
+  command(sb: Sandbox, modelUrl: string, prompt: string): { args: string[]; env: NodeJS.ProcessEnv };
+  /** A shell command as this agent's model asks for it, from the tools the agent offered. */
+  shell(command: string, tools: readonly string[]): Step;
+}
+
+function pick(tools: readonly string[], names: readonly string[], agent: string): string {
+  const found = names.find((n) => tools.includes(n));
+  if (found === undefined) throw new Error(`${agent}: none of ${names.join(', ')} among the offered tools ${tools.join(', ')}`);
+  return found;
+}
+
+function writeJson(file: string, value: unknown): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+export const claude: LiveAgent = {
+  pkg: AGENT_PACKAGES.claude!,
+  format: 'anthropic',
+  prepare: () => undefined,
+  command: (sb, url, prompt) => ({
+    args: ['-p', prompt, '--permission-mode', 'bypassPermissions', '--output-format', 'stream-json', '--verbose'],
+    env: { ...sb.env, ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'sk-ant-live-test', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', IS_SANDBOX: '1' },
+  }),
+  shell: (command, tools) => ({ tool: pick(tools, ['Bash'], 'Claude Code'), args: { command, description: 'Run it' } }),
+};
+
+export const gemini: LiveAgent = {
+  pkg: AGENT_PACKAGES.gemini!,
+  format: 'gemini',
+  prepare: (sb) => {
+    writeJson(path.join(sb.home, '.gemini', 'settings.json'), { security: { auth: { selectedType: 'gemini-api-key' } }, general: { disableAutoUpdate: true }, privacy: { usageStatisticsEnabled: false } });
+    // The user trusts the folder (Gemini runs a project's hooks only in a trusted folder).
+    writeJson(path.join(sb.home, '.gemini', 'trustedFolders.json'), { [sb.ws]: 'TRUST_FOLDER' });
+  },
+  command: (sb, url, prompt) => ({
+    args: ['-p', prompt, '--yolo', '--output-format', 'stream-json', '--model', 'gemini-2.5-flash'],
+    env: { ...sb.env, GOOGLE_GEMINI_BASE_URL: url, GEMINI_API_KEY: 'live-test', GEMINI_CLI_NO_RELAUNCH: 'true' },
+  }),
+  shell: (command, tools) => ({ tool: pick(tools, ['run_shell_command'], 'Gemini CLI'), args: { command, description: 'Run it' } }),
+};
+
+/** A TOML basic string. */
+const toml = (v: string) => JSON.stringify(v);
+
+export const codex: LiveAgent = {
+  pkg: AGENT_PACKAGES.codex!,
+  format: 'responses',
+  prepare: (sb, url) => {
+    const home = path.join(sb.home, '.codex');
+    mkdirSync(home, { recursive: true });
+    // The provider (wire_api "responses": "chat" is refused by 0.169), no retries (a refused
+    // request must not be re-sent and counted twice), and the project trusted, as `codex exec
+    // --trust` would save it (a project's .codex/ loads only in a trusted project).
+    writeFileSync(
+      path.join(home, 'config.toml'),
+      [
+        'model = "scripted"',
+        'model_provider = "mock"',
+        'approval_policy = "never"',
+        'sandbox_mode = "danger-full-access"',
+        '',
+        '[model_providers.mock]',
+        'name = "mock"',
+        `base_url = ${toml(`${url}/v1`)}`,
+        'wire_api = "responses"',
+        'env_key = "MOCK_API_KEY"',
+        'request_max_retries = 0',
+        'stream_max_retries = 0',
+        '',
+        `[projects.${toml(sb.ws)}]`,
+        'trust_level = "trusted"',
+        '',
+      ].join('\n'),
+    );
+  },
+  command: (sb, _url, prompt) => ({
+    // Hook trust for this headless run, the flag Codex offers automation that vets its hooks.
+    args: ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', prompt],
+    env: { ...sb.env, CODEX_HOME: path.join(sb.home, '.codex'), MOCK_API_KEY: 'live-test' },
+  }),
+  shell: (command, tools) => {
+    const tool = pick(tools, ['exec_command', 'shell', 'local_shell'], 'Codex');
+    return tool === 'exec_command' ? { tool, args: { cmd: command } } : { tool, args: { command: ['bash', '-lc', command] } };
+  },
+};
+
+export const copilotCli: LiveAgent = {
+  pkg: AGENT_PACKAGES['copilot-cli']!,
+  format: 'chat',
+  prepare: () => undefined,
+  command: (sb, url, prompt) => ({
+    args: ['-p', prompt, '--allow-all-tools', '--no-auto-update', '--output-format', 'json'],
+    // Its built-in offline mode with a provider of one's own: no sign-in. COPILOT_ALLOW_ALL also
+    // trusts the folder, so that the repository's hooks load in -p mode.
+    env: {
+      ...sb.env,
+      COPILOT_HOME: path.join(sb.home, '.copilot'),
+      COPILOT_OFFLINE: 'true',
+      COPILOT_PROVIDER_BASE_URL: `${url}/v1`,
+      COPILOT_PROVIDER_TYPE: 'openai',
+      COPILOT_PROVIDER_API_KEY: 'live-test',
+      COPILOT_MODEL: 'scripted',
+      COPILOT_AUTO_UPDATE: 'false',
+      COPILOT_ALLOW_ALL: 'true',
+    },
+  }),
+  shell: (command, tools) => ({ tool: pick(tools, ['bash', 'shell', 'powershell'], 'Copilot CLI'), args: { command, description: 'Run it', mode: 'sync', initial_wait: 30 } }),
+};
+
+export const cline: LiveAgent = {
+  pkg: AGENT_PACKAGES.cline!,
+  format: 'chat',
+  prepare: (sb, url) => {
+    // What a user does once: `cline auth` for an OpenAI-compatible provider (it writes
+    // ~/.cline/data/settings/providers.json).
+    const r = spawnSync(ensureAgent(AGENT_PACKAGES.cline!), ['auth', '-p', 'openai', '-k', 'live-test', '-m', 'scripted', '-b', `${url}/v1`], { env: sb.env, cwd: sb.ws, encoding: 'utf8', timeout: 60_000 });
+    if (r.status !== 0) throw new Error(`cline auth failed (${r.status}): ${r.stderr}${r.stdout}`);
+  },
+  command: (sb, _url, prompt) => ({ args: ['--json', '--auto-approve', 'true', '-c', sb.ws, prompt], env: sb.env }),
+  shell: (command, tools) => ({ tool: pick(tools, ['execute_command', 'run_commands', 'bash'], 'Cline'), args: { command, requires_approval: false } }),
+};
+
+export const DRIVERS: Readonly<Record<string, LiveAgent>> = { claude, gemini, codex, 'copilot-cli': copilotCli, cline };

@@ -1,0 +1,180 @@
+import { strict as assert } from 'node:assert';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { DRIVERS, type LiveAgent } from './drivers';
+import { liveRun, turnsAfter, type LiveRun } from './live';
+import type { Step, Turn } from './model';
+
+/*
+ * The live-agent suite: each agent's own released CLI, its hook installed by `loop-guardian init
+ * <agent>`, driven offline by a scripted model. Every assertion is on what the agent itself did:
+ * what it sent the model back for a call (its refusal text, a command's output), what ran (npm
+ * writes one debug log per run into the sandbox's HOME; files a command creates), how many model
+ * requests it made, and how its run ended. The guardian's own records are looked at only to tell
+ * which model request the halt came at.
+ *
+ * The agents' own loop guards act at 5 identical calls (Gemini CLI, Cline, Qwen Code); the
+ * guardian's default refuses the 3rd, below them.
+ */
+
+const FAILING = 'npm run build-missing';
+const REFUSED = /Loop Guardian refused this call|Loop Guardian ended this run/;
+const STOPPED = /STOP_ALL is set to STOP/;
+/** The agents whose run the guardian can end from its hook; Codex cannot (nothing mid-turn: docs/agents.md). */
+const ENDABLE = new Set(['claude', 'gemini', 'copilot-cli', 'cline']);
+
+/** Per agent, what the suite measured: printed at the end. */
+const measured = new Map<string, { halt?: number; stopMid?: number; stopBefore?: number; healthy?: number }>();
+function measure(agent: LiveAgent, key: 'halt' | 'stopMid' | 'stopBefore' | 'healthy', value: number): void {
+  measured.set(agent.pkg.id, { ...measured.get(agent.pkg.id), [key]: value });
+}
+
+/** How many times `npm run` actually ran in the sandbox: npm writes one debug log per run under $HOME/.npm/_logs. */
+function npmRuns(run: LiveRun): number {
+  const dir = path.join(run.sb.home, '.npm', '_logs');
+  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('-debug-0.log')).length : 0;
+}
+
+/** Everything the agent said: its own output and what it sent the model back for each call. */
+function agentSaid(run: LiveRun): string {
+  return [run.result.stdout, run.result.stderr, ...run.turns.map((t) => t.lastResult)].join('\n');
+}
+
+/** The turn at which the agent's reply for a call first carried the guardian's refusal (the model reads it then). */
+function refusalTurn(run: LiveRun, pattern = REFUSED): number | undefined {
+  return run.turns.find((t) => pattern.test(t.lastResult))?.turn;
+}
+
+/** The guardian's hook records of the run (to tell at which request it refused). */
+function hookRecords(run: LiveRun): Record<string, unknown>[] {
+  const dir = path.join(run.sb.ws, '.tmp', 'current', 'logs');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.startsWith('hook-'))
+    .flatMap((f) =>
+      readFileSync(path.join(dir, f), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    );
+}
+
+function refusedRecords(run: LiveRun): number {
+  return hookRecords(run).filter((e) => typeof e.error === 'string' && e.error.startsWith('Refused by Loop Guardian')).length;
+}
+
+/** A script that keeps asking for the same shell command. */
+const always =
+  (command: string) =>
+  (turn: Turn, a: LiveAgent): Step =>
+    a.shell(command, turn.tools);
+
+function describeRun(run: LiveRun): string {
+  const t = run.turns.map((r) => `#${r.turn}: ${r.lastResult.slice(0, 160).replace(/\s+/g, ' ')}`).join('\n');
+  return `exit ${run.result.code}${run.result.timedOut ? ' (timed out)' : ''}, ${run.turns.length} requests\n${t}\nstderr: ${run.result.stderr.slice(-1500)}`;
+}
+
+for (const agent of Object.values(DRIVERS)) {
+  describe(`live: ${agent.pkg.label} ${agent.pkg.version} (its own CLI, scripted model)`, function () {
+    this.timeout(240_000);
+    const runs: LiveRun[] = [];
+    afterEach(() => {
+      for (const r of runs.splice(0)) {
+        if (process.env.LOOP_GUARDIAN_KEEP_LIVE !== '1') r.sb.cleanup();
+      }
+    });
+    const keep = (r: LiveRun) => (runs.push(r), r);
+
+    it(`the same failing command (${FAILING}, its output changing each run) is refused at the 3rd call; a persisting agent is ended`, async () => {
+      const run = keep(await liveRun(agent, always(FAILING), { maxTurns: 10 }));
+      const said = agentSaid(run);
+      assert.match(said, /Missing script: "build-missing"/, describeRun(run));
+      assert.equal(npmRuns(run), 2, `the command ran twice, then was refused\n${describeRun(run)}`);
+      assert.ok(refusedRecords(run) >= 1, describeRun(run));
+      // The refusal reaches the model in the agent's own words, except Cline's, which cancels the whole task.
+      if (agent.pkg.id !== 'cline') assert.ok(refusalTurn(run) !== undefined, `the model read the refusal\n${describeRun(run)}`);
+      const after = turnsAfter(run, 3);
+      measure(agent, 'halt', after);
+      assert.equal(run.result.timedOut, false, describeRun(run));
+      if (ENDABLE.has(agent.pkg.id)) assert.ok(after <= 2, `model requests after the halt: ${after} (goal <= 2)\n${describeRun(run)}`);
+      // An agent that cannot be ended is told so, and asked to end its turn itself; every retry stays refused.
+      else assert.match(said, /cannot end this run from its hook/, describeRun(run));
+    });
+
+    it('STOP before the run: nothing runs, and the run ends at once where the agent allows it', async () => {
+      const run = keep(await liveRun(agent, always('touch ran-under-stop.txt'), { stopBefore: `STOP ${new Date().toISOString()} before the run\n`, maxTurns: 10 }));
+      assert.equal(existsSync(path.join(run.sb.ws, 'ran-under-stop.txt')), false, `a command ran under STOP\n${describeRun(run)}`);
+      measure(agent, 'stopBefore', run.turns.length);
+      if (ENDABLE.has(agent.pkg.id) || agent.pkg.id === 'codex') assert.ok(run.turns.length <= 1, `model requests under STOP: ${run.turns.length} (goal <= 1)\n${describeRun(run)}`);
+      assert.equal(run.result.timedOut, false, describeRun(run));
+    });
+
+    it('STOP written mid-run: the next call is refused and the run ends (<= 1 model request after it)', async () => {
+      let n = 0;
+      const run = keep(
+        await liveRun(agent, (turn, a) => a.shell(`echo step-${++n} >> steps.txt`, turn.tools), { stopAtTurn: 3, maxTurns: 10 }),
+      );
+      const steps = existsSync(path.join(run.sb.ws, 'steps.txt')) ? readFileSync(path.join(run.sb.ws, 'steps.txt'), 'utf8').trim().split('\n') : [];
+      assert.equal(steps.length, 2, `the two calls before STOP ran, none after\n${describeRun(run)}`);
+      const after = turnsAfter(run, 3);
+      measure(agent, 'stopMid', after);
+      if (ENDABLE.has(agent.pkg.id)) assert.ok(after <= 1, `model requests after STOP: ${after} (goal <= 1)\n${describeRun(run)}`);
+      assert.ok(agent.pkg.id === 'cline' || STOPPED.test(agentSaid(run)), `the STOP reason reached the agent\n${describeRun(run)}`);
+    });
+
+    it('healthy: edit -> test -> edit -> test until green is never refused', async () => {
+      // test.js fails, naming the value it found, until value.txt says 4; the model writes 1, 2, 3, 4.
+      const check = "const v=require('fs').readFileSync('value.txt','utf8').trim(); if (v!=='4') { console.error('expected 4, got '+v); process.exit(1) } console.log('green')";
+      const steps: string[] = [];
+      for (let v = 1; v <= 4; v++) steps.push(`echo ${v} > value.txt`, 'node check.js');
+      const run = keep(
+        await liveRun(agent, (turn, a) => (turn.index <= steps.length ? a.shell(steps[turn.index - 1] as string, turn.tools) : { text: 'Green: done.' }), {
+          files: { 'check.js': `${check}\n` },
+          maxTurns: 12,
+        }),
+      );
+      assert.doesNotMatch(agentSaid(run), REFUSED, describeRun(run));
+      assert.equal(refusedRecords(run), 0, describeRun(run));
+      assert.equal(readFileSync(path.join(run.sb.ws, 'value.txt'), 'utf8').trim(), '4', describeRun(run));
+      assert.match(agentSaid(run), /green/, describeRun(run));
+      measure(agent, 'healthy', refusedRecords(run));
+    });
+
+    it('healthy: polling a long build whose output changes is never refused', async () => {
+      // The same command four times (the agents' own guards stop a fifth); each run finds the build further along.
+      const poll = "const fs=require('fs'); fs.appendFileSync('build.log','tick\\n'); console.log('build: '+fs.readFileSync('build.log','utf8').trim().split('\\n').length+'/4 steps')";
+      const run = keep(await liveRun(agent, (turn, a) => (turn.index <= 4 ? a.shell('node poll.js', turn.tools) : { text: 'Built.' }), { files: { 'poll.js': `${poll}\n` }, maxTurns: 6 }));
+      assert.doesNotMatch(agentSaid(run), REFUSED, describeRun(run));
+      assert.equal(readFileSync(path.join(run.sb.ws, 'build.log'), 'utf8').trim().split('\n').length, 4, describeRun(run));
+    });
+
+    it('healthy: a retry that succeeds is never refused', async () => {
+      // Fails twice (a flaky step), then succeeds; the agent moves on.
+      const flaky = "const fs=require('fs'); const n=(fs.existsSync('attempts')?Number(fs.readFileSync('attempts','utf8')):0)+1; fs.writeFileSync('attempts',String(n)); if (n<3) { console.error('network timeout (attempt '+n+')'); process.exit(1) } console.log('fetched')";
+      const run = keep(
+        await liveRun(agent, (turn, a) => (turn.index <= 3 ? a.shell('node fetch.js', turn.tools) : turn.index === 4 ? a.shell('node test.js', turn.tools) : { text: 'Done.' }), {
+          files: { 'fetch.js': `${flaky}\n` },
+          maxTurns: 6,
+        }),
+      );
+      assert.doesNotMatch(agentSaid(run), REFUSED, describeRun(run));
+      assert.equal(readFileSync(path.join(run.sb.ws, 'attempts'), 'utf8').trim(), '3', describeRun(run));
+      assert.match(agentSaid(run), /tests pass/, describeRun(run));
+    });
+
+    it('a cycle of two failing calls (A, B, A, B, …) is refused before the agents\' own guards', async () => {
+      const a = 'npm run build-missing';
+      const b = 'npm run lint-missing';
+      const run = keep(await liveRun(agent, (turn, d) => d.shell(turn.index % 2 === 1 ? a : b, turn.tools), { maxTurns: 10 }));
+      assert.ok(refusedRecords(run) >= 1, describeRun(run));
+      assert.ok(npmRuns(run) <= 5, `ran ${npmRuns(run)} times before a refusal\n${describeRun(run)}`);
+      assert.equal(run.result.timedOut, false, describeRun(run));
+    });
+  });
+}
+
+after(() => {
+  if (measured.size === 0) return;
+  const rows = [...measured].map(([id, m]) => `  ${id.padEnd(12)} ${String(m.halt ?? '-').padStart(18)} ${String(m.stopMid ?? '-').padStart(18)} ${String(m.stopBefore ?? '-').padStart(20)}`);
+  console.log(['', '  model requests (live agents)', `  ${'agent'.padEnd(12)} ${'after the halt'.padStart(18)} ${'after STOP (mid)'.padStart(18)} ${'with STOP before'.padStart(20)}`, ...rows, `  goals: after the halt <= 2, after STOP <= 1, for ${[...ENDABLE].join(', ')}; Codex cannot be ended from a hook`].join('\n'));
+});
