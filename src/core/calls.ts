@@ -37,11 +37,11 @@ export class ErrorOutcome {
  * Counts, line numbers and other numbers stay: "2/6 steps" then "3/6 steps" is progress.
  */
 const RUN_NOISE = [
-  /\d{4}-\d{2}-\d{2}[T _]\d{2}[:_]\d{2}[:_]\d{2}(?:[._,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g,
-  /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi,
-  /(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}/gi,
-  /\d+(?:\.\d+)?\s?(?:ms|milliseconds?|s|secs?|seconds?)/g,
-  /(?:pid|pgid|process group pgid)[:= ]\s*\d+/gi,
+  /\b\d{4}-\d{2}-\d{2}[T _]\d{2}[:_]\d{2}[:_]\d{2}(?:[._,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g,
+  /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi,
+  /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}\b/gi,
+  /\b\d+(?:\.\d+)?\s?(?:ms|milliseconds?|s|secs?|seconds?)\b/g,
+  /\b(?:pid|pgid|process group pgid)\b[:= ]\s*\d+/gi,
 ];
 
 /** A result's text without what changes from run to run of the same command (RUN_NOISE). */
