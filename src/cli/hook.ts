@@ -12,6 +12,7 @@ import { Canonicalizer } from '../core/canonical';
 import { mayRepeatIn, quickVerdict, stopGate, type GateVerdict } from '../core/verdict';
 import { LockTimeoutError } from '../state/atomicFile';
 import { GuardianLog } from '../state/guardianLog';
+import { recordHeartbeat } from '../state/heartbeat';
 import { appendEvent, hookConfig, hookLogPath, readHookTail, withSessionLock } from '../state/hookLog';
 import { readStopAllAtSync } from '../state/stopAllFile';
 import { PATHS, Workspace } from '../state/workspace';
@@ -292,6 +293,15 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     return await Promise.race([work, deadline]);
   } finally {
     if (timer) clearTimeout(timer);
+    // This agent's hook ran here: `status` tells a hook that runs from one that never does. After
+    // the decision, and never changing it.
+    if (ws !== undefined && parsed !== undefined) {
+      try {
+        recordHeartbeat(ws, { agent: who.id, session: parsed.session, event: parsed.event });
+      } catch {
+        // A heartbeat that cannot be written is only a status left older.
+      }
+    }
   }
 }
 
