@@ -29,6 +29,31 @@ export interface Agent {
   readonly otherDiscovery?: readonly TranscriptDiscovery[];
   /** Its hook contract, and how its hook is registered. */
   readonly hook?: HookProtocol;
+  /**
+   * Why its hook, registered in a project, would not run there: the trust the agent asks for
+   * before it runs a project's hooks, read from its own settings. Empty when nothing stands in the
+   * way that its files tell.
+   */
+  readonly hookTrust?: (scope: TrustScope) => Promise<readonly NotRunning[]>;
+}
+
+/** What a trust check may read: the agent's own settings, outside the workspace (the watch layer answers). */
+export interface TrustScope {
+  /** The workspace folder, absolute. */
+  readonly root: string;
+  /** The user's home folder. */
+  readonly home: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** A small file's text; undefined when it is missing or cannot be read. */
+  readText(file: string): Promise<string | undefined>;
+  /** A path with its links resolved, as the agent compares paths; the path itself when it cannot be. */
+  realPath(file: string): Promise<string>;
+}
+
+/** Why a registered hook does not run, and what the person does about it, in plain words. */
+export interface NotRunning {
+  readonly cause: string;
+  readonly fix: string;
 }
 
 /** A transcript an agent is writing (or wrote) for a workspace. */

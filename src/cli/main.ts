@@ -52,7 +52,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     options: { reason: text },
     positionals: 1,
   },
-  status: { usage: 'status', summary: 'Lists the blocked tasks.', options: {} },
+  status: { usage: 'status', summary: 'STOP_ALL, whether each agent working here is protected (its hook enforced, installed but not running, watched only, or not at all, with the fix), and the blocked tasks.', options: {} },
   cleanup: { usage: 'cleanup TASK', summary: "Removes a task from the blocked registry with its summary and state.", options: {}, positionals: 1 },
   stop: { usage: 'stop [--reason TEXT]', summary: 'Writes STOP to .github/guardian/STOP_ALL: every agent halts.', options: { reason: text } },
   pause: { usage: 'pause [--reason TEXT]', summary: 'Writes PAUSE to STOP_ALL: agents finish current work, start nothing new.', options: { reason: text } },
@@ -163,7 +163,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       case 'escalate':
         return await (await import('./commands/tasks')).escalateCommand(ctx, arg, v);
       case 'status':
-        return await (await import('./commands/tasks')).statusCommand(ctx);
+        return await (await import('./commands/status')).statusCommand(ctx);
       case 'cleanup':
         return await (await import('./commands/tasks')).cleanupCommand(ctx, arg);
       case 'stop':

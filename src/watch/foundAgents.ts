@@ -1,5 +1,6 @@
 import { AGENTS, HOOK_AGENTS } from '../agents';
 import type { GuardianConfig } from '../core/config';
+import { promises as fs } from 'node:fs';
 import { readRegularBounded } from '../state/regularFile';
 import type { Workspace } from '../state/workspace';
 import { AgentDiscovery } from './agentDiscovery';
@@ -20,15 +21,21 @@ export interface FoundAgent {
   readonly hooked: boolean;
   /** Its hook settings file exists in the folder (the agent is set up here). */
   readonly configured: boolean;
+  /** When its newest transcript for this folder last changed (ms since the epoch): when it last worked here, as far as its files tell. */
+  readonly lastWork?: number;
+  /** When its hook settings file last changed (ms since the epoch), when it runs the guardian's hook: about when the hook was installed. */
+  readonly hookedSince?: number;
 }
 
 /** Settings files are small: this much of one is read to see whether it runs the guardian's hook. */
 const SETTINGS_READ = 256 * 1024;
 
-async function mentionsGuardian(ws: Workspace, rel: string): Promise<{ exists: boolean; hooked: boolean }> {
+async function mentionsGuardian(ws: Workspace, rel: string): Promise<{ exists: boolean; hooked: boolean; mtime?: number }> {
   const read = await readRegularBounded(ws.path(rel), SETTINGS_READ).catch(() => undefined);
   if (read?.kind !== 'text') return { exists: read !== undefined && read.kind !== 'missing', hooked: false };
-  return { exists: true, hooked: /loop-guardian/.test(read.text) };
+  const hooked = /loop-guardian/.test(read.text);
+  const mtime = hooked ? (await fs.stat(ws.path(rel)).catch(() => undefined))?.mtimeMs : undefined;
+  return { exists: true, hooked, ...(mtime !== undefined ? { mtime } : {}) };
 }
 
 /**
@@ -42,17 +49,25 @@ export async function findAgents(ws: Workspace, config: GuardianConfig, env: Nod
   const transcripts = await new AgentDiscovery(ws.root, everyone, env, editorStorage).discover();
   const out: FoundAgent[] = [];
   for (const agent of AGENTS) {
-    const found = transcripts.filter((t) => t.agent.id === agent.id).length;
+    const own = transcripts.filter((t) => t.agent.id === agent.id);
+    const found = own.length;
     const hook = HOOK_AGENTS.find((a) => a.id === agent.id)?.hook.registration;
     const files = hook ? [hook.settingsFile, ...(hook.migrateFrom ?? [])] : [];
     let configured = false;
     let hooked = false;
+    let hookedSince: number | undefined;
     for (const f of files) {
       const m = await mentionsGuardian(ws, f);
       configured ||= m.exists;
       hooked ||= m.hooked;
+      if (m.mtime !== undefined) hookedSince = Math.max(hookedSince ?? 0, m.mtime);
     }
     if (found === 0 && !configured) continue;
+    let lastWork: number | undefined;
+    for (const t of own) {
+      const st = await fs.stat(t.file).catch(() => undefined);
+      if (st !== undefined) lastWork = Math.max(lastWork ?? 0, st.mtimeMs);
+    }
     out.push({
       id: agent.id,
       label: agent.label,
@@ -62,6 +77,8 @@ export async function findAgents(ws: Workspace, config: GuardianConfig, env: Nod
       ...(hook ? { hookFile: hook.settingsFile } : {}),
       hooked,
       configured,
+      ...(lastWork !== undefined ? { lastWork } : {}),
+      ...(hookedSince !== undefined ? { hookedSince } : {}),
     });
   }
   return out;

@@ -1,8 +1,9 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { DRIVERS, type LiveAgent } from './drivers';
 import { liveRun, turnsAfter, type LiveRun } from './live';
+import { guardian } from './sandbox';
 import type { Step, Turn } from './model';
 
 /*
@@ -88,7 +89,7 @@ for (const agent of Object.values(DRIVERS)) {
     it(`the same failing command (${FAILING}, its output changing each run) is refused at the 3rd call; a persisting agent is ended`, async () => {
       const run = keep(await liveRun(agent, always(FAILING), { maxTurns: 10 }));
       const said = agentSaid(run);
-      assert.match(said, /Missing script: "build-missing"/, describeRun(run));
+      assert.match(said, /Missing script: \\?"build-missing\\?"/, describeRun(run));
       assert.equal(npmRuns(run), 2, `the command ran twice, then was refused\n${describeRun(run)}`);
       assert.ok(refusedRecords(run) >= 1, describeRun(run));
       // The refusal reaches the model in the agent's own words, except Cline's, which cancels the whole task.
@@ -172,6 +173,44 @@ for (const agent of Object.values(DRIVERS)) {
     });
   });
 }
+
+describe('live: whether each agent is protected, seen from outside (loop-guardian status)', function () {
+  this.timeout(240_000);
+  const runs: LiveRun[] = [];
+  afterEach(() => {
+    for (const r of runs.splice(0)) if (process.env.LOOP_GUARDIAN_KEEP_LIVE !== '1') r.sb.cleanup();
+  });
+  type Status = { agents: { id: string; state: string; problems: { cause: string; fix: string }[] }[] };
+  const status = (run: LiveRun): Status => {
+    const r = guardian(run.sb, ['status', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout) as Status;
+  };
+
+  it('Codex with its hook not trusted runs every call unseen: status says "installed but not running", names the hook trust and the fix; trusted, it is "enforced"', async () => {
+    const codex = DRIVERS.codex as LiveAgent;
+    // What a user who never approved the hook in /hooks runs: no --dangerously-bypass-hook-trust.
+    const untrusted = await liveRun(codex, always(FAILING), { maxTurns: 5, args: (a) => a.filter((x) => x !== '--dangerously-bypass-hook-trust') });
+    runs.push(untrusted);
+    assert.equal(npmRuns(untrusted), 5, `the hook never ran: every call ran\n${describeRun(untrusted)}`);
+    const seen = status(untrusted).agents.find((a) => a.id === 'codex');
+    assert.equal(seen?.state, 'not-running', JSON.stringify(seen));
+    assert.match(JSON.stringify(seen?.problems), /not trusted/);
+    assert.match(JSON.stringify(seen?.problems), /\/hooks/);
+    const trusted = await liveRun(codex, always(FAILING), { maxTurns: 4 });
+    runs.push(trusted);
+    assert.equal(status(trusted).agents.find((a) => a.id === 'codex')?.state, 'enforced');
+  });
+
+  it('a missing launcher (a teammate without the guardian): every call runs, and status says so with the fix', async () => {
+    const run = await liveRun(DRIVERS.claude as LiveAgent, always(FAILING), { maxTurns: 4, before: (sb) => rmSync(path.join(sb.home, '.loop-guardian'), { recursive: true, force: true }) });
+    runs.push(run);
+    assert.equal(npmRuns(run), 4, describeRun(run));
+    const seen = status(run).agents.find((a) => a.id === 'claude');
+    assert.equal(seen?.state, 'not-running', JSON.stringify(seen));
+    assert.match(JSON.stringify(seen?.problems), /launcher .* is missing/);
+  });
+});
 
 after(() => {
   if (measured.size === 0) return;

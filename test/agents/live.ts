@@ -34,6 +34,8 @@ export interface LiveOptions {
   /** Prepares the sandbox further after the agent's own set-up and the hook (a test's trust steps, a variable). */
   readonly before?: (sb: Sandbox) => void;
   readonly env?: NodeJS.ProcessEnv;
+  /** Changes the agent's arguments (a run without a flag the driver passes). */
+  readonly args?: (args: string[]) => string[];
 }
 
 export const HARNESS_LIMIT = 'Stopping here: the harness turn limit.';
@@ -67,7 +69,7 @@ export async function liveRun(agent: LiveAgent, script: (turn: Turn, agent: Live
       });
     }
     const { args, env } = agent.command(sb, model.url, opts.prompt ?? 'Build the project with npm run build-missing until it works.');
-    const result = await runAgent(bin, args, { cwd: sb.ws, env: { ...env, ...opts.env }, timeoutMs: opts.timeoutMs ?? 120_000 });
+    const result = await runAgent(bin, opts.args ? opts.args(args) : args, { cwd: sb.ws, env: { ...env, ...opts.env }, timeoutMs: opts.timeoutMs ?? 120_000 });
     // What the agent left running (Cline's task hub outlives its CLI): ended, so that no later run talks to it.
     killLeftovers(sb.dir);
     return { agent, sb, result, turns: model.turns(), ...(stopAt !== undefined ? { stopAt } : {}) };

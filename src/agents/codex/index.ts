@@ -1,6 +1,7 @@
 import type { Agent } from '../agent';
 import { codexDiscovery } from './discovery';
 import { codexHook } from './hook';
+import { codexHookTrust } from './trust';
 import { codexTranscript } from './transcript';
 
 export const codex: Agent = {
@@ -10,4 +11,5 @@ export const codex: Agent = {
   transcript: codexTranscript,
   discovery: codexDiscovery,
   hook: codexHook,
+  hookTrust: codexHookTrust,
 };

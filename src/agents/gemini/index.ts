@@ -1,6 +1,7 @@
 import type { Agent } from '../agent';
 import { geminiDiscovery } from './discovery';
 import { geminiHook } from './hook';
+import { geminiHookTrust } from './trust';
 import { geminiSessionDocument, geminiTranscript } from './transcript';
 
 export const gemini: Agent = {
@@ -11,4 +12,5 @@ export const gemini: Agent = {
   otherTranscripts: [geminiSessionDocument],
   discovery: geminiDiscovery,
   hook: geminiHook,
+  hookTrust: geminiHookTrust,
 };

@@ -1,7 +1,4 @@
-import { renderBlockedStatus } from '../../core/blockedSummary';
-import { BlockedTaskRegistry } from '../../state/blockedTaskRegistry';
 import { TaskOperations } from '../../tasks/taskOperations';
-import { PATHS } from '../../state/workspace';
 import type { CommandContext } from '../context';
 import { EXIT, json, paint, UsageError } from '../io';
 
@@ -52,15 +49,6 @@ export async function escalateCommand(ctx: CommandContext, task: string | undefi
     return EXIT.humanRequired;
   }
   ctx.io.out(ctx.json ? json({ task_id: id, outcome: result.outcome, from: result.from, to: result.to }) : `${paint(ctx.io, 'green', '✓')} Escalated to tier ${result.to}\n`);
-  return EXIT.ok;
-}
-
-/** Seed 003's `status`: every blocked task. */
-export async function statusCommand(ctx: CommandContext): Promise<number> {
-  const read = await new BlockedTaskRegistry(ctx.ws).list();
-  for (const p of read.problems) ctx.io.err(`warning: ${p}\n`);
-  if (ctx.json) ctx.io.out(json({ blocked: read.tasks }));
-  else ctx.io.out(renderBlockedStatus(read.tasks, PATHS.summaries));
   return EXIT.ok;
 }
 

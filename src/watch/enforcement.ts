@@ -1,0 +1,102 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import { AGENTS, type NotRunning, type TrustScope } from '../agents';
+import type { GuardianConfig } from '../core/config';
+import { latestHeartbeats, type Heartbeat } from '../state/heartbeat';
+import { launcherPath } from '../state/launcher';
+import { readRegularBounded } from '../state/regularFile';
+import type { Workspace } from '../state/workspace';
+import { findAgents } from './foundAgents';
+
+/*
+ * Whether each agent in a folder is protected (issue 24): a hook that an agent does not run looks,
+ * from the outside, exactly like a hook that runs and finds nothing. The hooks leave a heartbeat
+ * (state/heartbeat.ts); the agents' transcripts say when they last worked here; the agents' own
+ * settings say what trust they still ask for; the launcher must be there for the hook to start.
+ */
+
+export type EnforcementState =
+  /** Its hook runs: a heartbeat at least as new as its latest work here. */
+  | 'enforced'
+  /** Its hook is registered, but the agent worked here since without running it, or something its files tell stands in the way. */
+  | 'not-running'
+  /** Its hook is registered, and no call has come yet, nor any work here since. */
+  | 'installed'
+  /** No hook, but its transcripts are read: loops are shown, not stopped. */
+  | 'watched'
+  /** Neither hooked nor watched. */
+  | 'off';
+
+export interface AgentEnforcement {
+  readonly id: string;
+  readonly label: string;
+  readonly state: EnforcementState;
+  /** The hook's newest heartbeat here. */
+  readonly lastCall?: Heartbeat;
+  /** When the agent last worked here, from its transcripts (ms since the epoch). */
+  readonly lastWork?: number;
+  /** For `not-running`: why, and what to do; for `installed`: what would keep it from running. */
+  readonly problems: readonly NotRunning[];
+  /** The project's settings file its hook is registered in. */
+  readonly hookFile?: string;
+}
+
+/** A transcript written this long after the last heartbeat shows work the hook did not see (a transcript lags its calls by a few seconds). */
+const SLACK_MS = 60_000;
+
+async function launcherProblems(env: NodeJS.ProcessEnv): Promise<NotRunning[]> {
+  const file = launcherPath(env);
+  const read = await readRegularBounded(file, 64 * 1024).catch(() => undefined);
+  if (read?.kind !== 'text') {
+    return [{ cause: `the launcher ${file} is missing on this machine, so the hook lets every call through`, fix: 'run `loop-guardian init <agent>` here, or "Loop Guardian: Install the Agent Hook…" in VS Code' }];
+  }
+  const cli = /^cli='((?:[^']|'\\'')*)'$/m.exec(read.text)?.[1]?.replace(/'\\''/g, "'");
+  if (cli !== undefined && (await fs.stat(cli).catch(() => undefined)) === undefined) {
+    return [{ cause: `the launcher ${file} starts ${cli}, which is gone (an update or a removed checkout), so the hook lets every call through`, fix: 'run `loop-guardian init <agent>` again, or open VS Code with the extension' }];
+  }
+  return [];
+}
+
+/** Each agent that has worked in the folder or is set up in it, with how well it is protected. */
+export async function agentEnforcement(ws: Workspace, config: GuardianConfig, env: NodeJS.ProcessEnv = process.env, editorStorage?: string): Promise<AgentEnforcement[]> {
+  const found = await findAgents(ws, config, env, editorStorage);
+  const beats = await latestHeartbeats(ws);
+  let launcher: NotRunning[] | undefined;
+  const scope: TrustScope = {
+    root: ws.root,
+    home: env.HOME ?? os.homedir(),
+    env,
+    readText: async (file) => {
+      const read = await readRegularBounded(file, 1024 * 1024).catch(() => undefined);
+      return read?.kind === 'text' ? read.text : undefined;
+    },
+    realPath: (file) => fs.realpath(file).catch(() => file),
+  };
+  const out: AgentEnforcement[] = [];
+  for (const f of found) {
+    const agent = AGENTS.find((a) => a.id === f.id);
+    const lastCall = beats.get(f.id);
+    const base = { id: f.id, label: f.label, ...(lastCall ? { lastCall } : {}), ...(f.lastWork !== undefined ? { lastWork: f.lastWork } : {}), ...(f.hookFile ? { hookFile: f.hookFile } : {}) };
+    if (!f.hooked) {
+      out.push({ ...base, state: f.watched ? 'watched' : 'off', problems: [] });
+      continue;
+    }
+    launcher ??= await launcherProblems(env);
+    const problems = [...launcher, ...((await agent?.hookTrust?.(scope)) ?? [])];
+    const called = lastCall === undefined ? undefined : Date.parse(lastCall.ts);
+    const since = Math.max(called ?? 0, f.hookedSince ?? 0);
+    const unseenWork = f.lastWork !== undefined && f.lastWork > since + SLACK_MS;
+    let state: EnforcementState;
+    if (called !== undefined && !unseenWork) state = 'enforced';
+    else if (unseenWork || problems.length > 0) state = 'not-running';
+    else state = 'installed';
+    const shown =
+      state === 'not-running' && problems.length === 0
+        ? [{ cause: `${f.label} worked here after its hook last ran (its transcript is newer), so the hook did not see those calls`, fix: `check that ${f.label} reads ${f.hookFile ?? 'its hook settings'} in this folder, and run \`loop-guardian init ${f.id}\` again` }]
+        : state === 'enforced'
+          ? []
+          : problems;
+    out.push({ ...base, state, problems: shown });
+  }
+  return out;
+}
