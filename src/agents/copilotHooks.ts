@@ -159,6 +159,7 @@ function copilotRegistration(other: string): HookRegistration {
     timeout: 10,
     layout: 'flat',
     entry: { commandKey: 'bash', fields: { type: 'command', timeoutSec: 10 } },
+    windowsKey: 'powershell',
     version: 1,
     failClosed: true,
     sharedWith: [other],

@@ -95,6 +95,13 @@ export interface HookRegistration {
   readonly gitIgnored?: boolean;
   /** Events registered without the tool matcher (a prompt event matches no tool). */
   readonly unmatched?: readonly string[];
+  /**
+   * The key of an entry that holds the command for Windows, where the agent takes one (Codex
+   * `command_windows`, openai/codex `codex-rs/hooks/src/engine/discovery.rs`; Copilot
+   * `powershell`, github/docs hooks-reference): `init` writes the Node command there
+   * (`windowsHookCommand`), so that the hook runs where there is no POSIX shell.
+   */
+  readonly windowsKey?: 'command_windows' | 'powershell';
 }
 
 /** One agent's hook contract: stdin to a call, and its allow and deny replies. */
@@ -135,6 +142,12 @@ export interface HookProtocol {
    * transcript at the session's next hook call (`settleEvents`), not after the call.
    */
   readonly outcomeInTranscript?: boolean;
+  /**
+   * Another agent that runs this agent's hooks from this agent's settings file, told by its
+   * environment and payload: the registry id of that agent (its calls are then its own, and where
+   * its own hook entry is in place too, it alone decides, so that a call meets the guardian once).
+   */
+  foreignCaller?(env: NodeJS.ProcessEnv, call: HookCall): string | undefined;
   /** Events (besides pre, post and prompt) at which calls still unsettled are settled from the transcript: the end of a turn. */
   readonly settleEvents?: readonly string[];
   /**

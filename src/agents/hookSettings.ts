@@ -84,7 +84,10 @@ function hooksOf(settings: Record<string, unknown>, file: string): Record<string
  * older install's, or a sharing agent's) is removed. Throws when the shape is not the documented
  * one, rather than guess and clobber.
  */
-export function mergeHookSettings(existing: unknown, agent: string, reg: HookRegistration, command: string, file: string = reg.settingsFile): MergeResult {
+export function mergeHookSettings(existing: unknown, agent: string, reg: HookRegistration, command: string, file: string = reg.settingsFile, windows?: string): MergeResult {
+  // The Windows command beside the command, under the agent's key for it, where it has one.
+  const win = reg.windowsKey !== undefined && windows !== undefined ? { [reg.windowsKey]: windows } : {};
+  const sameWindows = (h: Record<string, unknown>) => reg.windowsKey === undefined || windows === undefined || sameCommands(windows, agent, reg).includes(h[reg.windowsKey] as string);
   const current = sameCommands(command, agent, reg);
   if (existing !== undefined && !isObject(existing)) throw new SettingsShapeError(file, '(root)', 'is not a JSON object');
   const settings: Record<string, unknown> = { ...(existing ?? {}) };
@@ -113,16 +116,16 @@ export function mergeHookSettings(existing: unknown, agent: string, reg: HookReg
           continue;
         }
         found = true;
-        if (current.includes(h[key] as string)) next.push(h);
+        if (current.includes(h[key] as string) && sameWindows(h)) next.push(h);
         else {
           update(event);
           // The command under this agent's key; an older entry's other spelling of it goes.
           const { command: _c, bash: _b, ...rest } = h;
-          next.push({ ...rest, [key]: command });
+          next.push({ ...rest, [key]: current.includes(h[key] as string) ? h[key] : command, ...win });
         }
       }
       if (!found) {
-        next.push({ ...(reg.entry?.fields ?? {}), [key]: command });
+        next.push({ ...(reg.entry?.fields ?? {}), [key]: command, ...win });
         added.push(event);
       }
       merged[event] = next;
@@ -145,16 +148,16 @@ export function mergeHookSettings(existing: unknown, agent: string, reg: HookReg
           continue;
         }
         found = true;
-        const same = current.includes(h.command as string);
+        const same = current.includes(h.command as string) && sameWindows(h);
         if (!same) update(event);
-        inner.push(same ? h : { ...h, command });
+        inner.push(same ? h : { ...h, command: current.includes(h.command as string) ? h.command : command, ...win });
       }
       // A group left empty by a removed duplicate goes with it.
       if (inner.length > 0 || group.hooks.length === 0) next.push({ ...group, hooks: inner });
     }
     if (!found) {
       const matcher = reg.matcher !== undefined && !(reg.unmatched ?? []).includes(event) ? { matcher: reg.matcher } : {};
-      next.push({ ...matcher, hooks: [{ type: 'command', command, timeout: reg.timeout }] });
+      next.push({ ...matcher, hooks: [{ type: 'command', command, ...win, timeout: reg.timeout }] });
       added.push(event);
     }
     merged[event] = next;

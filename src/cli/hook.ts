@@ -230,6 +230,14 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
       if (stopped) return refuse(stopped, `${known?.phase === 'prompt' ? 'a prompt' : (known?.tool ?? 'a call')} in session ${known?.session ?? '?'}`);
     }
     if (known === undefined) return failOpen((call as { problem: string }).problem);
+    // Another agent running this agent's hook file (one agent reading another's settings): its
+    // call, recorded as its own; where its own entry is in place too, that entry alone decides.
+    const foreign = agent.hook.foreignCaller?.(io.env, known);
+    const other = foreign === undefined ? undefined : hookedAgent(foreign);
+    if (other !== undefined) {
+      if (ws !== undefined && registersGuardian(ws, other)) return allow();
+      who = other;
+    }
     if (ws === undefined) {
       notes.push(`no project found (no ${MARKERS.join(' or ')} above ${resolvePath(io.cwd, known.cwd ?? '.')}, no project folder in the environment): nothing recorded`);
       return allow();
@@ -388,6 +396,16 @@ async function beforePrompt(agent: HookedAgent, ws: Workspace, rel: string, call
   const verdict = gateModule().promptGate({ history, prompt: { text, session: call.session, agent: base.agent, ts }, stop, config });
   appendEvent(ws, rel, { ...base, type: 'prompt', text });
   return verdict;
+}
+
+/** Whether an agent's own hook file in the workspace runs the guardian (a small file, read at once). */
+function registersGuardian(ws: Workspace, agent: HookedAgent): boolean {
+  try {
+    const file = ws.path(agent.hook.registration.settingsFile);
+    return statSync(file).size < 1024 * 1024 && /loop-guardian/.test(readFileSync(file, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 /** What the model reads where the agent cannot be ended from its hook: it is asked to end its turn itself. */

@@ -30,7 +30,8 @@ export type SignalId = (typeof SIGNAL_IDS)[number];
 // debug logs keep each child session as `runSubagent-*.jsonl`). `use_subagents`,
 // `team_spawn_teammate`: an IDE agent's tools that start subagents and teammates (its tool list and
 // its SDK's team tools; the agent's folder under src/agents/ cites them).
-export const DEFAULT_DELEGATION_TOOLS: readonly string[] = ['Task', 'Agent', 'dispatch_agent', 'spawn_agent', 'delegate_to_agent', 'new_task', 'subagent', 'task', 'runSubagent', 'use_subagents', 'team_spawn_teammate'];
+// `invoke_agent` and `multi_agent_v1`: subagent tools two of the agents' CLIs offered their model, run live (test/agents).
+export const DEFAULT_DELEGATION_TOOLS: readonly string[] = ['Task', 'Agent', 'dispatch_agent', 'spawn_agent', 'delegate_to_agent', 'new_task', 'subagent', 'task', 'runSubagent', 'use_subagents', 'team_spawn_teammate', 'invoke_agent', 'multi_agent_v1'];
 
 /** The signals on which the hook refuses the call that would trip them. */
 // `repeated-prompt`: the prompt hook refuses the prompt that would be the loop's next turn.

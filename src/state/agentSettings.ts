@@ -71,7 +71,7 @@ async function excludeFromGit(ws: Workspace, rel: string): Promise<boolean> {
  * earlier registration in another of the agent's files (`migrateFrom`) is moved, unless it
  * already runs this very command.
  */
-export async function installHook(ws: Workspace, agent: AgentWithHook, command: string): Promise<InstallResult> {
+export async function installHook(ws: Workspace, agent: AgentWithHook, command: string, windows?: string): Promise<InstallResult> {
   const reg = agent.hook.registration;
   if (reg.layout === 'script') return installHookScripts(ws, agent, command);
   const moved: { file: string; events: readonly string[] }[] = [];
@@ -84,7 +84,7 @@ export async function installHook(ws: Workspace, agent: AgentWithHook, command: 
   const file = await ws.resolveForWrite(rel);
   const result = await withFileLock(file, async () => {
     const { text, value } = await readSettings(file, rel);
-    const merged = mergeHookSettings(value, agent.id, reg, command, rel);
+    const merged = mergeHookSettings(value, agent.id, reg, command, rel, windows);
     if (merged.added.length > 0 || merged.updated.length > 0) await ws.writeAtomic(rel, serialise(merged.settings));
     return { file: rel, added: merged.added, updated: merged.updated, created: text === undefined };
   });

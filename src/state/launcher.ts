@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { HOOK_AGENTS } from '../agents';
 import { readTextIfExists, writeFileAtomic } from './atomicFile';
+import type { HookProtocol } from '../agents/hook';
 import { guardianHome } from './guardianHome';
 
 /*
@@ -21,6 +22,39 @@ import { guardianHome } from './guardianHome';
 /** Where the launcher lives (the hook command says the same in shell, `LAUNCHER_IN_SHELL`). */
 export function launcherPath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(guardianHome(env), 'bin', 'loop-guardian');
+}
+
+/** The same launcher for hosts without a POSIX shell (Windows), run by Node: `loop-guardian.js` beside it. */
+export function nodeLauncherPath(env: NodeJS.ProcessEnv = process.env): string {
+  return `${launcherPath(env)}.js`;
+}
+
+/**
+ * The Node launcher's text: starts the install when it is there (the CLI runs as it is required),
+ * else, for a hook, reads the call to its end and gives the agent's "no decision" (exit 0), as the
+ * shell launcher does. Pure, so that a refresh writes only when it changes.
+ */
+export function nodeLauncherScript(target: LauncherTarget): string {
+  const idle = Object.fromEntries(HOOK_AGENTS.flatMap((a) => (a.hook.allow().stdout.trim() === '' ? [] : [[a.id, a.hook.allow().stdout.trim()]])));
+  return [
+    "// Loop Guardian's launcher for hosts without a POSIX shell (Windows), run by Node. Written by",
+    '// `loop-guardian init` and by the VS Code extension beside bin/loop-guardian, the same install.',
+    "'use strict';",
+    `const cli = ${JSON.stringify(target.cli)};`,
+    `const idle = ${JSON.stringify(idle)};`,
+    "if (require('fs').existsSync(cli)) {",
+    '  process.argv[1] = cli;',
+    '  require(cli);',
+    "} else if (process.argv[2] === 'hook') {",
+    '  // The install is gone: the call is let through, in the words of agents that expect an answer.',
+    '  process.stdin.resume();',
+    "  process.stdin.on('end', () => process.stdout.write(idle[process.argv[3]] !== undefined ? `${idle[process.argv[3]]}\\n` : ''));",
+    '} else {',
+    "  console.error(`loop-guardian: cannot start ${cli} (missing); run loop-guardian init again, or open VS Code with the extension`);",
+    '  process.exitCode = 1;',
+    '}',
+    '',
+  ].join('\n');
 }
 
 /** The install the launcher starts. */
@@ -88,11 +122,18 @@ export async function installLauncher(target: LauncherTarget, env: NodeJS.Proces
   const file = launcherPath(env);
   const text = launcherScript(target);
   const before = await readTextIfExists(file);
-  if (before === text) return { path: file, changed: false, created: false };
+  const js = nodeLauncherPath(env);
+  const jsText = nodeLauncherScript(target);
+  const jsBefore = await readTextIfExists(js);
+  if (before === text && jsBefore === jsText) return { path: file, changed: false, created: false };
   await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o755 });
-  await writeFileAtomic(file, text, { mode: 0o755, within: await fs.realpath(guardianHome(env)) });
-  // A file that was there keeps its mode through the rename: make sure it can be run.
-  await fs.chmod(file, 0o755);
+  const within = await fs.realpath(guardianHome(env));
+  if (jsBefore !== jsText) await writeFileAtomic(js, jsText, { mode: 0o644, within });
+  if (before !== text) {
+    await writeFileAtomic(file, text, { mode: 0o755, within });
+    // A file that was there keeps its mode through the rename: make sure it can be run.
+    await fs.chmod(file, 0o755);
+  }
   return { path: file, changed: true, created: before === undefined };
 }
 
@@ -101,3 +142,38 @@ export async function refreshLauncher(target: LauncherTarget, env: NodeJS.Proces
   if ((await readTextIfExists(launcherPath(env))) === undefined) return undefined;
   return installLauncher(target, env);
 }
+
+/**
+ * The command for hosts without a POSIX shell (Windows): Node runs the Node launcher beside the
+ * shell one (`~/.loop-guardian/bin/loop-guardian.js`, or under `LOOP_GUARDIAN_HOME`), found by
+ * Node itself, so that it names no shell variable (PowerShell, cmd and an agent that expands
+ * `$NAME` read it alike); where the launcher is missing, the call is read and let through (exit
+ * 0, no answer). Only for agents whose "no decision" is an empty answer.
+ */
+export function windowsHookCommand(agentId: string, hook: Pick<HookProtocol, 'allow'>): string | undefined {
+  if (hook.allow().stdout.trim() !== '' || !/^[a-z][a-z0-9-]*$/.test(agentId)) return undefined;
+  const script = [
+    "const p=require('path'),h=process.env.LOOP_GUARDIAN_HOME||p.join(require('os').homedir(),'.loop-guardian'),f=p.join(h,'bin','loop-guardian.js');",
+    "process.argv.splice(1,0,f);",
+    "if(require('fs').existsSync(f))require(f);else process.stdin.resume();",
+  ].join('');
+  return `node -e "${script}" hook ${agentId}`;
+}
+
+/**
+ * The Windows command in PowerShell (Copilot's `powershell` key): the Node command where `node`
+ * is found, else the call read and let through, so that a machine without Node never refuses a
+ * call (Copilot refuses one whose pre-call hook fails).
+ */
+export function powershellHookCommand(agentId: string, hook: Pick<HookProtocol, 'allow'>): string | undefined {
+  const command = windowsHookCommand(agentId, hook);
+  return command === undefined ? undefined : `if (Get-Command node -ErrorAction SilentlyContinue) { ${command} } else { [Console]::In.ReadToEnd() | Out-Null }`;
+}
+
+/** The Windows command for an agent's registration, in the form its `windowsKey` takes; undefined where it has none. */
+export function windowsCommandFor(agent: { readonly id: string; readonly hook: Pick<HookProtocol, 'allow' | 'registration'> }): string | undefined {
+  const key = agent.hook.registration.windowsKey;
+  if (key === undefined) return undefined;
+  return key === 'powershell' ? powershellHookCommand(agent.id, agent.hook) : windowsHookCommand(agent.id, agent.hook);
+}
+

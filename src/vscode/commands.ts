@@ -3,7 +3,7 @@ import { defaultConfig } from '../core/config';
 import { HOOK_AGENTS, hookAgent } from '../agents';
 import { hookCommand } from '../agents/hookSettings';
 import { installHook } from '../state/agentSettings';
-import { installLauncher } from '../state/launcher';
+import { installLauncher, windowsCommandFor } from '../state/launcher';
 import type { StopStatus } from '../core/stopAll';
 import { createDefaultConfig, setAgentWatched } from '../state/configFile';
 import { GuardianLog } from '../state/guardianLog';
@@ -281,7 +281,7 @@ function handlers(deps: Deps): Record<string, (target?: Target) => unknown> {
       // on a teammate's machine (a no-op without it) and after the extension updates.
       const launcher = await installLauncher(extensionLauncherTarget(deps.extensionPath));
       if (launcher.changed) deps.log.info(`launcher ${launcher.path} written`);
-      const result = await installHook(g.ws, agent, hookCommand(agent.id, agent.hook));
+      const result = await installHook(g.ws, agent, hookCommand(agent.id, agent.hook), windowsCommandFor(agent));
       const changed = [...result.added, ...result.updated];
       await new GuardianLog(g.ws).write('INFO', `hook for ${agent.id} registered from VS Code in ${result.file}: ${changed.join(', ') || 'already there'}`);
       deps.log.info(`${g.folder.name}: ${result.file}: hook for ${agent.id} ${changed.length > 0 ? `on ${changed.join(', ')}` : 'already registered'}`);

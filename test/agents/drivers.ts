@@ -20,6 +20,10 @@ export interface LiveAgent {
   command(sb: Sandbox, modelUrl: string, prompt: string): { args: string[]; env: NodeJS.ProcessEnv };
   /** A shell command as this agent's model asks for it, from the tools the agent offered. */
   shell(command: string, tools: readonly string[]): Step;
+  /** An edit replacing `from` with `to` in a file, with the agent's own edit tool; undefined where it offers none (Codex edits by shell). */
+  edit?(file: string, from: string, to: string, tools: readonly string[]): Step;
+  /** A subagent (a delegated task), with the agent's own tool for it. */
+  delegate?(task: string, tools: readonly string[]): Step;
 }
 
 function pick(tools: readonly string[], names: readonly string[], agent: string): string {
@@ -42,6 +46,8 @@ export const claude: LiveAgent = {
     env: { ...sb.env, ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'sk-ant-live-test', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', IS_SANDBOX: '1' },
   }),
   shell: (command, tools) => ({ tool: pick(tools, ['Bash'], 'Claude Code'), args: { command, description: 'Run it' } }),
+  edit: (file, from, to, tools) => ({ tool: pick(tools, ['Edit'], 'Claude Code'), args: { file_path: file, old_string: from, new_string: to } }),
+  delegate: (task, tools) => ({ tool: pick(tools, ['Agent', 'Task'], 'Claude Code'), args: { description: 'Subtask', prompt: task, subagent_type: 'general-purpose' } }),
 };
 
 export const gemini: LiveAgent = {
@@ -57,6 +63,8 @@ export const gemini: LiveAgent = {
     env: { ...sb.env, GOOGLE_GEMINI_BASE_URL: url, GEMINI_API_KEY: 'live-test', GEMINI_CLI_NO_RELAUNCH: 'true' },
   }),
   shell: (command, tools) => ({ tool: pick(tools, ['run_shell_command'], 'Gemini CLI'), args: { command, description: 'Run it' } }),
+  edit: (file, from, to, tools) => ({ tool: pick(tools, ['replace'], 'Gemini CLI'), args: { file_path: file, old_string: from, new_string: to, instruction: 'Fix it' } }),
+  delegate: (task, tools) => ({ tool: pick(tools, ['invoke_agent'], 'Gemini CLI'), args: { agent_name: 'generalist', prompt: task } }),
 };
 
 /** A TOML basic string. */
@@ -125,6 +133,8 @@ export const copilotCli: LiveAgent = {
     },
   }),
   shell: (command, tools) => ({ tool: pick(tools, ['bash', 'shell', 'powershell'], 'Copilot CLI'), args: { command, description: 'Run it', mode: 'sync', initial_wait: 30 } }),
+  edit: (file, from, to, tools) => ({ tool: pick(tools, ['edit'], 'Copilot CLI'), args: { path: file, old_str: from, new_str: to } }),
+  delegate: (task, tools) => ({ tool: pick(tools, ['task'], 'Copilot CLI'), args: { description: 'Subtask', prompt: task, agent_type: 'general-purpose' } }),
 };
 
 export const cline: LiveAgent = {
@@ -138,6 +148,8 @@ export const cline: LiveAgent = {
   },
   command: (sb, _url, prompt) => ({ args: ['--json', '--auto-approve', 'true', '-c', sb.ws, prompt], env: sb.env }),
   shell: (command, tools) => ({ tool: pick(tools, ['execute_command', 'run_commands', 'bash'], 'Cline'), args: { command, requires_approval: false } }),
+  edit: (file, from, to, tools) => ({ tool: pick(tools, ['editor', 'replace_in_file'], 'Cline'), args: { command: 'str_replace', path: file, old_str: from, new_str: to } }),
+  delegate: (task, tools) => ({ tool: pick(tools, ['spawn_agent', 'new_task'], 'Cline'), args: { task, systemPrompt: 'Do it.' } }),
 };
 
 export const DRIVERS: Readonly<Record<string, LiveAgent>> = { claude, gemini, codex, 'copilot-cli': copilotCli, cline };

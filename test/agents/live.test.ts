@@ -163,6 +163,51 @@ for (const agent of Object.values(DRIVERS)) {
       assert.match(agentSaid(run), /tests pass/, describeRun(run));
     });
 
+    it('the same failing edit (its search text not in the file) is refused by the 3rd try', async function () {
+      if (agent.edit === undefined) this.skip();
+      const edit = agent.edit;
+      const file = path.join('src', 'app.js');
+      // An absolute path, as the agents' edit tools take it.
+      const run = keep(await liveRun(agent, (turn, _a, sb) => edit(path.join(sb.ws, file), 'function neverWritten() { return 42; }', 'function neverWritten() { return 43; }', turn.tools), { files: { [file]: 'const y = 1;\n' }, maxTurns: 8 }));
+      assert.equal(readFileSync(path.join(run.sb.ws, file), 'utf8'), 'const y = 1;\n', describeRun(run));
+      if (agent.pkg.id === 'claude') {
+        // Claude Code rejects such an edit while checking its input, before any hook runs
+        // (`<tool_use_error>String to replace not found`): its hooks never see the loop. Its
+        // transcript does, and the guardian reading it (replay, or watching) flags it.
+        assert.equal(refusedRecords(run), 0);
+        assert.match(agentSaid(run), /String to replace not found/);
+        const transcripts = path.join(run.sb.home, '.claude', 'projects');
+        const file0 = readdirSync(transcripts).flatMap((d) => readdirSync(path.join(transcripts, d)).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(transcripts, d, f)))[0] as string;
+        const replay = guardian(run.sb, ['replay', file0]);
+        assert.equal(replay.code, 1, `${replay.stdout}${replay.stderr}`);
+        assert.match(replay.stdout, /Edit/);
+        return;
+      }
+      assert.ok(refusedRecords(run) >= 1, `refused\n${describeRun(run)}`);
+      const firstRefused = hookRecords(run).findIndex((e) => typeof e.error === 'string' && e.error.startsWith('Refused by Loop Guardian'));
+      const triesBefore = hookRecords(run).slice(0, firstRefused).filter((e) => e.type === 'tool').length;
+      assert.ok(triesBefore <= 2, `tried ${triesBefore} times before the refusal\n${describeRun(run)}`);
+    });
+
+    it('PAUSE: a subagent is refused; the agent\'s own work goes on', async function () {
+      if (agent.delegate === undefined) this.skip();
+      const delegate = agent.delegate;
+      const run = keep(
+        await liveRun(agent, (turn, a) => (turn.index === 1 ? delegate('Build the project', turn.tools) : turn.index === 2 ? a.shell('echo done > finished.txt', turn.tools) : { text: 'Done.' }), {
+          stopBefore: `PAUSE ${new Date().toISOString()}\n`,
+          maxTurns: 4,
+        }),
+      );
+      assert.ok(refusedRecords(run) === 0, 'a PAUSE refusal is not a loop record');
+      if (agent.pkg.id === 'cline') {
+        // Cline has no refusal of one call: refusing the subagent cancels the task (docs/agents.md).
+        assert.equal(run.turns.length, 1, describeRun(run));
+        return;
+      }
+      assert.ok(existsSync(path.join(run.sb.ws, 'finished.txt')), `its own work ran under PAUSE\n${describeRun(run)}`);
+      assert.match(agentSaid(run), /STOP_ALL is set to PAUSE/, describeRun(run));
+    });
+
     it('a cycle of two failing calls (A, B, A, B, …) is refused before the agents\' own guards', async () => {
       const a = 'npm run build-missing';
       const b = 'npm run lint-missing';

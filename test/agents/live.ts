@@ -44,11 +44,11 @@ export const HARNESS_LIMIT = 'Stopping here: the harness turn limit.';
  * One headless run of an agent's own CLI against a scripted model, in a fresh sandbox. The
  * sandbox is kept for the test's assertions; `run.sb.cleanup()` removes it.
  */
-export async function liveRun(agent: LiveAgent, script: (turn: Turn, agent: LiveAgent) => ReturnType<Script>, opts: LiveOptions = {}): Promise<LiveRun> {
+export async function liveRun(agent: LiveAgent, script: (turn: Turn, agent: LiveAgent, sb: Sandbox) => ReturnType<Script>, opts: LiveOptions = {}): Promise<LiveRun> {
   const bin = ensureAgent(agent.pkg);
   const sb = makeSandbox(agent.pkg.id);
   const maxTurns = opts.maxTurns ?? 12;
-  const model = await startScriptedModel((turn) => (turn.index > maxTurns ? { text: HARNESS_LIMIT } : script(turn, agent)));
+  const model = await startScriptedModel((turn) => (turn.index > maxTurns ? { text: HARNESS_LIMIT } : script(turn, agent, sb)));
   try {
     agent.prepare(sb, model.url);
     for (const [rel, text] of Object.entries(opts.files ?? {})) write(sb.ws, rel, text);

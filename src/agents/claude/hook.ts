@@ -19,6 +19,10 @@ export const claudeHook: HookProtocol = {
   deny: (reason) => permissionDenyReply(events.pre, reason),
   allow: silentAllowReply,
   halt: (reason) => permissionHaltReply(events.pre, reason),
+  // Copilot CLI also runs the hooks of `.claude/settings.local.json`, with a Claude-style payload
+  // that has no `transcript_path` (Claude Code always sends one), and sets `COPILOT_CLI=1` in its
+  // hooks' environment (both seen live from 1.0.102, ../shared/docs/live-agents.md).
+  foreignCaller: (env, call) => (env.COPILOT_CLI === '1' && call.transcript === undefined ? 'copilot-cli' : undefined),
   denyPrompt: (reason) => blockPromptReply(reason),
   // "*" matches every tool; the prompt event takes no matcher; the timeout is in seconds. The
   // per-user project file: "not checked in, useful for personal preferences … Claude Code will

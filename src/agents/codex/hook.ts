@@ -30,5 +30,5 @@ export const codexHook: HookProtocol = {
   settleEvents: ['Stop'],
   // No matcher matches every tool; the timeout is in seconds. Codex has no per-user file for one
   // project (`~/.codex/hooks.json` applies to every project): the project's file it is.
-  registration: { settingsFile: '.codex/hooks.json', events: ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop'], timeout: 10, unmatched: ['UserPromptSubmit', 'Stop'] },
+  registration: { settingsFile: '.codex/hooks.json', events: ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop'], timeout: 10, unmatched: ['UserPromptSubmit', 'Stop'], windowsKey: 'command_windows' },
 };

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { HOOK_AGENTS, hookAgent } from '../../agents';
 import { hookCommand } from '../../agents/hookSettings';
 import { installHook } from '../../state/agentSettings';
-import { installLauncher, type LauncherResult } from '../../state/launcher';
+import { installLauncher, windowsCommandFor, type LauncherResult } from '../../state/launcher';
 import type { CommandContext } from '../context';
 import { EXIT, json, UsageError } from '../io';
 
@@ -28,7 +28,7 @@ export async function initCommand(ctx: CommandContext, agent: string | undefined
   let launcher: LauncherResult | undefined;
   if (opts.command === undefined) launcher = await installLauncher({ cli: thisCli(), node: process.execPath });
   const command = opts.command ?? hookCommand(target.id, target.hook);
-  const result = await installHook(ctx.ws, target, command);
+  const result = await installHook(ctx.ws, target, command, opts.command === undefined ? windowsCommandFor(target) : undefined);
   const moved = result.moved.map((m) => `moved from ${m.file} (${m.events.join(', ')})`);
   await ctx.log.write(
     'INFO',

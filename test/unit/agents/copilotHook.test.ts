@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { copilot } from '../../../src/agents/copilot';
 import { copilotCli } from '../../../src/agents/copilot-cli';
 import { hookCommand } from '../../../src/agents/hookSettings';
+import { powershellHookCommand } from '../../../src/state/launcher';
 import { cli, readJsonl, tmpdir, tmpProject, write } from '../helpers';
 
 /*
@@ -98,8 +99,10 @@ describe('loop-guardian hook copilot (VS Code agent mode, a real process)', () =
     const command = hookCommand('copilot', copilot.hook!);
     assert.equal(file.version, 1);
     assert.deepEqual(file.hooks.sessionStart, [theirs]);
-    assert.deepEqual(file.hooks.preToolUse, [theirs, { type: 'command', timeoutSec: 10, bash: command }]);
-    for (const event of ['postToolUse', 'postToolUseFailure']) assert.deepEqual(file.hooks[event], [{ type: 'command', timeoutSec: 10, bash: command }]);
+    // The Windows command beside it, under Copilot's `powershell` key.
+    const powershell = powershellHookCommand('copilot', copilot.hook!);
+    assert.deepEqual(file.hooks.preToolUse, [theirs, { type: 'command', timeoutSec: 10, bash: command, powershell }]);
+    for (const event of ['postToolUse', 'postToolUseFailure']) assert.deepEqual(file.hooks[event], [{ type: 'command', timeoutSec: 10, bash: command, powershell }]);
     for (const agent of ['copilot-cli', 'copilot']) {
       const again = await cli(['init', agent, '--workspace', ws]);
       assert.match(again.stdout, /already runs the hook: nothing to change/, agent);

@@ -107,6 +107,27 @@ describe('the agents as their own CLIs speak (shapes seen live)', () => {
     }
   });
 
+  it('Copilot CLI running Claude Code\'s hook file (COPILOT_CLI=1, no transcript_path): one guardian decision per call where its own entry is in place; its call, recorded as its own, where not', async () => {
+    const ws = await tmpdir();
+    await cli(['init', 'claude', '--workspace', ws]);
+    // As Copilot CLI 1.0.102 sent it to the hooks of .claude/settings.local.json (seen live).
+    const fromCopilot = { hook_event_name: 'PreToolUse', session_id: 'cp-9', timestamp: '2026-11-25T22:34:09.209Z', cwd: ws, tool_name: 'Bash', tool_input: { command: 'echo hi' } };
+    const env = { COPILOT_CLI: '1' };
+    await runHook(ws, 'claude', fromCopilot, [], { env });
+    assert.deepEqual(await fs.readdir(path.join(ws, '.tmp/current/logs')), ['hook-copilot-cli-cp-9.jsonl'], 'recorded as Copilot CLI\'s');
+    await cli(['init', 'copilot-cli', '--workspace', ws]);
+    const again = await runHook(ws, 'claude', { ...fromCopilot, session_id: 'cp-10' }, [], { env });
+    assert.deepEqual([again.code, again.stdout], [0, '']);
+    assert.deepEqual(await fs.readdir(path.join(ws, '.tmp/current/logs')), ['hook-copilot-cli-cp-9.jsonl'], 'its own entry decides: nothing recorded twice');
+    // Under STOP it is refused here too (STOP first, whoever calls).
+    await write(ws, '.github/guardian/STOP_ALL', 'STOP 2026-11-25T10:00:00Z\n');
+    assert.match((await runHook(ws, 'claude', fromCopilot, [], { env })).stdout, /STOP_ALL is set to STOP/);
+    // Claude Code itself (its transcript_path), even run from a Copilot shell, is Claude Code.
+    await cli(['clear', '--workspace', ws]);
+    await runHook(ws, 'claude', { ...fromCopilot, session_id: 'cl-1', transcript_path: path.join(ws, 't.jsonl'), tool_use_id: 'toolu_1' }, [], { env });
+    assert.ok((await fs.readdir(path.join(ws, '.tmp/current/logs'))).includes('hook-claude-cl-1.jsonl'));
+  });
+
   it('Codex: a call whose outcome is not in the rollout yet stays open, and is settled at the turn\'s Stop', async () => {
     const ws = await tmpdir();
     const rollout = path.join(ws, 'rollout.jsonl');

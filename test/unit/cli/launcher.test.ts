@@ -4,7 +4,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { HOOK_AGENTS } from '../../../src/agents';
 import { hookCommand } from '../../../src/agents/hookSettings';
-import { installLauncher, launcherPath, launcherScript, refreshLauncher } from '../../../src/state/launcher';
+import { installLauncher, launcherPath, launcherScript, refreshLauncher, windowsHookCommand } from '../../../src/state/launcher';
 import { extensionLauncherTarget } from '../../../src/vscode/launcher';
 import { CLI, cli, tmpdir, write } from '../helpers';
 
@@ -103,3 +103,39 @@ describe('the per-user launcher', () => {
     assert.equal(sh(`/bin/sh ${launcherPath(env)} --version`, '', { ...env, PATH: noNode }, ws).stdout, expect);
   });
 });
+
+describe('the hook where there is no POSIX shell (Windows): Node runs the Node launcher', () => {
+  it('init writes bin/loop-guardian.js beside the shell launcher, and Codex\'s command_windows and Copilot\'s powershell entries that name no shell variable', async () => {
+    const home = await tmpdir('lg-home-');
+    const ws = await tmpdir();
+    const env = { LOOP_GUARDIAN_HOME: home };
+    assert.equal((await cli(['init', 'codex', '--workspace', ws], { env })).code, 0);
+    assert.equal((await cli(['init', 'copilot-cli', '--workspace', ws], { env })).code, 0);
+    assert.match(await fs.readFile(path.join(home, 'bin', 'loop-guardian.js'), 'utf8'), new RegExp(JSON.stringify(await fs.realpath(CLI)).replace(/[/.]/g, '\\$&')));
+    const codex = JSON.parse(await fs.readFile(path.join(ws, '.codex/hooks.json'), 'utf8')) as { hooks: Record<string, { hooks: { command_windows?: string }[] }[]> };
+    const windows = codex.hooks.PreToolUse?.[0]?.hooks[0]?.command_windows ?? '';
+    assert.equal(windows, windowsHookCommand('codex', codexAgent().hook));
+    assert.doesNotMatch(windows, /\$|`|\bsh\b|bash/);
+    const copilot = JSON.parse(await fs.readFile(path.join(ws, '.github/hooks/loop-guardian.json'), 'utf8')) as { hooks: Record<string, { powershell?: string }[]> };
+    assert.match(copilot.hooks.preToolUse?.[0]?.powershell ?? '', /^if \(Get-Command node -ErrorAction SilentlyContinue\) \{ node -e ".*" hook copilot-cli \} else \{ \[Console\]::In\.ReadToEnd\(\) \| Out-Null \}$/);
+    // Run as Windows would (no shell: node with its arguments), here on this machine: STOP refuses.
+    await write(ws, '.github/guardian/STOP_ALL', 'STOP 2026-11-25T10:00:00Z\n');
+    const [, script] = /^node -e "(.*)" hook codex$/.exec(windows) ?? [];
+    const pre = JSON.stringify({ session_id: 'w', cwd: ws, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'w1' });
+    const r = spawnSync(process.execPath, ['-e', script as string, 'hook', 'codex'], { input: pre, cwd: ws, env: { ...process.env, ...env }, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /STOP_ALL is set to STOP/);
+    // No launcher on this machine (a teammate): the call is read and let through, exit 0, no answer.
+    const empty = await tmpdir('lg-home-');
+    const none = spawnSync(process.execPath, ['-e', script as string, 'hook', 'codex'], { input: pre, cwd: ws, env: { ...process.env, LOOP_GUARDIAN_HOME: empty }, encoding: 'utf8' });
+    assert.deepEqual([none.status, none.stdout], [0, '']);
+    // A Node launcher whose install is gone: the same, in the words of agents that expect an answer.
+    await installLauncher({ cli: '/nowhere/dist/cli.js' }, { LOOP_GUARDIAN_HOME: empty });
+    const gone = spawnSync(process.execPath, [path.join(empty, 'bin', 'loop-guardian.js'), 'hook', 'gemini'], { input: '{}', encoding: 'utf8' });
+    assert.deepEqual([gone.status, gone.stdout], [0, '{}\n']);
+  });
+});
+
+function codexAgent() {
+  return HOOK_AGENTS.find((a) => a.id === 'codex') as (typeof HOOK_AGENTS)[number];
+}
