@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { GuardianConfig } from '../core/config';
 import { formatProblem, loadConfig } from '../state/configFile';
 import { GuardianLog } from '../state/guardianLog';
-import { Workspace } from '../state/workspace';
+import { findProject, PROJECT_MARKERS, Workspace } from '../state/workspace';
 import { UsageError, type Io } from './io';
 
 export interface CommandContext {
@@ -14,7 +14,19 @@ export interface CommandContext {
   readonly log: GuardianLog;
 }
 
-export function openWorkspace(io: Io, dir: string | undefined): Workspace {
+/**
+ * The workspace a command acts on: `--workspace DIR` as given; else the project the current folder
+ * belongs to, found as the hook finds it (`findProject`: upward to `.github/guardian` or `.git`),
+ * so that `stop` run in a subfolder writes the STOP_ALL the hook reads. Where there is no project,
+ * a command that writes into one refuses (it would create `.github/` or `.tmp/` in a folder that is
+ * no project); one that only reads takes the current folder.
+ */
+export function openWorkspace(io: Io, dir: string | undefined, writes = false): Workspace {
+  if (dir === undefined) {
+    const project = findProject(io.cwd);
+    if (project !== undefined) return new Workspace(project);
+    if (writes) throw new UsageError(`no project here: no ${PROJECT_MARKERS.join(' or ')} in ${io.cwd} or above. Run it in your project (a git repository), or name it with --workspace DIR`);
+  }
   const root = path.resolve(io.cwd, dir ?? '.');
   let isDir = false;
   try {
@@ -27,8 +39,8 @@ export function openWorkspace(io: Io, dir: string | undefined): Workspace {
 }
 
 /** The workspace, its configuration (problems reported on stderr) and its log. */
-export async function commandContext(io: Io, options: { workspace?: string; json?: boolean }, configFile?: string): Promise<CommandContext> {
-  const ws = openWorkspace(io, options.workspace);
+export async function commandContext(io: Io, options: { workspace?: string; json?: boolean; writes?: boolean }, configFile?: string): Promise<CommandContext> {
+  const ws = openWorkspace(io, options.workspace, options.writes === true);
   const rel = configFile === undefined ? undefined : path.relative(ws.root, path.resolve(io.cwd, configFile));
   const loaded = await loadConfig(ws, rel);
   for (const p of loaded.problems) io.err(`${p.level === 'error' ? 'error' : 'warning'}: ${formatProblem(loaded.file, p)}\n`);

@@ -1,5 +1,5 @@
-import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { dirname, join, resolve as resolvePath } from 'node:path';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { join, resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { GuardianConfig } from '../core/config';
 import { DEFAULT_DELEGATION_TOOLS } from '../core/defaults';
@@ -15,7 +15,7 @@ import { GuardianLog } from '../state/guardianLog';
 import { recordHeartbeat } from '../state/heartbeat';
 import { appendEvent, hookConfig, hookLogPath, readHookTail, withSessionLock } from '../state/hookLog';
 import { readStopAllAtSync } from '../state/stopAllFile';
-import { PATHS, Workspace } from '../state/workspace';
+import { findProject, PATHS, PROJECT_MARKERS, Workspace } from '../state/workspace';
 import { readToEnd } from '../watch/streamText';
 import type { PreviousTurn } from '../watch/transcriptTail';
 import { requireWithCodeCache } from './codeCache';
@@ -55,8 +55,6 @@ const LOCK_TIMEOUT_MS = 1500;
 const CONFIG_BUDGET_MS = 1500;
 /** The most of stdin the hook reads: a hook call is a few KB; anything past this is not one. */
 const MAX_STDIN_BYTES = 16 * 1024 * 1024;
-/** What marks a project folder, looked for above the call's cwd. */
-const MARKERS = ['.github/guardian', '.git'];
 
 function isFolder(p: string): boolean {
   try {
@@ -78,22 +76,6 @@ function namedProject(agent: HookedAgent, option: string | undefined, env: NodeJ
   for (const name of agent.hook.projectDirEnv) {
     const value = env[name];
     if (value !== undefined && value !== '' && isFolder(resolvePath(value))) return resolvePath(value);
-  }
-  return undefined;
-}
-
-/**
- * Where no folder is named, the project is the nearest folder at or above the call's cwd holding a
- * marker. Only a folder that exists: the hook never creates a project.
- */
-function markedProject(start: string): string | undefined {
-  for (const marker of MARKERS) {
-    for (let dir = start, i = 0; i < 64; i++) {
-      if (existsSync(join(dir, marker))) return dir;
-      const parent = dirname(dir);
-      if (parent === dir) break;
-      dir = parent;
-    }
   }
   return undefined;
 }
@@ -216,7 +198,7 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     const known = 'problem' in call ? undefined : call;
     parsed = known;
     if (known?.caller !== undefined) who = hookedAgent(known.caller) ?? agent;
-    const root = given === null ? undefined : (given ?? markedProject(resolvePath(io.cwd, known?.cwd ?? '.')));
+    const root = given === null ? undefined : (given ?? findProject(resolvePath(io.cwd, known?.cwd ?? '.')));
     // 1. STOP first.
     const stop = root === undefined ? undefined : (earlyStop ?? readStopAllAtSync(join(root, PATHS.stopAll)));
     if (root !== undefined) ws = new Workspace(root);
@@ -239,7 +221,7 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
       who = other;
     }
     if (ws === undefined) {
-      notes.push(`no project found (no ${MARKERS.join(' or ')} above ${resolvePath(io.cwd, known.cwd ?? '.')}, no project folder in the environment): nothing recorded`);
+      notes.push(`no project found (no ${PROJECT_MARKERS.join(' or ')} above ${resolvePath(io.cwd, known.cwd ?? '.')}, no project folder in the environment): nothing recorded`);
       return allow();
     }
     // The agent asks to run a call its pre-call hook let through: refused, and the run ended, when

@@ -116,3 +116,18 @@ export function incidentJson(incident: Incident, indexOf: (f: Finding) => number
     recommendation: incident.lead.recommendation,
   };
 }
+
+/** The name among `names` a mistyped word most likely meant (a prefix, or within two edits), for a "did you mean". */
+export function nearest(word: string, names: readonly string[]): string | undefined {
+  const distance = (a: string, b: string): number => {
+    let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const row = [i];
+      for (let j = 1; j <= b.length; j++) row.push(Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1)));
+      prev = row;
+    }
+    return prev[b.length] as number;
+  };
+  const scored = names.map((n) => ({ n, d: n.startsWith(word) && word.length >= 2 ? 0 : distance(word.toLowerCase(), n) })).sort((x, y) => x.d - y.d);
+  return scored[0] !== undefined && scored[0].d <= 2 ? scored[0].n : undefined;
+}

@@ -2,7 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { HOOK_AGENTS } from '../agents';
 import { InvalidTaskIdError, WorkspaceEscapeError } from '../state/workspace';
 import { commandContext } from './context';
-import { EXIT, UsageError, type Io } from './io';
+import { EXIT, nearest, UsageError, type Io } from './io';
 
 // Each command's module is loaded when the command runs: a replay does not load (and keep in
 // memory) the schema library that the task and history commands validate their files with.
@@ -10,7 +10,8 @@ import { EXIT, UsageError, type Io } from './io';
 const HOOK_IDS = HOOK_AGENTS.map((a) => a.id).join('|');
 
 const COMMON = `Options for every command:
-  --workspace DIR   the workspace folder (default: the current directory)
+  --workspace DIR   the project folder (default: the project the current folder is in: the
+                    nearest folder above holding .github/guardian, else .git)
   --json            machine-readable output
   -h, --help        this help`;
 
@@ -22,6 +23,15 @@ interface CommandSpec {
 }
 
 const text = { type: 'string' } as const;
+/**
+ * The commands about a project: outside one (no `.git` or `.github/guardian` above), they refuse
+ * rather than create it (the writers) or report on a folder that is none (`scan`, `status`).
+ */
+const PROJECT_COMMANDS = new Set(['record', 'break', 'escalate', 'cleanup', 'stop', 'pause', 'clear', 'init', 'scan', 'status']);
+/** The help's first commands, in the order a person meets them. */
+const FIRST = ['init', 'status', 'scan', 'replay', 'stop', 'pause', 'clear', 'hook'];
+/** The commands of the seeds' orchestrators, listed after the others in the help. */
+const ORCHESTRATION = new Set(['check', 'record', 'analyze', 'break', 'escalate', 'cleanup']);
 const COMMANDS: Record<string, CommandSpec> = {
   check: {
     usage: 'check --agent NAME --config JSON [--max-repeats N]',
@@ -77,32 +87,23 @@ export function usage(): string {
     '',
     'Usage: loop-guardian <command> [options]',
     '',
-    'Commands:',
-    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    'Commands for you and your agents:',
+    ...FIRST.map((name) => `  ${name.padEnd(width)}  ${(COMMANDS[name] as CommandSpec).summary}`),
+    '',
+    'Commands for orchestrators (seed tasks and invocation histories):',
+    ...Object.entries(COMMANDS)
+      .filter(([name]) => ORCHESTRATION.has(name))
+      .map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
     '',
     COMMON,
     '',
-    'Exit codes: 0 ok, 1 loop detected, 2 usage error, 3 error, 4 human intervention required.',
+    'Exit codes: 0 ok, 1 loop detected, 2 usage error, 3 a file could not be read or written, 4 human intervention required, 5 nothing could be read (replay).',
     "Run 'loop-guardian <command> --help' for a command's options; 'loop-guardian --version' prints the version. NO_COLOR turns colours off.",
     '',
   ].join('\n');
 }
 
 /** The command a typo most likely meant: within two edits, or one the typed word starts. */
-function nearest(word: string, names: readonly string[]): string | undefined {
-  const distance = (a: string, b: string): number => {
-    let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-      const row = [i];
-      for (let j = 1; j <= b.length; j++) row.push(Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1)));
-      prev = row;
-    }
-    return prev[b.length] as number;
-  };
-  const scored = names.map((n) => ({ n, d: n.startsWith(word) && word.length >= 2 ? 0 : distance(word.toLowerCase(), n) })).sort((x, y) => x.d - y.d);
-  return scored[0] !== undefined && scored[0].d <= 2 ? scored[0].n : undefined;
-}
-
 function commandHelp(spec: CommandSpec): string {
   return `Usage: loop-guardian ${spec.usage}\n\n${spec.summary}\n\n${COMMON}\n`;
 }
@@ -145,7 +146,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     }
     if (positionals.length > (spec.positionals ?? 0)) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[spec.positionals ?? 0])}`);
     const v = values as OptionValues;
-    const ctx = await commandContext(io, { ...(v.workspace !== undefined ? { workspace: v.workspace } : {}), json: values.json === true }, name === 'replay' ? v.config : undefined);
+    const ctx = await commandContext(io, { ...(v.workspace !== undefined ? { workspace: v.workspace } : {}), json: values.json === true, writes: PROJECT_COMMANDS.has(name) }, name === 'replay' ? v.config : undefined);
     const [arg] = positionals;
     switch (name) {
       case 'check':
@@ -177,6 +178,14 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     }
   } catch (err) {
     const e = err as Error & { code?: string };
+    if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      // Node's own wording suggests `--` for positionals: a person meant an option.
+      const option = /'(-{1,2}[^']*)'/.exec(e.message)?.[1] ?? '';
+      const known = [...Object.keys(spec.options), 'workspace', 'json', 'help'].map((o) => `--${o}`);
+      const near = nearest(option, known);
+      io.err(`loop-guardian ${name}: unknown option ${option}${near !== undefined ? `; did you mean ${near}?` : ''}\nRun 'loop-guardian ${name} --help' for usage.\n`);
+      return EXIT.usage;
+    }
     if (err instanceof UsageError || err instanceof InvalidTaskIdError || e.code?.startsWith('ERR_PARSE_ARGS')) {
       io.err(`loop-guardian ${name}: ${e.message}\nRun 'loop-guardian ${name} --help' for usage.\n`);
       return EXIT.usage;

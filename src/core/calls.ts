@@ -17,6 +17,20 @@ export type Outcome =
 
 export const UNKNOWN: Outcome = { kind: 'unknown' };
 
+/**
+ * The guardian's own refusals, as an agent reports them for the call it did not run ("PreToolUse:
+ * Bash hook error: Loop Guardian refused this call …", "Tool execution blocked: Loop Guardian: STOP_ALL
+ * is set to STOP …") and as the hook records them ("Refused by Loop Guardian (<signal>)"). Such a
+ * call did not run: it has no outcome of its own, and its refusal is no error of the agent's (a
+ * loop is named by the error that made it, not by the guardian's word for it).
+ */
+const GUARDIAN_REFUSAL = /^Refused by Loop Guardian\b|Loop Guardian refused this (?:call|prompt)\b|Loop Guardian ended this run\b|Loop Guardian: STOP_ALL is set to (?:STOP|PAUSE)\b/;
+
+/** Whether an error text is the guardian's refusal of the call (see GUARDIAN_REFUSAL). */
+export function isGuardianRefusal(error: string): boolean {
+  return GUARDIAN_REFUSAL.test(error.length > 2048 ? error.slice(0, 2048) : error);
+}
+
 export class ErrorOutcome {
   readonly kind = 'error' as const;
   readonly errorKind: ErrorKind;
@@ -90,6 +104,8 @@ export interface OutcomeFields {
 /** Outcome of inline or result fields; undefined when they record nothing. */
 export function outcomeOf(fields: OutcomeFields, canon: Canonicalizer): Outcome | undefined {
   const hasError = typeof fields.error === 'string' && fields.error.length > 0;
+  // A call the guardian refused did not run: no outcome (it still counts as a call made).
+  if (hasError && isGuardianRefusal(fields.error as string)) return UNKNOWN;
   if (fields.ok === false || hasError) {
     return new ErrorOutcome(hasError ? (fields.error as string) : typeof fields.output === 'string' && fields.output.length > 0 ? fields.output : 'failed');
   }

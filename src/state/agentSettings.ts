@@ -54,7 +54,7 @@ async function migrate(ws: Workspace, agent: AgentWithHook, rel: string, command
 }
 
 /** Adds a file to the clone's own ignore list (`.git/info/exclude`), which is never committed; only in a plain clone (`.git` a folder). */
-async function excludeFromGit(ws: Workspace, rel: string): Promise<boolean> {
+export async function excludeFromGit(ws: Workspace, rel: string): Promise<boolean> {
   const st = await fs.stat(ws.path('.git')).catch(() => undefined);
   if (!st?.isDirectory()) return false;
   const line = `/${rel}`;

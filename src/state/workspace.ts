@@ -1,4 +1,4 @@
-import { mkdirSync, readlinkSync, realpathSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readlinkSync, realpathSync, renameSync } from 'node:fs';
 import { dirname, join, relative as relativePath, resolve as resolvePath, sep } from 'node:path';
 import { writeFileAtomic } from './atomicFile';
 import { isWithin, WorkspaceEscapeError } from './containment';
@@ -18,6 +18,27 @@ export const PATHS = {
   tasks: '.tmp/guardian/tasks',
   guardianLog: '.tmp/guardian/guardian.log',
 } as const;
+
+/** What marks a project folder, looked for at and above a folder, in this order: the guardian's own folder first, then the repository. */
+export const PROJECT_MARKERS = ['.github/guardian', '.git'] as const;
+
+/**
+ * The project a folder belongs to: the nearest folder at or above it holding `.github/guardian`,
+ * else the nearest holding `.git` (the same rule the hook and every command follow, so that a
+ * STOP written from a subfolder is the one the hook reads). Only a folder that exists; undefined
+ * when there is none.
+ */
+export function findProject(start: string): string | undefined {
+  for (const marker of PROJECT_MARKERS) {
+    for (let dir = resolvePath(start), i = 0; i < 64; i++) {
+      if (existsSync(join(dir, marker))) return dir;
+      const parent = dirname(dir);
+      if (parent === dir) break;
+      dir = parent;
+    }
+  }
+  return undefined;
+}
 
 export class InvalidTaskIdError extends Error {
   constructor(readonly taskId: string) {

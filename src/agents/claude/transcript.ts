@@ -18,6 +18,15 @@ const IGNORED = new Set([
   'last-prompt',
   'pr-link',
   'permission-mode',
+  // Claude Code 2.1.x's request bookkeeping (seen live from 2.1.328): copies of what was sent to
+  // the model (`api-request-blob` holds a `message`, but one already in the transcript), its shape,
+  // costs, latches. Nothing of a call, a prompt or an answer of its own.
+  'api-request',
+  'api-request-blob',
+  'api-request-shape',
+  'atis-latch',
+  'tools-used',
+  'cost-state',
 ]);
 const AGENT = 'claude-code';
 
@@ -32,6 +41,11 @@ class ClaudeDecoder implements Decoder {
     if (type === 'system' && value.subtype === 'api_error') return this.retry(value, line, sink);
     if (type !== 'user' && type !== 'assistant') {
       if (typeof type === 'string' && IGNORED.has(type)) return;
+      // Calls, results, prompts and answers are only ever in a `message` (of a user or assistant
+      // record): a record of another type without one is Claude Code's own bookkeeping (2.1.x
+      // writes `api-request`, `api-request-blob`, `api-request-shape`, `atis-latch`, `tools-used`,
+      // `cost-state`, seen live), nothing to read and no problem. One with a message is a new shape.
+      if (typeof type === 'string' && !('message' in value)) return;
       return unknownType(sink, line, 'type', type);
     }
     const message = value.message;

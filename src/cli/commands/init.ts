@@ -2,10 +2,10 @@ import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { HOOK_AGENTS, hookAgent } from '../../agents';
 import { hookCommand } from '../../agents/hookSettings';
-import { installHook } from '../../state/agentSettings';
+import { excludeFromGit, installHook } from '../../state/agentSettings';
 import { installLauncher, windowsCommandFor, type LauncherResult } from '../../state/launcher';
 import type { CommandContext } from '../context';
-import { EXIT, json, UsageError } from '../io';
+import { EXIT, json, nearest, UsageError } from '../io';
 
 /** The CLI as the launcher should start it: this very file, wherever it is installed. */
 function thisCli(): string {
@@ -24,26 +24,34 @@ function thisCli(): string {
  */
 export async function initCommand(ctx: CommandContext, agent: string | undefined, opts: { command?: string }): Promise<number> {
   const target = agent === undefined ? undefined : hookAgent(agent);
-  if (target === undefined) throw new UsageError(agent === undefined ? `init needs the agent: ${HOOK_AGENTS.map((a) => a.id).join(', ')}` : `unknown agent "${agent}": the agents with a hook are ${HOOK_AGENTS.map((a) => a.id).join(', ')}`);
+  if (target === undefined) {
+    const ids = HOOK_AGENTS.map((a) => a.id);
+    const near = agent === undefined ? undefined : nearest(agent, ids);
+    throw new UsageError(agent === undefined ? `init needs the agent: ${ids.join(', ')}` : `unknown agent "${agent}"${near !== undefined ? `; did you mean '${near}'?` : ''} The agents with a hook are ${ids.join(', ')}`);
+  }
   let launcher: LauncherResult | undefined;
   if (opts.command === undefined) launcher = await installLauncher({ cli: thisCli(), node: process.execPath });
   const command = opts.command ?? hookCommand(target.id, target.hook);
   const result = await installHook(ctx.ws, target, command, opts.command === undefined ? windowsCommandFor(target) : undefined);
+  // The hook's records go under .tmp/: the clone's own ignore list keeps them out of `git status`.
+  const tmpExcluded = await excludeFromGit(ctx.ws, '.tmp/');
   const moved = result.moved.map((m) => `moved from ${m.file} (${m.events.join(', ')})`);
   await ctx.log.write(
     'INFO',
     `init ${target.id}: ${result.file}: added ${result.added.join(', ') || 'nothing'}; updated ${result.updated.join(', ') || 'nothing'}${moved.length > 0 ? `; ${moved.join('; ')}` : ''}${launcher?.changed ? `; launcher ${launcher.path} written` : ''}`,
   );
   if (ctx.json) {
-    ctx.io.out(json({ agent: target.id, file: result.file, ...(result.files !== undefined ? { files: result.files } : {}), command, created: result.created, added: result.added, updated: result.updated, moved: result.moved, excluded: result.excluded, launcher: launcher?.path ?? null, launcherChanged: launcher?.changed ?? false }));
+    ctx.io.out(json({ workspace: ctx.ws.root, agent: target.id, file: result.file, ...(result.files !== undefined ? { files: result.files } : {}), command, created: result.created, added: result.added, updated: result.updated, moved: result.moved, excluded: result.excluded, launcher: launcher?.path ?? null, launcherChanged: launcher?.changed ?? false }));
     return EXIT.ok;
   }
   const changed = result.added.length + result.updated.length > 0;
   const lines = [
+    `In the project ${ctx.ws.root}:`,
     changed ? `${result.created ? 'Created' : 'Updated'} ${result.file}: the hook runs on ${[...result.added, ...result.updated].join(', ')}.` : `${result.file} already runs the hook: nothing to change.`,
     ...(changed ? [`  ${command}`] : []),
     ...result.moved.map((m) => `Moved the earlier registration out of ${m.file} (${m.events.join(', ')}); the rest of that file is unchanged.`),
     ...(result.excluded ? [`Added ${result.file} to .git/info/exclude: it is yours, not the team's.`] : []),
+    ...(tmpExcluded ? ['Added .tmp/ (the guardian\'s records) to .git/info/exclude.'] : []),
     ...(launcher !== undefined ? [`${launcher.changed ? (launcher.created ? 'Created' : 'Updated') : 'Checked'} the launcher ${launcher.path}: it starts ${thisCli()}.`] : []),
   ];
   ctx.io.out(`${lines.join('\n')}\n`);

@@ -10,6 +10,6 @@ export async function stopAllCommand(ctx: CommandContext, status: StopStatus, op
   // STOP_ALL is on disk: a log that cannot be written is a warning, not a failed stop.
   const problem = await ctx.log.tryWrite(status === 'CLEAR' ? 'INFO' : 'WARN', `STOP_ALL set to ${status}${opts.reason ? `: ${opts.reason}` : ''}`);
   if (problem !== undefined) ctx.io.err(`warning: ${problem}\n`);
-  ctx.io.out(ctx.json ? json({ file: file.relativePath, ...state }) : `STOP_ALL: ${state.status} ${state.timestamp}${opts.reason ? ` (${opts.reason})` : ''}\n`);
+  ctx.io.out(ctx.json ? json({ workspace: ctx.ws.root, file: file.relativePath, ...state }) : `STOP_ALL: ${state.status} ${state.timestamp}${opts.reason ? ` (${opts.reason})` : ''}, in ${ctx.ws.path(file.relativePath)}\n`);
   return EXIT.ok;
 }

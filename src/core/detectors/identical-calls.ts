@@ -6,6 +6,7 @@ import type { EventRef } from '../events';
 import { SessionChains } from './chains';
 import { clear, whoOf } from './common';
 import { pushBounded } from '../finding';
+import { clip } from '../canonical';
 
 /** Seed 001: the same tool with the same canonical arguments N times in a row. */
 export class IdenticalCallsDetector implements Detector {
@@ -45,11 +46,11 @@ export class IdenticalCallsDetector implements Detector {
         at: c.settledAt,
         ...whoOf(c),
         subject,
-        message: transient
+        message: (transient
           ? `${subject} called ${chain.count} times in a row after transient failures (a time-out, the network, a rate limit): retries within their budget`
           : progress
           ? `${subject} called ${chain.count} times in a row; every call succeeded with a new result, so it looks like polling with progress`
-          : `Same action repeated ${chain.count} times consecutively: ${subject}, with no progress`,
+          : `Same action repeated ${chain.count} times consecutively: ${subject}, with no progress`) + lastError(outcomes.list),
         recommendation: progress
           ? `If ${c.tool} is polling, make sure it has an end condition; otherwise change the arguments or the approach.`
           : adviceForCall(c.tool, c.outcome),
@@ -64,4 +65,13 @@ export class IdenticalCallsDetector implements Detector {
     this.chains.endSession(session);
     this.outcomes.clear(session);
   }
+}
+
+/** The run's latest real error, said after the message: what the loop is stuck on (none when no call failed). */
+function lastError(outcomes: readonly Outcome[]): string {
+  for (let i = outcomes.length - 1; i >= 0; i--) {
+    const o = outcomes[i] as Outcome;
+    if (o.kind === 'error') return `; it fails with: ${clip(o.error.trim(), 160)}`;
+  }
+  return '';
 }

@@ -77,9 +77,9 @@ describe('Claude Code adapter', () => {
     assert.deepEqual(callLevel(events).map((x) => `${x.event.type} ${x.event.session}`), [`user ${SESSION}`, `tool ${SESSION}/a1b2`]);
   });
 
-  it('skips and counts unknown record types and malformed blocks, never throws', () => {
+  it('skips and counts unknown record types that carry a message, and malformed blocks, never throws; bookkeeping records without a message are no problem', () => {
     const { events, skipped } = decode(claudeTranscript, [
-      { type: 'brand-new-kind', data: 1 },
+      { type: 'brand-new-kind', message: { role: 'user', content: 'x' } },
       'not an object',
       { type: 'assistant', sessionId: SESSION },
       line('assistant', [{ type: 'tool_use', id: 'x', input: {} }]),
@@ -91,6 +91,11 @@ describe('Claude Code adapter', () => {
       ['1 type', '2 (line)', '3 message', '4 message.content[0].name', '5 message.content[0].tool_use_id'],
     );
     assert.match(skipped[0]?.reason ?? '', /unknown record type "brand-new-kind"/);
+    // Claude Code 2.1.328's own bookkeeping (seen live): read past, not counted as skipped.
+    const bookkeeping = ['api-request', 'api-request-shape', 'atis-latch', 'tools-used', 'cost-state', 'some-future-counter'].map((type) => ({ type, sessionId: SESSION, data: 1 }));
+    const blob = { type: 'api-request-blob', sessionId: SESSION, hash: 'h', message: { role: 'user', content: [{ type: 'text', text: 'a copy of what was sent' }] } };
+    const quiet = decode(claudeTranscript, [...bookkeeping, blob]);
+    assert.deepEqual([quiet.events.length, quiet.skipped.length], [0, 0]);
   });
 
   it('an exit code of 0 is not a failure; is_error is', () => {

@@ -43,10 +43,10 @@ describe('loop-guardian init (hook registration)', () => {
     const r = await cli(['init', 'claude', '--workspace', ws]);
     assert.match(r.stdout, /Created \.claude\/settings\.local\.json/);
     assert.match(r.stdout, /Added \.claude\/settings\.local\.json to \.git\/info\/exclude/);
-    assert.equal(await fs.readFile(path.join(ws, '.git/info/exclude'), 'utf8'), '*.swp\n/.claude/settings.local.json\n');
+    assert.equal(await fs.readFile(path.join(ws, '.git/info/exclude'), 'utf8'), '*.swp\n/.claude/settings.local.json\n/.tmp/\n');
     await fs.rm(path.join(ws, '.claude/settings.local.json'));
     await cli(['init', 'claude', '--workspace', ws]);
-    assert.equal(await fs.readFile(path.join(ws, '.git/info/exclude'), 'utf8'), '*.swp\n/.claude/settings.local.json\n');
+    assert.equal(await fs.readFile(path.join(ws, '.git/info/exclude'), 'utf8'), '*.swp\n/.claude/settings.local.json\n/.tmp/\n');
     await assert.rejects(fs.stat(path.join(ws, '.gitignore')));
     // Not a clone: nothing to tell git.
     const plain = await tmpdir();
