@@ -162,7 +162,10 @@ describe('reliability: STOP first (the hook)', function () {
     await handle.close();
     const r = await hook(ws, pre(ws));
     assert.ok(refusedByStop(r));
-    assert.ok(r.stdout.length < 1_000, `${r.stdout.length} characters`);
+    // The answer says it twice (STOP ends the run): to the model (the deny's reason) and to the person (stopReason).
+    const out = JSON.parse(r.stdout) as { stopReason: string; hookSpecificOutput: { permissionDecisionReason: string } };
+    for (const said of [out.stopReason, out.hookSpecificOutput.permissionDecisionReason]) assert.ok(said.length < 700, `${said.length} characters`);
+    assert.ok(r.stdout.length < 2_000, `${r.stdout.length} characters`);
     assert.ok(r.ms < 3_000, `took ${r.ms} ms`);
   });
 

@@ -21,9 +21,10 @@ function tomlTables(text: string): { key: string[]; values: Map<string, string> 
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
-    const header = /^\[\s*(.+?)\s*\]$/.exec(line);
-    if (header && !line.startsWith('[[')) {
-      tables.push({ key: dottedKey(header[1] as string), values: new Map() });
+    if (line.startsWith('[') && line.endsWith(']')) {
+      // A table's header (an array of tables, `[[…]]`, holds nothing read here).
+      if (!line.startsWith('[[')) tables.push({ key: dottedKey(line.slice(1, -1).trim()), values: new Map() });
+      else tables.push({ key: [], values: new Map() });
       continue;
     }
     const kv = /^([A-Za-z0-9_-]+)\s*=\s*"((?:[^"\\]|\\.)*)"/.exec(line);
