@@ -19,6 +19,9 @@ const HOST = process.env.HOST || '127.0.0.1';
 const demo = path.join(os.tmpdir(), 'loop-guardian-demo', 'workspace');
 const exts = path.join(ROOT, '.vscode-test', 'demo-extensions');
 const data = path.join(ROOT, '.vscode-test', 'demo-data');
+// The launcher the demo's extension keeps current, in the demo's own folder: never the person's
+// ~/.loop-guardian, which their agents' hooks run (the demo's copy goes with the checkout).
+const guardianHome = path.join(data, 'guardian-home');
 /** Seconds between the editor connecting and the agent's first step: the window loads meanwhile. */
 const COUNTDOWN = 5;
 
@@ -38,8 +41,11 @@ async function main() {
     process.stderr.write(`Cannot listen on ${HOST}:${PORT} (${err.code || err.message}). Set PORT= to another port, e.g. PORT=${PORT + 1} npm start\n`);
     process.exit(2);
   }
-  console.log('Building and packaging the extension…');
-  execFileSync('npm', ['run', 'package'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  // `--no-package`: the .vsix is already built (the test that runs the demo builds it once).
+  if (!process.argv.includes('--no-package')) {
+    console.log('Building and packaging the extension…');
+    execFileSync('npm', ['run', 'package'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
   const entry = ensureCodeServer();
   execFileSync(process.execPath, [entry, '--extensions-dir', exts, '--install-extension', path.join(ROOT, 'loop-guardian.vsix'), '--force'], { stdio: ['ignore', 'ignore', 'inherit'] });
 
@@ -57,7 +63,7 @@ async function main() {
     process.execPath,
     [entry, '--auth', 'none', '--bind-addr', `${HOST}:${PORT}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
       '--disable-getting-started-override', '--user-data-dir', data, '--extensions-dir', exts, demo],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOOP_GUARDIAN_HOME: guardianHome } },
   );
   let agent;
   let listening = false;
@@ -72,7 +78,7 @@ async function main() {
       if (left > 0) return void process.stdout.write(` ${left}…`);
       clearInterval(countdown);
       process.stdout.write(' now.\n');
-      agent = spawn(process.execPath, [path.join(__dirname, 'simulatedAgent.js'), demo], { stdio: 'inherit' });
+      agent = spawn(process.execPath, [path.join(__dirname, 'simulatedAgent.js'), demo], { stdio: 'inherit', env: { ...process.env, LOOP_GUARDIAN_HOME: guardianHome } });
     }, 1000);
   };
   const onData = (d) => {
