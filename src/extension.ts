@@ -7,6 +7,7 @@ import { FindingsTree } from './vscode/findingsTree';
 import { GuardianService } from './vscode/guardianService';
 import { keepLauncherCurrent } from './vscode/launcher';
 import { FindingNotifier } from './vscode/notifier';
+import { ProtectionNotifier } from './vscode/protectionNotifier';
 import { LoopStatusBar } from './vscode/statusBar';
 import { UiSettingsValue } from './vscode/uiSettings';
 
@@ -18,6 +19,7 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
   const service = new GuardianService(settings, log, context.storageUri, context.globalStorageUri);
   const status = new LoopStatusBar(service, settings);
   const notifier = new FindingNotifier(service, settings, context.workspaceState, log);
+  const protection = new ProtectionNotifier(service, context.workspaceState, log);
   const findingsTree = new FindingsTree(service, notifier);
   const blockedTasksTree = new BlockedTasksTree(service);
   const findingsView = vscode.window.createTreeView('loopGuardian.findings', { treeDataProvider: findingsTree, showCollapseAll: true });
@@ -29,6 +31,7 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
     findingsTree,
     blockedTasksTree,
     notifier,
+    protection,
     new FindingDiagnostics(service, settings),
     findingsView,
     vscode.window.createTreeView('loopGuardian.blockedTasks', { treeDataProvider: blockedTasksTree }),
@@ -37,7 +40,7 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
   keepLauncherCurrent(context.extensionPath, log);
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms, watching ${service.all.length} folder(s)${vscode.workspace.isTrusted ? '' : ' (untrusted: read-only)'}`);
-  return createApi(activationMs, service, status, findingsTree, blockedTasksTree, notifier);
+  return createApi(activationMs, service, status, findingsTree, blockedTasksTree, notifier, protection);
 }
 
 export function deactivate(): void {}

@@ -6,6 +6,7 @@ import type { BlockedTasksTree } from './blockedTasksTree';
 import type { FindingsTree } from './findingsTree';
 import type { GuardianService } from './guardianService';
 import type { FindingNotifier, Shown } from './notifier';
+import type { ProtectionNotifier } from './protectionNotifier';
 import type { LoopStatusBar } from './statusBar';
 
 /** What the extension exports: a read-only view of its state, for automation and its own tests. */
@@ -18,12 +19,14 @@ export interface LoopGuardianApi {
   readonly blockedTasksTree: BlockedTasksTree;
   /** Every loop notification shown in this session (each with its current text, offers and whether it is still on screen). */
   notifications(): readonly Shown[];
+  /** Every protection warning shown in this session (an agent whose hook does not run; STOP that cannot reach an agent). */
+  protectionWarnings(): readonly string[];
   idle(): Promise<void>;
   /** The window's storage folder the guardian reads other extensions' transcripts from, if any. */
   editorStorage(): string | undefined;
 }
 
-export function createApi(activationMs: number, service: GuardianService, status: LoopStatusBar, findingsTree: FindingsTree, blockedTasksTree: BlockedTasksTree, notifier: FindingNotifier): LoopGuardianApi {
+export function createApi(activationMs: number, service: GuardianService, status: LoopStatusBar, findingsTree: FindingsTree, blockedTasksTree: BlockedTasksTree, notifier: FindingNotifier, protection: ProtectionNotifier): LoopGuardianApi {
   return {
     activationMs,
     onDidChange: service.onDidChange,
@@ -51,6 +54,7 @@ export function createApi(activationMs: number, service: GuardianService, status
     findingsTree,
     blockedTasksTree,
     notifications: () => notifier.shown,
+    protectionWarnings: () => protection.shown,
     idle: () => service.idle(),
     editorStorage: () => service.editorStorage,
   };

@@ -8,7 +8,7 @@ import { formatProblem, loadConfig } from '../state/configFile';
 import { formatSkipped } from '../core/events';
 import { StopAllFile, type StopAllRead } from '../state/stopAllFile';
 import { PATHS, Workspace } from '../state/workspace';
-import { findAgents, type FoundAgent } from '../watch/foundAgents';
+import { agentEnforcement, type AgentEnforcement } from '../watch/enforcement';
 import { WorkspaceMonitor, type AgentSource } from '../watch/workspaceMonitor';
 import { agentOfEvents } from '../agents';
 import { IncidentBook, type IncidentChanges, type TrackedIncident } from '../core/incidentBook';
@@ -31,8 +31,8 @@ export interface FolderState {
   readonly events: number;
   /** The agents' own transcripts being read (opted in under `agents`). */
   readonly agents: readonly AgentSource[];
-  /** The agents that have worked in this folder (their transcripts, their hook settings), watched or not. */
-  readonly foundAgents: readonly FoundAgent[];
+  /** The agents that have worked in this folder (their transcripts, their hook settings), watched or not, with how well each is protected. */
+  readonly foundAgents: readonly AgentEnforcement[];
 }
 
 /** How often the safety net looks for what the file watcher may have missed. */
@@ -70,7 +70,7 @@ export class FolderGuardian implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly incidentsEmitter = new vscode.EventEmitter<IncidentChanges>();
   private book: IncidentBook;
-  private found: readonly FoundAgent[] = [];
+  private found: readonly AgentEnforcement[] = [];
   /** A read of every log from the start is under way (its findings are partial until it ends). */
   private reading = false;
   /** The state changed (findings, incidents, STOP_ALL, blocked tasks). */
@@ -256,7 +256,7 @@ export class FolderGuardian implements vscode.Disposable {
   async lookForAgents(config: GuardianConfig | undefined = this.config): Promise<void> {
     if (!config) return;
     try {
-      this.found = await findAgents(this.ws, config, process.env, this.editorStorage);
+      this.found = await agentEnforcement(this.ws, config, process.env, this.editorStorage);
     } catch (err) {
       this.log.warn(`${this.folder.name}: looking for agents: ${(err as Error).message}`);
       return;

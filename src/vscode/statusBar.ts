@@ -48,7 +48,12 @@ export class LoopStatusBar implements vscode.Disposable {
     md.appendMarkdown('**Loop Guardian**\n\n');
     for (const g of guardians) {
       const s = g.state.stop.state;
-      if (s.status !== 'CLEAR') md.appendMarkdown(`$(debug-${s.status === 'STOP' ? 'stop' : 'pause'}) STOP_ALL is **${s.status}**${guardians.length > 1 ? ` in ${g.folder.name}` : ''}${s.timestamp ? ` since ${s.timestamp}` : ''}${s.reason ? `: ${escape(s.reason)}` : ''}\n\n`);
+      if (s.status !== 'CLEAR') {
+        md.appendMarkdown(`$(debug-${s.status === 'STOP' ? 'stop' : 'pause'}) STOP_ALL is **${s.status}**${guardians.length > 1 ? ` in ${g.folder.name}` : ''}${s.timestamp ? ` since ${s.timestamp}` : ''}${s.reason ? `: ${escape(s.reason)}` : ''}\n\n`);
+        // Only hooked agents are held by it: the others working here are named.
+        const unreached = g.state.foundAgents.filter((a) => a.state === 'watched' || a.state === 'off' || a.state === 'not-running');
+        if (unreached.length > 0) md.appendMarkdown(`$(warning) It does not reach ${unreached.map((a) => `${escape(a.label)} (${a.state === 'not-running' ? 'its hook does not run' : 'no hook'})`).join(', ')}\n\n`);
+      }
     }
     if (incidents.length === 0) md.appendMarkdown(`Watching ${plural(guardians.reduce((n, g) => n + g.state.files.length, 0), 'log')}: no loops.\n\n`);
     for (const { guardian, i } of incidents.slice(0, 10)) {

@@ -4,7 +4,7 @@ import type { BlockedTask } from '../core/blockedSummary';
 import type { EventRef } from '../core/events';
 import type { Finding } from '../core/finding';
 import type { TrackedIncident } from '../core/incidentBook';
-import type { FoundAgent } from '../watch/foundAgents';
+import { ENFORCEMENT_WORDS, type AgentEnforcement } from '../watch/enforcement';
 import { times } from '../core/plainWords';
 import type { AgentSource } from '../watch/workspaceMonitor';
 import type { FolderGuardian } from './folderGuardian';
@@ -23,8 +23,8 @@ export type Node =
   | { readonly kind: 'agent'; readonly guardian: FolderGuardian; readonly source: AgentSource; readonly incidents: readonly TrackedIncident[] }
   | { readonly kind: 'incident'; readonly guardian: FolderGuardian; readonly incident: TrackedIncident; readonly muted: boolean }
   | { readonly kind: 'closed'; readonly guardian: FolderGuardian; readonly incidents: readonly TrackedIncident[] }
-  | { readonly kind: 'foundAgents'; readonly guardian: FolderGuardian; readonly agents: readonly FoundAgent[] }
-  | { readonly kind: 'foundAgent'; readonly guardian: FolderGuardian; readonly agent: FoundAgent }
+  | { readonly kind: 'foundAgents'; readonly guardian: FolderGuardian; readonly agents: readonly AgentEnforcement[] }
+  | { readonly kind: 'foundAgent'; readonly guardian: FolderGuardian; readonly agent: AgentEnforcement }
   | { readonly kind: 'finding'; readonly guardian: FolderGuardian; readonly finding: Finding }
   | { readonly kind: 'task'; readonly guardian: FolderGuardian; readonly blocked: BlockedTaskView }
   | { readonly kind: 'evidence'; readonly guardian: FolderGuardian; readonly ref: EventRef; readonly signal?: string }
@@ -122,16 +122,20 @@ export function toTreeItem(node: Node): vscode.TreeItem {
       const item = new vscode.TreeItem(a.label, vscode.TreeItemCollapsibleState.None);
       const sessions = a.transcripts > 0 ? `${a.transcripts} session${a.transcripts === 1 ? '' : 's'}` : undefined;
       const watching = a.watchable ? (a.watched ? 'watched' : 'not watched') : undefined;
-      const hook = a.hookFile === undefined ? undefined : a.hooked ? 'hook installed' : 'no hook';
+      const hook = a.hookFile === undefined ? undefined : !a.hooked ? 'no hook' : a.state === 'enforced' ? 'hook enforced' : a.state === 'not-running' ? 'hook installed but not running' : 'hook installed';
       item.description = [sessions, watching, hook].filter(Boolean).join(' · ');
       item.tooltip = [
-        `${a.label}${sessions ? `: ${sessions} found for this folder` : ''}.`,
+        `${a.label}${sessions ? `: ${sessions} found for this folder` : ''}: ${ENFORCEMENT_WORDS[a.state]}.`,
+        ...a.problems.map((p) => `${p.cause}. Fix: ${p.fix}.`),
         a.watchable ? (a.watched ? 'Its transcripts are watched (agents.' + a.id + ' in .github/guardian/config.json).' : 'Watch: read its transcripts and show its loops.') : undefined,
         a.hookFile !== undefined ? (a.hooked ? `Its hook runs Loop Guardian (${a.hookFile}).` : `Install Hook: let Loop Guardian refuse its looping calls (${a.hookFile}).`) : undefined,
       ]
         .filter(Boolean)
         .join('\n');
-      item.iconPath = new vscode.ThemeIcon(a.hooked || a.watched ? 'pass' : 'circle-large-outline');
+      item.iconPath =
+        a.state === 'not-running'
+          ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'))
+          : new vscode.ThemeIcon(a.state === 'enforced' || a.state === 'installed' ? 'pass' : a.watched ? 'eye' : 'circle-large-outline');
       item.id = `foundAgent:${node.guardian.folder.uri.toString()}:${a.id}`;
       item.contextValue = ['foundAgent', a.watchable ? (a.watched ? 'watched' : 'watchable') : '', a.hookFile !== undefined && !a.hooked ? 'hookable' : ''].filter(Boolean).join('.');
       return item;

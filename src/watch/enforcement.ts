@@ -6,7 +6,7 @@ import { latestHeartbeats, type Heartbeat } from '../state/heartbeat';
 import { launcherPath } from '../state/launcher';
 import { readRegularBounded } from '../state/regularFile';
 import type { Workspace } from '../state/workspace';
-import { findAgents } from './foundAgents';
+import { findAgents, type FoundAgent } from './foundAgents';
 
 /*
  * Whether each agent in a folder is protected (issue 24): a hook that an agent does not run looks,
@@ -27,18 +27,13 @@ export type EnforcementState =
   /** Neither hooked nor watched. */
   | 'off';
 
-export interface AgentEnforcement {
-  readonly id: string;
-  readonly label: string;
+/** An agent found in the folder (`findAgents`), with how well it is protected. */
+export interface AgentEnforcement extends FoundAgent {
   readonly state: EnforcementState;
   /** The hook's newest heartbeat here. */
   readonly lastCall?: Heartbeat;
-  /** When the agent last worked here, from its transcripts (ms since the epoch). */
-  readonly lastWork?: number;
   /** For `not-running`: why, and what to do; for `installed`: what would keep it from running. */
   readonly problems: readonly NotRunning[];
-  /** The project's settings file its hook is registered in. */
-  readonly hookFile?: string;
 }
 
 /** A transcript written this long after the last heartbeat shows work the hook did not see (a transcript lags its calls by a few seconds). */
@@ -76,7 +71,7 @@ export async function agentEnforcement(ws: Workspace, config: GuardianConfig, en
   for (const f of found) {
     const agent = AGENTS.find((a) => a.id === f.id);
     const lastCall = beats.get(f.id);
-    const base = { id: f.id, label: f.label, ...(lastCall ? { lastCall } : {}), ...(f.lastWork !== undefined ? { lastWork: f.lastWork } : {}), ...(f.hookFile ? { hookFile: f.hookFile } : {}) };
+    const base = { ...f, ...(lastCall ? { lastCall } : {}) };
     if (!f.hooked) {
       out.push({ ...base, state: f.watched ? 'watched' : 'off', problems: [] });
       continue;
@@ -100,3 +95,12 @@ export async function agentEnforcement(ws: Workspace, config: GuardianConfig, en
   }
   return out;
 }
+
+/** The state in a few words, as the CLI and the editor say it. */
+export const ENFORCEMENT_WORDS: Readonly<Record<EnforcementState, string>> = {
+  enforced: 'enforced',
+  'not-running': 'installed but not running',
+  installed: 'installed (no call seen yet)',
+  watched: 'watched only: loops are shown, not stopped',
+  off: 'not protected',
+};

@@ -223,7 +223,7 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     assert.equal(result.file, '.claude/settings.local.json');
     const settings = JSON.parse(await fs.readFile(path.join(root, '.claude', 'settings.local.json'), 'utf8'));
     const command = settings.hooks.PreToolUse[0].hooks[0].command as string;
-    assert.match(command, /bin\/loop-guardian"; .*hook claude "\$@"' loop-guardian$/);
+    assert.match(command, /bin\/loop-guardian" \] \|\| .*hook claude "\$@"' loop-guardian$/);
     const home = process.env.LOOP_GUARDIAN_HOME;
     assert.ok(home, 'the suite runs with its own LOOP_GUARDIAN_HOME');
     assert.match(await fs.readFile(path.join(home, 'bin', 'loop-guardian'), 'utf8'), /dist\/cli\.js'/);
@@ -321,6 +321,29 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     assert.equal(JSON.parse(await fs.readFile(path.join(root, '.github', 'guardian', 'config.json'), 'utf8')).agents.claude.enabled, true);
     await waitFor('Claude Code watched', async () => (await walk(api.findingsTree)).some((n) => n.node.kind === 'foundAgent' && n.node.agent.id === 'claude' && n.node.agent.watched));
 
+  });
+
+  it('says once, impossible to miss, that an agent is not protected: its hook installed but not running here (with the cause and the fix); STOP names the agents it cannot reach', async () => {
+    const cli = process.env.LOOP_GUARDIAN_CLI as string;
+    // A Codex hook, registered as a user registers it, in a folder Codex does not trust (this
+    // machine's Codex settings trust nothing): Codex would skip it without a word.
+    await new Promise<void>((resolve, reject) => execFile(process.execPath, [cli, 'init', 'codex', '--workspace', root], (err) => (err ? reject(err) : resolve())));
+    await vscode.commands.executeCommand('loopGuardian.scanNow');
+    const codex = await waitFor('Codex among the agents, not running', async () => (await walk(api.findingsTree)).find((n) => n.node.kind === 'foundAgent' && n.node.agent.id === 'codex' && n.node.agent.state === 'not-running'));
+    assert.match(String(codex.item.description), /hook installed but not running/);
+    assert.match(String(codex.item.tooltip), /not trusted.*Fix: /s);
+    const warning = await waitFor('one warning', () => api.protectionWarnings().find((w) => /Codex CLI is not protected/.test(w)));
+    assert.match(warning, /installed but does not run/);
+    // Looked at again: the same cause is not said twice.
+    await vscode.commands.executeCommand('loopGuardian.scanNow');
+    await api.idle();
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(api.protectionWarnings().filter((w) => /Codex CLI is not protected/.test(w)).length, 1);
+    // Under STOP, the status bar's tooltip names the agents it does not reach.
+    await vscode.commands.executeCommand('loopGuardian.circuitBreak');
+    await waitFor('STOP shown, with whom it cannot reach', () => /STOP/.test(api.statusBar().text) && /does not reach .*Codex CLI \(its hook does not run\)/.test(api.statusBar().tooltip));
+    await vscode.commands.executeCommand('loopGuardian.resume');
+    await waitFor('STOP cleared', () => !/STOP/.test(api.statusBar().text));
   });
 
   it("shows a Copilot chat session from VS Code's own session log (chatSessions/*.jsonl) as VS Code saves it, and its loop, counting nothing twice when VS Code compacts the file", async () => {

@@ -2,7 +2,7 @@ import { renderBlockedStatus } from '../../core/blockedSummary';
 import { BlockedTaskRegistry } from '../../state/blockedTaskRegistry';
 import { StopAllFile } from '../../state/stopAllFile';
 import { PATHS } from '../../state/workspace';
-import { agentEnforcement, type AgentEnforcement } from '../../watch/enforcement';
+import { agentEnforcement, ENFORCEMENT_WORDS, type AgentEnforcement } from '../../watch/enforcement';
 import type { CommandContext } from '../context';
 import { EXIT, json, paint, type Io } from '../io';
 
@@ -15,18 +15,11 @@ function ago(ms: number, now: number): string {
   return `${Math.round(s / 86400)} days ago`;
 }
 
-const WORDS: Record<AgentEnforcement['state'], string> = {
-  enforced: 'enforced',
-  'not-running': 'installed but not running',
-  installed: 'installed (no call seen yet)',
-  watched: 'watched only: loops are shown, not stopped',
-  off: 'not protected',
-};
 
 function agentLines(io: Io, a: AgentEnforcement, now: number): string[] {
   const mark = a.state === 'enforced' ? paint(io, 'green', '✓') : a.state === 'not-running' || a.state === 'off' ? paint(io, 'red', '✗') : '·';
   const when = a.state === 'enforced' && a.lastCall ? ` (its hook ran ${ago(Date.parse(a.lastCall.ts), now)})` : a.lastWork !== undefined && a.state !== 'enforced' ? ` (worked here ${ago(a.lastWork, now)})` : '';
-  const lines = [`  ${mark} ${a.label.padEnd(26)} ${WORDS[a.state]}${when}`];
+  const lines = [`  ${mark} ${a.label.padEnd(26)} ${ENFORCEMENT_WORDS[a.state]}${when}`];
   for (const p of a.problems) lines.push(`      ${p.cause}`, `      → ${p.fix}`);
   if (a.state === 'watched' || a.state === 'off') {
     if (a.hookFile !== undefined) lines.push(`      → to stop its loops: loop-guardian init ${a.id}`);
@@ -44,7 +37,7 @@ export async function statusCommand(ctx: CommandContext): Promise<number> {
   for (const p of read.problems) ctx.io.err(`warning: ${p}\n`);
   if (!stop.parse.ok) ctx.io.err(`warning: ${PATHS.stopAll}: ${stop.parse.error}; read as CLEAR\n`);
   if (ctx.json) {
-    ctx.io.out(json({ workspace: ctx.ws.root, stopAll: stop.state, agents, blocked: read.tasks }));
+    ctx.io.out(json({ workspace: ctx.ws.root, stopAll: stop.state, agents: agents.map(({ id, label, state, lastCall, lastWork, problems, hookFile, transcripts, watched }) => ({ id, label, state, lastCall, lastWork, problems, hookFile, transcripts, watched })), blocked: read.tasks }));
     return EXIT.ok;
   }
   const now = Date.now();

@@ -1,0 +1,79 @@
+import * as vscode from 'vscode';
+import type { AgentEnforcement } from '../watch/enforcement';
+import type { FolderGuardian } from './folderGuardian';
+import type { GuardianService } from './guardianService';
+
+const WARNED_KEY = 'loopGuardian.protectionWarnings';
+/** An agent that worked here this recently is one STOP should reach now. */
+const RECENT_WORK_MS = 60 * 60_000;
+
+/**
+ * Says, once, what a person must not miss about protection (issues 24 and 27): an agent whose
+ * hook is installed but does not run here (with the cause and the fix), and, while STOP_ALL says
+ * STOP, the agents working here that STOP cannot reach (watched only, or not hooked). Each warning
+ * is shown once per agent and cause (per STOP for the second), remembered in the workspace's state
+ * across windows: a person who closed it is not asked again until something changes.
+ */
+export class ProtectionNotifier implements vscode.Disposable {
+  /** Every warning shown in this session (for the log and the tests). */
+  readonly shown: string[] = [];
+  private readonly listener: vscode.Disposable;
+
+  constructor(
+    private readonly service: GuardianService,
+    private readonly memento: vscode.Memento,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.listener = service.onDidChange(() => this.check());
+  }
+
+  private warned(): string[] {
+    return this.memento.get<string[]>(WARNED_KEY, []);
+  }
+
+  /** Shows a warning unless it was shown before under this key; the key is remembered first (at most 200). */
+  private once(key: string, message: string, actions: { label: string; run: () => unknown }[]): void {
+    const warned = this.warned();
+    if (warned.includes(key)) return;
+    void this.memento.update(WARNED_KEY, [...warned, key].slice(-200));
+    this.shown.push(message);
+    this.log.warn(message);
+    void vscode.window.showWarningMessage(message, ...actions.map((a) => a.label)).then((picked) => actions.find((a) => a.label === picked)?.run());
+  }
+
+  private check(): void {
+    for (const g of this.service.all) {
+      for (const a of g.state.foundAgents) {
+        if (a.state === 'not-running') this.notRunning(g, a);
+      }
+      if (g.state.stop.state.status === 'STOP') this.stopCannotReach(g);
+    }
+  }
+
+  private notRunning(g: FolderGuardian, a: AgentEnforcement): void {
+    const first = a.problems[0];
+    const key = `${g.folder.uri.toString()}|${a.id}|not-running|${a.problems.map((p) => p.cause).join('|')}`;
+    const why = first ? ` ${first.cause}. Fix: ${first.fix}.` : '';
+    this.once(key, `${a.label} is not protected in ${g.folder.name}: its Loop Guardian hook is installed but does not run, so its loops are not stopped.${why}`, [
+      { label: 'Show Agents', run: () => vscode.commands.executeCommand('loopGuardian.focus') },
+    ]);
+  }
+
+  private stopCannotReach(g: FolderGuardian): void {
+    const now = Date.now();
+    const unreachable = g.state.foundAgents.filter((a) => a.state !== 'enforced' && a.state !== 'installed' && a.lastWork !== undefined && now - a.lastWork < RECENT_WORK_MS);
+    if (unreachable.length === 0) return;
+    const stop = g.state.stop.state;
+    const key = `${g.folder.uri.toString()}|stop|${stop.timestamp ?? ''}|${unreachable.map((a) => a.id).join(',')}`;
+    const names = unreachable.map((a) => `${a.label} (${a.state === 'watched' ? 'watched, no hook' : a.state === 'not-running' ? 'its hook does not run' : 'no hook'})`).join(', ');
+    const hookable = unreachable.find((a) => a.hookFile !== undefined && !a.hooked);
+    this.once(key, `STOP is set in ${g.folder.name}, but it cannot reach ${names}: only hooked agents are stopped, so ${unreachable.length === 1 ? 'it keeps' : 'they keep'} running.`, [
+      ...(hookable ? [{ label: `Install ${hookable.label}'s Hook`, run: () => vscode.commands.executeCommand('loopGuardian.installHook', { agent: hookable.id }) }] : []),
+      { label: 'Show Agents', run: () => vscode.commands.executeCommand('loopGuardian.focus') },
+    ]);
+  }
+
+  dispose(): void {
+    this.listener.dispose();
+  }
+}
