@@ -219,6 +219,39 @@ for (const agent of Object.values(DRIVERS)) {
   });
 }
 
+describe('live: the same prompt re-sent, where the agent has a prompt hook', function () {
+  this.timeout(240_000);
+  // How each agent's own CLI resumes its latest conversation headless.
+  const resumes: Record<string, (args: string[]) => string[]> = {
+    claude: (a) => ['--continue', ...a],
+    codex: (a) => ['exec', 'resume', '--last', ...a.slice(1)],
+    gemini: (a) => ['--resume', 'latest', ...a],
+  };
+  for (const [id, resume] of Object.entries(resumes)) {
+    const agent = DRIVERS[id] as LiveAgent;
+    it(`${agent.pkg.label}: a conversation resumed with the same prompt, the same answer each time, is refused by its prompt hook at the fifth: no model request`, async () => {
+      const prompt = 'Make the build pass.';
+      const requests: number[] = [];
+      let first: LiveRun | undefined;
+      let last: LiveRun | undefined;
+      try {
+        for (let i = 1; i <= 5; i++) {
+          const run = await liveRun(agent, () => ({ text: 'I cannot make the build pass: the script is missing.' }), { prompt, maxTurns: 2, ...(first ? { sandbox: first.sb, args: resume } : {}) });
+          first ??= run;
+          last = run;
+          requests.push(run.turns.length);
+        }
+        assert.deepEqual(requests, [1, 1, 1, 1, 0], `the fifth identical prompt never reached the model\n${last ? describeRun(last) : ''}`);
+        // Claude Code shows the reason; Codex and Gemini CLI end the run without printing it (their guardian log has it).
+        if (id === 'claude') assert.match(agentSaid(last as LiveRun), /Loop Guardian refused this prompt \(repeated-prompt/, describeRun(last as LiveRun));
+        else assert.match(readFileSync(path.join((first as LiveRun).sb.ws, '.tmp', 'guardian', 'guardian.log'), 'utf8'), /refused a prompt .*repeated-prompt/);
+      } finally {
+        if (first && process.env.LOOP_GUARDIAN_KEEP_LIVE !== '1') first.sb.cleanup();
+      }
+    });
+  }
+});
+
 describe('live: whether each agent is protected, seen from outside (loop-guardian status)', function () {
   this.timeout(240_000);
   const runs: LiveRun[] = [];

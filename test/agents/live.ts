@@ -36,6 +36,8 @@ export interface LiveOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Changes the agent's arguments (a run without a flag the driver passes). */
   readonly args?: (args: string[]) => string[];
+  /** A sandbox an earlier run made: the same HOME, workspace and hook (a conversation resumed); it is set up once, by the first run. */
+  readonly sandbox?: Sandbox;
 }
 
 export const HARNESS_LIMIT = 'Stopping here: the harness turn limit.';
@@ -46,14 +48,15 @@ export const HARNESS_LIMIT = 'Stopping here: the harness turn limit.';
  */
 export async function liveRun(agent: LiveAgent, script: (turn: Turn, agent: LiveAgent, sb: Sandbox) => ReturnType<Script>, opts: LiveOptions = {}): Promise<LiveRun> {
   const bin = ensureAgent(agent.pkg);
-  const sb = makeSandbox(agent.pkg.id);
+  const again = opts.sandbox !== undefined;
+  const sb = opts.sandbox ?? makeSandbox(agent.pkg.id);
   const maxTurns = opts.maxTurns ?? 12;
   const model = await startScriptedModel((turn) => (turn.index > maxTurns ? { text: HARNESS_LIMIT } : script(turn, agent, sb)));
   try {
     agent.prepare(sb, model.url);
     for (const [rel, text] of Object.entries(opts.files ?? {})) write(sb.ws, rel, text);
     if (opts.config !== undefined) write(sb.ws, '.github/guardian/config.json', JSON.stringify(opts.config, null, 2));
-    if (opts.hook !== false) {
+    if (opts.hook !== false && !again) {
       const init = guardian(sb, ['init', agent.pkg.id]);
       if (init.code !== 0) throw new Error(`loop-guardian init ${agent.pkg.id} failed (${init.code}): ${init.stderr}${init.stdout}`);
     }
