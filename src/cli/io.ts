@@ -1,4 +1,4 @@
-import type { Finding } from '../core/finding';
+import { severity, type Finding } from '../core/finding';
 import type { Incident } from '../core/incidents';
 
 /** Exit codes, documented in the README. */
@@ -96,7 +96,15 @@ export function formatFinding(io: Io, f: Finding): string {
 
 /** An incident as the terminal shows it: its lead finding, then the other signals that saw the same loop. */
 export function formatIncident(io: Io, incident: Incident): string {
-  const others = incident.findings.filter((f) => f !== incident.lead);
+  // Each other signal once, as it stands last (a warning that became a halt is the halt; two
+  // firings of one signal are one line).
+  const bySignal = new Map<string, Finding>();
+  for (const f of incident.findings) {
+    if (f === incident.lead || f.signal === incident.lead.signal) continue;
+    const seen = bySignal.get(f.signal);
+    if (seen === undefined || severity(f.action) > severity(seen.action) || (severity(f.action) === severity(seen.action) && f.count >= seen.count)) bySignal.set(f.signal, f);
+  }
+  const others = [...bySignal.values()];
   const also = others.length > 0 ? `\n         ${paint(io, 'dim', `the same loop also tripped: ${others.map((f) => `${f.signal} (${f.action}, ${f.count}/${f.threshold})`).join(', ')}`)}` : '';
   return `${formatFinding(io, incident.lead)}${also}`;
 }

@@ -80,3 +80,16 @@ describe('init leaves the repository as it found it', () => {
     assert.equal((await fs.readFile(path.join(ws, '.git/info/exclude'), 'utf8')).match(/^\/\.tmp\/$/gm)?.length, 1, 'once');
   });
 });
+
+describe('an incident as the terminal shows it', () => {
+  it('names each other signal once, as it stands last (no "repeated-error (warn, 2/3)" twice)', async () => {
+    const { formatIncident } = await import('../../../src/cli/io');
+    const ref = (line: number) => ({ file: 'log.jsonl', line, event: line });
+    const finding = (signal: string, action: 'warn' | 'halt', count: number, line: number) =>
+      ({ signal, action, count, threshold: 3, at: ref(line), session: 's', subject: 'Bash', message: `${signal} ${count}`, recommendation: 'r', evidence: [ref(line)], episode: `${signal}|s|${line}` }) as never;
+    const lead = finding('identical-calls', 'halt', 3, 3);
+    const incident = { id: 'i', action: 'halt', session: 's', lead, findings: [lead, finding('repeated-error', 'warn', 2, 2), finding('repeated-error', 'warn', 2, 5), finding('failing-call', 'warn', 2, 3), finding('failing-call', 'halt', 3, 4)], evidence: [ref(3)] } as never;
+    const text = formatIncident({ out: () => undefined, err: () => undefined, cwd: '/', color: false } as never, incident);
+    assert.match(text, /also tripped: repeated-error \(warn, 2\/3\), failing-call \(halt, 3\/3\)$/);
+  });
+});
