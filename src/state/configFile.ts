@@ -79,16 +79,17 @@ class ConfigEditError extends Error {}
 
 /**
  * Switches watching an agent's transcripts on or off (`agents.<id>.enabled`), keeping everything
- * else in the file as it is; writes the defaults first when there is no config file. A file that is
+ * else in the file as it is. Where there is no config file, it writes only that setting: the file
+ * lives in a folder teams commit, and every value left out is the default anyway. A file that is
  * not a JSON object is never overwritten: the error names it and where it stops being JSON.
  */
 export async function setAgentWatched(ws: Workspace, id: string, enabled: boolean): Promise<void> {
   if (!DISCOVERABLE.includes(id)) throw new ConfigEditError(`${id} cannot be watched (the agents whose transcripts can be: ${DISCOVERABLE.join(', ')})`);
   const file = await ws.resolveForWrite(PATHS.config);
-  // One lock, one read: no file yet starts from the defaults, as createDefaultConfig writes them.
+  // One lock, one read: no file yet starts empty (what differs from the defaults only).
   await withFileLock(file, async () => {
     const text = await readTextIfExists(file);
-    let root: unknown = defaultConfigObject();
+    let root: unknown = {};
     if (text !== undefined) {
       const parsed = parseJson(text.trim() === '' ? '{}' : text, Number.POSITIVE_INFINITY);
       if (!parsed.ok) throw new ConfigEditError(`${PATHS.config}: ${parsed.at ? `${jsonWhere(parsed.at)}: ` : ''}not valid JSON (${parsed.error}); fix it, then try again`);

@@ -110,8 +110,11 @@ export class FindingsTree extends GuardianTree {
         else bySession.set(i.session, [i]);
       }
     }
-    for (const source of s.agents) nodes.push({ kind: 'agent', guardian, source, incidents: byTranscript.get(source.file) ?? [] });
-    for (const [session, incidents] of bySession) nodes.push({ kind: 'session', guardian, session, incidents });
+    // Newest first: the session whose loop last grew on top (sessions without a loop keep their order, after them).
+    const latest = (incidents: readonly TrackedIncident[]) => incidents.reduce((m, i) => Math.max(m, i.changedAt), 0);
+    const agents = s.agents.map((source) => ({ source, incidents: byTranscript.get(source.file) ?? [] })).sort((a, b) => latest(b.incidents) - latest(a.incidents));
+    for (const { source, incidents } of agents) nodes.push({ kind: 'agent', guardian, source, incidents });
+    for (const [session, incidents] of [...bySession].sort((a, b) => latest(b[1]) - latest(a[1]))) nodes.push({ kind: 'session', guardian, session, incidents });
     if (bySession.size === 0 && s.agents.length === 0) {
       nodes.push({ kind: 'info', label: 'No loops', description: `${s.events} events in ${s.files.length} log${s.files.length === 1 ? '' : 's'}`, icon: 'pass', tooltip: s.files.join('\n') });
     }

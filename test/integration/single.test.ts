@@ -323,6 +323,20 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
 
   });
 
+  it('lists sessions newest first: the session whose loop grew last is on top', async () => {
+    const loop = (session: string) => ({ type: 'tool', session, agent: 'coder', tool: 'read_file', args: { path: `src/${session}.ts` } });
+    await append(log, [loop('older-1'), loop('older-1'), loop('older-1')]);
+    await waitFor('the older loop', async () => (await walk(api.findingsTree)).some((n) => n.node.kind === 'session' && /older-1$/.test(label(n.item))));
+    await new Promise((r) => setTimeout(r, 50));
+    await append(log, [loop('newer-2'), loop('newer-2'), loop('newer-2')]);
+    await waitFor('the newer session first', async () => {
+      const sessions = (await walk(api.findingsTree)).filter((n) => n.node.kind === 'session').map((n) => label(n.item));
+      const newer = sessions.findIndex((l) => /newer-2$/.test(l));
+      const older = sessions.findIndex((l) => /older-1$/.test(l));
+      return newer >= 0 && older >= 0 && newer < older;
+    });
+  });
+
   it('says once, impossible to miss, that an agent is not protected: its hook installed but not running here (with the cause and the fix); STOP names the agents it cannot reach', async () => {
     const cli = process.env.LOOP_GUARDIAN_CLI as string;
     // A Codex hook, registered as a user registers it, in a folder Codex does not trust (this

@@ -93,3 +93,17 @@ describe('an incident as the terminal shows it', () => {
     assert.match(text, /also tripped: repeated-error \(warn, 2\/3\), failing-call \(halt, 3\/3\)$/);
   });
 });
+
+describe('watching an agent', () => {
+  it('in a folder without a config file writes only that setting, not a file of defaults', async () => {
+    const { setAgentWatched } = await import('../../../src/state/configFile');
+    const { Workspace } = await import('../../../src/state/workspace');
+    const ws = await tmpProject();
+    await setAgentWatched(new Workspace(ws), 'claude', true);
+    assert.deepEqual(JSON.parse(await fs.readFile(path.join(ws, '.github/guardian/config.json'), 'utf8')), { agents: { claude: { enabled: true } } });
+    // What is there is kept; the setting is switched in place.
+    await write(ws, '.github/guardian/config.json', JSON.stringify({ signals: { cycle: { threshold: 4 } }, agents: { claude: { enabled: true, home: '/x' } } }));
+    await setAgentWatched(new Workspace(ws), 'claude', false);
+    assert.deepEqual(JSON.parse(await fs.readFile(path.join(ws, '.github/guardian/config.json'), 'utf8')), { signals: { cycle: { threshold: 4 } }, agents: { claude: { enabled: false, home: '/x' } } });
+  });
+});
