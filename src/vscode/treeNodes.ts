@@ -85,7 +85,8 @@ export function toTreeItem(node: Node): vscode.TreeItem {
       const i = node.incident;
       const item = new vscode.TreeItem(i.lead.subject, vscode.TreeItemCollapsibleState.Collapsed);
       const over = i.state === 'closed' ? (i.end === 'dismissed' ? 'dismissed' : i.end === 'idle' ? 'over: idle' : 'over: the agent moved on') : undefined;
-      item.description = [ACTION_WORD[i.action], times(i.count), i.findings.length > 1 ? `${i.findings.length} signals` : undefined, over, node.muted ? 'muted' : undefined].filter(Boolean).join(' · ');
+      // A budget's count is tokens, not repetitions: its subject says how much is used.
+      item.description = [ACTION_WORD[i.action], i.lead.signal === 'budget' ? undefined : times(i.count), i.findings.length > 1 ? `${i.findings.length} signals` : undefined, over, node.muted ? 'muted' : undefined].filter(Boolean).join(' · ');
       const [icon, color] = i.state === 'closed' ? ['pass', 'disabledForeground'] : ACTION_ICON[i.action];
       item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
       const md = new vscode.MarkdownString();

@@ -102,8 +102,9 @@ export class BudgetDetector implements Detector {
       threshold: budget,
       at,
       ...whoOf(scope),
-      subject: `${what}: ${level.name}`,
-      message: `${level.name}: ${what} has used ${Math.round(percent)}% of its token budget (${used} of ${budget})`,
+      // Seed 002's level names stay in `details.level`; what a person reads is in plain words.
+      subject: `${what}: ${Math.round(percent)}% of its token budget`,
+      message: `${what} has used ${Math.round(percent)}% of its token budget (${used} of ${budget} tokens): ${level.name.toLowerCase()}`,
       recommendation: level.advice,
       evidence: [at],
       episode,

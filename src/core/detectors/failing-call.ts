@@ -228,7 +228,8 @@ function firstFailure(kind: ErrorKind, ref: EventRef): Failures {
 
 /** Why the breaker tripped, in plain words: how often, and why retrying will not help. */
 function failedWords(count: number, family: ErrorFamily, kind: ErrorKind, budget: number): string {
-  const what = kind === 'unknown' ? 'error' : `${kind.replace(/_/g, ' ')} error`;
+  // `file_not_found` is every "not found" (a file, a path, a search text, a 404): said as such.
+  const what = kind === 'unknown' ? 'error' : kind === 'file_not_found' ? 'not-found error' : `${kind.replace(/_/g, ' ')} error`;
   if (family === 'deterministic') return `failed ${times(count)} with the same ${what}, which retrying cannot fix`;
   if (family === 'transient') return `failed ${times(count)} with a ${what}, more than the ${budget} ${budget === 1 ? 'retry' : 'retries'} such an error deserves`;
   return `failed ${times(count)} with the same error`;

@@ -32,7 +32,7 @@ describe('loop-guardian hook (a real process, real stdin and stdout)', () => {
     assert.equal(out.hookSpecificOutput.hookEventName, 'PreToolUse');
     assert.equal(out.hookSpecificOutput.permissionDecision, 'deny');
     // The deterministic failure has used up its retry (seed 004), and the reason says what to do.
-    assert.match(out.hookSpecificOutput.permissionDecisionReason, /failing-call, 2\/2\): Retry loop on Bash: npm test: failed twice with the same file not found error, which retrying cannot fix: .*Cannot find module.*list or search for the right path first/);
+    assert.match(out.hookSpecificOutput.permissionDecisionReason, /failing-call, 2\/2\): Retry loop on Bash: npm test: failed twice with the same not-found error, which retrying cannot fix: .*Cannot find module.*list or search for the right path first/);
     const lines = await hookLogLines(ws);
     assert.deepEqual(
       lines.map((l) => `${String(l.type)}:${String(l.id ?? '')}:${String(l.ok ?? '')}`),

@@ -115,6 +115,14 @@ describe('budget (seed 002)', () => {
     );
   });
 
+  it('says a budget in plain words: how much of it is used, not the level in capitals; its count is tokens', () => {
+    const [f] = only(run([usage(1001)]).findings, 'budget');
+    assert.match(f?.subject ?? '', /: 100% of its token budget$/);
+    assert.match(f?.message ?? '', /has used 100% of its token budget \(1001 of 1000 tokens\): violation$/);
+    assert.doesNotMatch(`${f?.subject} ${f?.message}`, /VIOLATION/);
+    assert.equal(f?.details?.level, 'VIOLATION', "seed 002's level name kept in the details");
+  });
+
   it('reports a level crossed in one jump once, at the highest level', () => {
     const found = only(run([usage(960), usage(970)]).findings, 'budget');
     assert.deepEqual(found.map((f) => f.details?.level), ['HARD STOP']);
