@@ -391,7 +391,7 @@ function registersGuardian(ws: Workspace, agent: HookedAgent): boolean {
 }
 
 /** What the model reads where the agent cannot be ended from its hook: it is asked to end its turn itself. */
-const CANNOT_END = 'Loop Guardian cannot end this run from its hook (this agent takes no such answer mid-turn): end your turn now, without another tool call, and tell the person what happened.';
+const CANNOT_END = 'Loop Guardian cannot end this run from its hook: end your turn now, without another tool call, and tell the person what happened.';
 
 /**
  * Whether the call an agent asks permission for is the one its pre-call hook just recorded as
