@@ -7,6 +7,10 @@ import type { GuardianService } from './guardianService';
 import type { UiSettingsValue } from './uiSettings';
 
 const MUTED_KEY = 'loopGuardian.mutedIncidents';
+/** Incidents notified (with the severity they were notified at), across windows: an old loop read again when a window opens does not announce itself again. */
+const NOTIFIED_KEY = 'loopGuardian.notifiedIncidents';
+/** The most of a loop's message a notification says before its offers: short enough that they show without expanding it. */
+const MESSAGE_CHARS = 160;
 /** At most this many loop notifications on screen; the status bar and the view show the rest. */
 const MAX_VISIBLE = 3;
 
@@ -126,15 +130,29 @@ export class FindingNotifier implements vscode.Disposable {
         continue;
       }
       if (!this.wants(incident) || this.isMuted(key) || guardian.state.stop.state.status === 'STOP') continue;
-      // Once per incident, and again only when it has become more severe than when it was notified.
-      if ((this.notified.get(key) ?? -1) >= severity(incident.action)) continue;
+      // Once per incident, and again only when it has become more severe than when it was notified
+      // (in this window or in an earlier one).
+      if (Math.max(this.notified.get(key) ?? -1, this.notifiedBefore(key)) >= severity(incident.action)) continue;
       if (this.notices.size >= MAX_VISIBLE) {
         this.log.info(`not notified (already ${MAX_VISIBLE} on screen): ${incident.lead.message}`);
         continue;
       }
       this.notified.set(key, severity(incident.action));
+      this.remember(key, severity(incident.action));
       this.open(key, guardian, incident);
     }
+  }
+
+  /** The severity an incident was notified at in an earlier window, or -1. */
+  private notifiedBefore(key: string): number {
+    const entry = this.memento.get<[string, number][]>(NOTIFIED_KEY, []).find(([k]) => k === key);
+    return entry?.[1] ?? -1;
+  }
+
+  /** Remembers a notification across windows (the latest 500: an incident's id names the events it started at). */
+  private remember(key: string, level: number): void {
+    const kept = this.memento.get<[string, number][]>(NOTIFIED_KEY, []).filter(([k]) => k !== key);
+    void this.memento.update(NOTIFIED_KEY, [...kept, [key, level] as [string, number]].slice(-500));
   }
 
   /** STOP_ALL changed somewhere: the offers change with it. */
@@ -164,9 +182,15 @@ export class FindingNotifier implements vscode.Disposable {
     this.shown.push(shown);
     this.render(notice);
     this.log.info(`notified: ${shown.text}`);
-    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Loop Guardian', cancellable: false }, (progress) => {
+    // Cancellable: a person who closes it (its X) ends it, for good, rather than leaving a spinning
+    // progress item in the status bar; it is not shown again for this loop at this severity.
+    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Loop Guardian', cancellable: true }, (progress, token) => {
       notice.report = (message) => progress.report({ message });
       notice.report(shown.text);
+      token.onCancellationRequested(() => {
+        this.log.info(`closed by the person: ${shown.text}`);
+        notice.close();
+      });
       return done;
     });
   }
@@ -183,7 +207,7 @@ export class FindingNotifier implements vscode.Disposable {
     const where = (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? `${guardian.folder.name}: ` : '';
     const what = incident.action === 'halt' ? '' : 'Possible loop: ';
     const paused = status === 'PAUSE' ? '(paused: agents start nothing new) ' : '';
-    const text = `${where}${paused}${what}${clip(incident.lead.message, 480)} — ${offers.map(([label, command, arg]) => link(label, command, arg)).join(' · ')}`;
+    const text = `${where}${paused}${what}${clip(incident.lead.message, MESSAGE_CHARS)} — ${offers.map(([label, command, arg]) => link(label, command, arg)).join(' · ')}`;
     if (text === shown.text) return;
     shown.text = text;
     shown.actions = offers.map(([label]) => label);

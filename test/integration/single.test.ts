@@ -263,7 +263,8 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     const current = JSON.parse(await fs.readFile(config, 'utf8'));
     current.agents = { ...current.agents, claude: { enabled: true, home } };
     await fs.writeFile(config, JSON.stringify(current, null, 2));
-    const agent = await waitFor('the Claude Code session in the sidebar', async () => (await walk(api.findingsTree)).find((n) => n.node.kind === 'agent'));
+    // The transcript's node shows as soon as it is found, its start time once its first lines are read.
+    const agent = await waitFor('the Claude Code session in the sidebar', async () => (await walk(api.findingsTree)).find((n) => n.node.kind === 'agent' && / · started /.test(label(n.item))));
     assert.match(label(agent.item), /^Claude Code · started .+ · c0ffee00…$/);
     assert.match(String(agent.item.description), /2 events · no loops/);
     await fs.appendFile(transcript, step(2) + step(3));
