@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// The UX check of issue 27, as a person meets it: the real Claude Code (its own CLI, driven offline
+// by the scripted model of test/agents), hooked with `loop-guardian init claude` and watched, loops
+// on `npm run build-missing`; the packaged .vsix in a real VS Code (code-server) opened on that
+// project with Playwright and Debian's Chromium. It must show the loop named by the call and its
+// real error (`Bash: npm run build-missing`, `Missing script`), no skipped-lines row, and one
+// notification that, closed with its X, stays closed, also when the window opens again.
+'use strict';
+const assert = require('node:assert/strict');
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { startCodeServer, remoteUri } = require('./codeServer');
+const { launch } = require('./browser');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const VSIX = path.join(ROOT, 'loop-guardian.vsix');
+const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+const STATUS_ID = 'loop-guardian.agent-loop-guardian.loopGuardian.status';
+
+async function main() {
+  const { DRIVERS } = require(path.join(ROOT, 'out', 'test', 'agents', 'drivers.js'));
+  const { liveRun } = require(path.join(ROOT, 'out', 'test', 'agents', 'live.js'));
+  // The hooked loop, by Claude Code itself: two real failures, then refusals (its run ended).
+  const run = await liveRun(DRIVERS.claude, (turn, a) => a.shell('npm run build-missing', turn.tools), {
+    maxTurns: 8,
+    config: { agents: { claude: { enabled: true } } },
+  });
+  const sb = run.sb;
+  const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lg-ux-')));
+  const exts = path.join(tmp, 'exts');
+  const data = path.join(tmp, 'data');
+  fs.mkdirSync(path.join(data, 'User'), { recursive: true });
+  fs.writeFileSync(path.join(data, 'User', 'settings.json'), JSON.stringify({ 'workbench.startupEditor': 'none', 'workbench.tips.enabled': false }));
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const { ensureCodeServer } = require('./codeServer');
+  execFileSync(process.execPath, [ensureCodeServer(), '--extensions-dir', exts, '--install-extension', VSIX], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // The editor runs as the person who ran the agent: the same HOME (its transcripts, its launcher).
+  const server = await startCodeServer({ extensionsDir: exts, userDataDir: data, env: { HOME: sb.home, LOOP_GUARDIAN_HOME: path.join(sb.home, '.loop-guardian') } });
+  const browser = await launch();
+  const url = `http://127.0.0.1:${server.port}/?folder=${encodeURIComponent(remoteUri(server.port, sb.ws))}`;
+  const toasts = (page) => page.locator('.notifications-toasts .notification-toast', { hasText: 'build-missing' });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
+    await page.goto(url);
+    await page.locator(`[id="${STATUS_ID}"]`).waitFor({ timeout: 60_000 });
+    await page.waitForFunction((id) => /1 loop/.test(document.getElementById(id)?.textContent ?? ''), STATUS_ID, { timeout: 60_000 });
+    await page.locator('.activitybar [aria-label^="Loop Guardian"]').first().click();
+    const row = page.locator('.part.sidebar .monaco-list-row', { hasText: 'Bash: npm run build-missing' }).first();
+    await row.waitFor({ timeout: 30_000 });
+    // Opened by its twistie (a click on the row itself opens the log at the loop's line).
+    await row.locator('.monaco-tl-twistie').click();
+    // Its reasons beneath it, in the agent's words: the real error, not the guardian's refusals.
+    await page.locator('.part.sidebar .monaco-list-row', { hasText: 'Missing script' }).first().waitFor({ timeout: 15_000 });
+    const tree = (await page.locator('.part.sidebar .monaco-list-row').allTextContents()).join('\n');
+    assert.doesNotMatch(tree, /Refused by Loop Guardian/, tree);
+    assert.doesNotMatch(tree, /skipped/i, `no skipped-lines row:\n${tree}`);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'ux-claude-1-loop.png') });
+    // One notification for the loop; its X closes it for good.
+    await toasts(page).first().waitFor({ timeout: 30_000 });
+    assert.equal(await toasts(page).count(), 1, 'one notification');
+    // Its offers show without expanding it; it is closed as a person closes it (the notification's own button).
+    const toast = toasts(page).first();
+    assert.match((await toast.textContent()) ?? '', /Missing script.*Circuit Break.*Dismiss/s);
+    await toast.locator('.monaco-button', { hasText: 'Cancel' }).first().click();
+    await page.waitForTimeout(1500);
+    assert.equal(await toasts(page).count(), 0, 'closed');
+    // The window opens again: the loop is still shown, not announced again.
+    await page.reload();
+    await page.waitForFunction((id) => /1 loop/.test(document.getElementById(id)?.textContent ?? ''), STATUS_ID, { timeout: 60_000 });
+    await page.waitForTimeout(4000);
+    assert.equal(await toasts(page).count(), 0, 'not announced again when the window opens');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'ux-claude-2-reopened.png') });
+    console.log('ux: a hooked Claude Code loop shows as "Bash: npm run build-missing" with its real error (Missing script), no skipped lines; one notification, closed for good (1 passed, 0 failed)');
+  } catch (err) {
+    await browser.contexts()[0]?.pages()[0]?.screenshot({ path: path.join(ARTIFACTS, 'ux-claude-failure.png') }).catch(() => undefined);
+    throw err;
+  } finally {
+    await browser.close().catch(() => undefined);
+    await server.stop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+    sb.cleanup();
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack || err}\n`);
+  process.exit(1);
+});
