@@ -12,7 +12,7 @@ import { Canonicalizer } from '../core/canonical';
 import { mayRepeatIn, quickVerdict, stopGate, type GateVerdict } from '../core/verdict';
 import { LockTimeoutError } from '../state/atomicFile';
 import { GuardianLog } from '../state/guardianLog';
-import { recordHeartbeat } from '../state/heartbeat';
+import { handoverFailed, recordHandover, recordHeartbeat, settleHandover } from '../state/heartbeat';
 import { appendEvent, hookConfig, hookLogPath, readHookTail, withSessionLock } from '../state/hookLog';
 import { readStopAllAtSync } from '../state/stopAllFile';
 import { findProject, PATHS, PROJECT_MARKERS, Workspace } from '../state/workspace';
@@ -157,10 +157,14 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
   let parsed: HookCall | undefined;
   // `end`: the agent's run is ended as well where it can be (STOP; a halt the agent keeps retrying).
   const refuse = (verdict: { reason: string; why?: string }, what: string, end = verdict.why === 'stop'): HookReply => {
-    if (end && style === 'json' && parsed !== undefined && agent.hook.endsLater?.(parsed) === true) {
-      // No decision here: the agent's permission request for this very call refuses it and ends the run.
-      log('WARN', `hook ${who.id}: ${what}: to be refused, and the run ended, at the agent's permission request: ${verdict.reason}`);
-      return agent.hook.allow();
+    if (end && style === 'json' && parsed !== undefined && agent.hook.endsLater?.(parsed) === true && ws !== undefined && !safely(() => handoverFailed(ws as Workspace, who.id, (parsed as HookCall).session), true)) {
+      // No decision here: the agent's permission request for this very call refuses it and ends the
+      // run. Recorded, so that a call that runs instead is seen (then this session's refusals are given at once).
+      const handed = safely(() => (recordHandover(ws as Workspace, who.id, (parsed as HookCall).session, (parsed as HookCall).tool ?? ''), true), false);
+      if (handed) {
+        log('WARN', `hook ${who.id}: ${what}: to be refused, and the run ended, at the agent's permission request: ${verdict.reason}`);
+        return agent.hook.allow();
+      }
     }
     const reason = end && agent.hook.halt === undefined && verdict.why !== undefined && parsed?.phase !== 'prompt' ? `${verdict.reason} ${CANNOT_END}` : verdict.reason;
     const reply = denyReply(agent.hook, reason, style, parsed, end);
@@ -209,7 +213,11 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     const beforeCall = known === undefined || known.phase === 'pre' || known.phase === 'prompt' || known.phase === 'permission';
     if (stop && beforeCall) {
       const stopped = stopGate(stop.state, undefined, []);
-      if (stopped) return refuse(stopped, `${known?.phase === 'prompt' ? 'a prompt' : (known?.tool ?? 'a call')} in session ${known?.session ?? '?'}`);
+      if (stopped) {
+        // A permission request refused under STOP settles a refusal handed to it.
+        if (known?.phase === 'permission' && ws !== undefined) safely(() => recordHandover(ws as Workspace, who.id, known.session, known.tool ?? '', 'done'), undefined);
+        return refuse(stopped, `${known?.phase === 'prompt' ? 'a prompt' : (known?.tool ?? 'a call')} in session ${known?.session ?? '?'}`);
+      }
     }
     if (known === undefined) return failOpen((call as { problem: string }).problem);
     // Another agent running this agent's hook file (one agent reading another's settings): its
@@ -228,7 +236,9 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     // that hook recorded it as refused (its refusal handed here, `endsLater`).
     if (known.phase === 'permission') {
       const refused = handedOver(ws, hookLogPath(who.id, known.session), known);
-      return refused === undefined ? allow() : refuse({ reason: refused, why: 'loop' }, `${known.tool ?? 'a call'} in session ${known.session}`, true);
+      if (refused === undefined) return allow();
+      safely(() => recordHandover(ws as Workspace, who.id, known.session, known.tool ?? '', 'done'), undefined);
+      return refuse({ reason: refused, why: 'loop' }, `${known.tool ?? 'a call'} in session ${known.session}`, true);
     }
     const prompt = known.phase === 'prompt' && known.prompt !== undefined ? { ...known, prompt: known.prompt } : undefined;
     // An agent that cannot refuse a prompt is left alone: its own log has the prompt, and a record
@@ -268,6 +278,10 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
           return verdict.allow ? allow() : refuse(verdict, `a prompt in session ${known.session}`);
         }
         const named = { ...known, tool: tool as string };
+        if (known.phase === 'post' && safely(() => settleHandover(workspace, caller.id, known.session, named.tool), false)) {
+          // The call whose refusal was handed over to its permission request ran: the agent did not ask.
+          log('ERROR', `hook ${caller.id}: ${named.tool} in session ${known.session} ran without the permission request its refusal was handed to; this session's refusals are given before the call from now on`);
+        }
         if (known.phase !== 'pre') {
           // Where the outcome is only in the transcript, the next hook call records it (settleFromTranscript).
           if (agent.hook.outcomeInTranscript !== true) after(caller, workspace, rel, named, agent);
@@ -387,6 +401,15 @@ function registersGuardian(ws: Workspace, agent: HookedAgent): boolean {
     return statSync(file).size < 1024 * 1024 && /loop-guardian/.test(readFileSync(file, 'utf8'));
   } catch {
     return false;
+  }
+}
+
+/** `fn`'s value, or `fallback` where it throws (a state file that cannot be read or written never changes a decision). */
+function safely<T>(fn: () => T, fallback: T): T {
+  try {
+    return fn();
+  } catch {
+    return fallback;
   }
 }
 

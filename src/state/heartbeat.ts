@@ -1,3 +1,4 @@
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { openRegularFile, readTailLines } from './regularFile';
 import { PATHS, type Workspace } from './workspace';
 
@@ -46,4 +47,70 @@ export async function latestHeartbeats(ws: Workspace): Promise<Map<string, Heart
     }
   }
   return out;
+}
+
+/*
+ * Refusals handed over to a later hook event of the same call (an agent that ends a run only from
+ * its permission request, which it sends only for calls that need a permission): each handover is
+ * recorded, and when the call's after-call event comes instead (it ran: the agent did not ask), the
+ * handover failed, and the session's later refusals are given at once, before the call. So at most
+ * one call of a session can run past a refusal that was handed over, and only where the agent
+ * skipped its permission request.
+ */
+export const HANDOVERS = `${PATHS.guardianDir}/handovers.jsonl`;
+
+interface Handover {
+  readonly agent: string;
+  readonly session: string;
+  readonly tool: string;
+  /** `pending`: handed over; `done`: the permission request refused it; `failed`: the call ran instead. */
+  readonly state: 'pending' | 'done' | 'failed';
+}
+
+function handovers(ws: Workspace): Handover[] {
+  let text: string;
+  try {
+    const file = ws.path(HANDOVERS);
+    const fd = openSync(file, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      const start = Math.max(0, size - TAIL_BYTES);
+      const buf = Buffer.alloc(size - start);
+      readSync(fd, buf, 0, buf.length, start);
+      text = buf.toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return [];
+  }
+  return text.split('\n').flatMap((l) => {
+    try {
+      const v = JSON.parse(l) as Partial<Handover>;
+      return typeof v.agent === 'string' && typeof v.session === 'string' && typeof v.tool === 'string' && (v.state === 'pending' || v.state === 'done' || v.state === 'failed') ? [v as Handover] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** A refusal handed over to the call's permission request (`pending`), or refused there (`done`). */
+export function recordHandover(ws: Workspace, agent: string, session: string, tool: string, state: 'pending' | 'done' = 'pending'): void {
+  ws.appendSync(HANDOVERS, `${JSON.stringify({ ts: new Date().toISOString(), agent, session, tool, state })}\n`, { rotateOver: MAX_BYTES });
+}
+
+/** Whether a handover in this session has failed (a handed-over call ran): refusals are then given at once. */
+export function handoverFailed(ws: Workspace, agent: string, session: string): boolean {
+  return handovers(ws).some((h) => h.agent === agent && h.session === session && h.state === 'failed');
+}
+
+/**
+ * After a call: when the session's latest handover, for this tool, is still pending, the call ran
+ * without the permission request that was to refuse it. Marked failed; true when it was.
+ */
+export function settleHandover(ws: Workspace, agent: string, session: string, tool: string): boolean {
+  const last = handovers(ws).filter((h) => h.agent === agent && h.session === session).at(-1);
+  if (last === undefined || last.state !== 'pending' || last.tool !== tool) return false;
+  ws.appendSync(HANDOVERS, `${JSON.stringify({ ts: new Date().toISOString(), agent, session, tool, state: 'failed' })}\n`, { rotateOver: MAX_BYTES });
+  return true;
 }

@@ -144,5 +144,24 @@ describe('loop-guardian hook copilot (VS Code agent mode, a real process)', () =
     // Without STOP, a permission request for a call nobody refused gets no decision (Copilot's own rules apply).
     await cli(['clear', '--workspace', ws]);
     assert.equal(sh('permissionRequest', permission), '');
+    // A call handed over and refused at its permission request is settled: a later run of the same tool is no failed handover.
+    const post = { sessionId: 'cp-1', timestamp: 1795644763000, cwd: ws, toolName: 'bash', toolArgs: { command: 'npm run build' }, toolResult: { resultType: 'success', textResultForLlm: 'ok\n<shellId: 1 completed with exit code 0>' } };
+    sh('preToolUse', cliPre(ws, 'bash', { command: 'npm run build' }));
+    sh('postToolUse', post);
+    assert.doesNotMatch(await fs.readFile(path.join(ws, '.tmp/guardian/guardian.log'), 'utf8'), /ran without the permission request/);
+  });
+
+  it('Copilot CLI under STOP: where a handed-over shell call runs without asking (no permission request came), that session\'s later calls are refused before they run', async () => {
+    const ws = await tmpProject();
+    await cli(['init', 'copilot-cli', '--workspace', ws]);
+    await cli(['stop', '--workspace', ws]);
+    const entry = JSON.parse(await fs.readFile(path.join(ws, '.github/hooks/loop-guardian.json'), 'utf8')) as { hooks: Record<string, { bash: string }[]> };
+    const sh = (event: string, input: unknown) => execFileSync('bash', ['-c', entry.hooks[event]?.[0]?.bash ?? ''], { input: JSON.stringify(input), cwd: ws }).toString();
+    assert.equal(sh('preToolUse', cliPre(ws, 'bash', { command: 'make' })), '', 'handed over to its permission request');
+    // Copilot ran it without asking (a rule of its own pre-approved it): its after-call event comes.
+    sh('postToolUse', { sessionId: 'cp-1', timestamp: 1, cwd: ws, toolName: 'bash', toolArgs: { command: 'make' }, toolResult: { resultType: 'success', textResultForLlm: 'built\n<shellId: 0 completed with exit code 0>' } });
+    assert.match(await fs.readFile(path.join(ws, '.tmp/guardian/guardian.log'), 'utf8'), /ran without the permission request its refusal was handed to/);
+    const next = JSON.parse(sh('preToolUse', cliPre(ws, 'bash', { command: 'make' }))) as Nested;
+    assert.equal(next.permissionDecision, 'deny', 'refused at once from now on');
   });
 });
