@@ -48,6 +48,8 @@ export interface TrustScope {
   readText(file: string): Promise<string | undefined>;
   /** A path with its links resolved, as the agent compares paths; the path itself when it cannot be. */
   realPath(file: string): Promise<string>;
+  /** Whether `p` is the folder `dir` or inside it. */
+  within(dir: string, p: string): boolean;
 }
 
 /** Why a registered hook does not run, and what the person does about it, in plain words. */

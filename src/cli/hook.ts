@@ -435,7 +435,7 @@ const SETTLE_BUDGET_MS = 500;
 
 /**
  * Records how the session's recorded calls that have no outcome yet ended, from the end of the
- * agent's transcript (Codex writes a call's output, with its exit code, only once its hook has
+ * agent's transcript (an agent whose protocol has `outcomeInTranscript` writes a call's output, with its exit code, only once its hook has
  * returned): their results are appended in the transcript's order, before the call being judged.
  * Calls the transcript does not show yet stay open; a transcript that cannot be read changes nothing.
  */

@@ -1,5 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { openRegularFile, readTailLines } from './regularFile';
+import { openRegularFile, openRegularFileSync, readTailLines, readTailTextSync, tailLines } from './regularFile';
 import { PATHS, type Workspace } from './workspace';
 
 /*
@@ -68,23 +67,15 @@ interface Handover {
 }
 
 function handovers(ws: Workspace): Handover[] {
-  let text: string;
+  let lines: string[];
   try {
-    const file = ws.path(HANDOVERS);
-    const fd = openSync(file, 'r');
-    try {
-      const size = fstatSync(fd).size;
-      const start = Math.max(0, size - TAIL_BYTES);
-      const buf = Buffer.alloc(size - start);
-      readSync(fd, buf, 0, buf.length, start);
-      text = buf.toString('utf8');
-    } finally {
-      closeSync(fd);
-    }
+    // Non-blocking and regular files only, as the hook reads its session log.
+    const tail = readTailTextSync(openRegularFileSync(ws.path(HANDOVERS), HANDOVERS), TAIL_BYTES);
+    lines = tailLines(tail.text, tail.start);
   } catch {
     return [];
   }
-  return text.split('\n').flatMap((l) => {
+  return lines.flatMap((l) => {
     try {
       const v = JSON.parse(l) as Partial<Handover>;
       return typeof v.agent === 'string' && typeof v.session === 'string' && typeof v.tool === 'string' && (v.state === 'pending' || v.state === 'done' || v.state === 'failed') ? [v as Handover] : [];

@@ -161,9 +161,9 @@ export function windowsHookCommand(agentId: string, hook: Pick<HookProtocol, 'al
 }
 
 /**
- * The Windows command in PowerShell (Copilot's `powershell` key): the Node command where `node`
+ * The Windows command in PowerShell (a registration whose `windowsKey` is `powershell`): the Node command where `node`
  * is found, else the call read and let through, so that a machine without Node never refuses a
- * call (Copilot refuses one whose pre-call hook fails).
+ * call (an agent whose registration is `failClosed` refuses one whose pre-call hook fails).
  */
 export function powershellHookCommand(agentId: string, hook: Pick<HookProtocol, 'allow'>): string | undefined {
   const command = windowsHookCommand(agentId, hook);

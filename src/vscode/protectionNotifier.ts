@@ -41,7 +41,13 @@ export class ProtectionNotifier implements vscode.Disposable {
     void vscode.window.showWarningMessage(message, ...actions.map((a) => a.label)).then((picked) => actions.find((a) => a.label === picked)?.run());
   }
 
+  /** What the last check saw (each folder's STOP and its agents' states): the state changes on every line a log gets, these seldom. */
+  private seen = '';
+
   private check(): void {
+    const now = this.service.all.map((g) => `${g.folder.uri.toString()}|${g.state.stop.state.status}|${g.state.stop.state.timestamp ?? ''}|${g.state.foundAgents.map((a) => `${a.id}:${a.state}:${a.lastWork ?? ''}:${a.problems.map((p) => p.cause).join(';')}`).join(',')}`).join('\n');
+    if (now === this.seen) return;
+    this.seen = now;
     for (const g of this.service.all) {
       for (const a of g.state.foundAgents) {
         if (a.state === 'not-running') this.notRunning(g, a);

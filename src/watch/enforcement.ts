@@ -5,7 +5,7 @@ import type { GuardianConfig } from '../core/config';
 import { latestHeartbeats, type Heartbeat } from '../state/heartbeat';
 import { launcherPath } from '../state/launcher';
 import { readRegularBounded } from '../state/regularFile';
-import type { Workspace } from '../state/workspace';
+import { isWithin, type Workspace } from '../state/workspace';
 import { findAgents, type FoundAgent } from './foundAgents';
 
 /*
@@ -66,6 +66,7 @@ export async function agentEnforcement(ws: Workspace, config: GuardianConfig, en
       return read?.kind === 'text' ? read.text : undefined;
     },
     realPath: (file) => fs.realpath(file).catch(() => file),
+    within: isWithin,
   };
   const out: AgentEnforcement[] = [];
   for (const f of found) {

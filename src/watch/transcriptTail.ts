@@ -54,7 +54,7 @@ export async function previousTurn(file: string, adapter: JsonlAdapter, current:
  * How the calls `ids` ended, as the end of the session's transcript records them: the
  * `tool_result` events of those ids (or calls that carry their own outcome), in the transcript's
  * order. For agents that tell their hook nothing of a call's outcome but write it to the
- * transcript once the hook has returned (Codex). Read-only, bounded, non-blocking.
+ * transcript once the hook has returned (`outcomeInTranscript`). Read-only, bounded, non-blocking.
  */
 export async function transcriptResults(file: string, adapter: JsonlAdapter, ids: ReadonlySet<string>, maxBytes = TRANSCRIPT_TAIL_BYTES): Promise<GuardianEvent[]> {
   const handle = await openRegularFile(file);

@@ -9,13 +9,9 @@ const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { ensureCodeServer, startCodeServer, remoteUri } = require('./codeServer');
+const { remoteUri } = require('./codeServer');
 const { launch } = require('./browser');
-
-const ROOT = path.resolve(__dirname, '..', '..');
-const VSIX = path.join(ROOT, 'loop-guardian.vsix');
-const ARTIFACTS = path.join(ROOT, 'test-artifacts');
-const STATUS_ID = 'loop-guardian.agent-loop-guardian.loopGuardian.status';
+const { ROOT, ARTIFACTS, STATUS_ID, startPackaged } = require('./packaged');
 
 const line = (e) => `${JSON.stringify({ v: 1, ...e })}\n`;
 // No outcome recorded: the third identical call in a row is the first thing that halts.
@@ -23,24 +19,13 @@ const call = (session) => ({ type: 'tool', session, agent: 'coder', tool: 'read_
 
 async function main() {
   if (!process.argv.includes('--no-package')) execFileSync('npm', ['run', 'package'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  const entry = ensureCodeServer();
   const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lg-e2e-')));
-  const exts = path.join(tmp, 'exts');
-  execFileSync(process.execPath, [entry, '--extensions-dir', exts, '--install-extension', VSIX], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const installed = fs.readdirSync(exts).filter((d) => d.startsWith('loop-guardian.agent-loop-guardian-'));
-  assert.equal(installed.length, 1, `the .vsix is installed (${fs.readdirSync(exts).join(', ')})`);
-
   const ws = path.join(tmp, 'demo');
   const log = path.join(ws, '.tmp', 'current', 'logs', 'agent.jsonl');
   fs.mkdirSync(path.dirname(log), { recursive: true });
   fs.writeFileSync(log, line({ type: 'user', session: 'e2e-0', text: 'Fix the off-by-one' }) + line(call('e2e-0')) + line(call('e2e-0')));
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-
-  const data = path.join(tmp, 'data');
-  fs.mkdirSync(path.join(data, 'User'), { recursive: true });
-  fs.writeFileSync(path.join(data, 'User', 'settings.json'), JSON.stringify({ 'workbench.startupEditor': 'none', 'workbench.tips.enabled': false }));
   // The launcher the extension may refresh stays in this run's folder, never the person's home.
-  const server = await startCodeServer({ extensionsDir: exts, userDataDir: data, env: { LOOP_GUARDIAN_HOME: path.join(tmp, 'guardian-home') } });
+  const server = await startPackaged(tmp, { LOOP_GUARDIAN_HOME: path.join(tmp, 'guardian-home') });
   const browser = await launch();
   const shot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
   try {

@@ -7,17 +7,12 @@
 // notification that, closed with its X, stays closed, also when the window opens again.
 'use strict';
 const assert = require('node:assert/strict');
-const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { startCodeServer, remoteUri } = require('./codeServer');
+const { remoteUri } = require('./codeServer');
 const { launch } = require('./browser');
-
-const ROOT = path.resolve(__dirname, '..', '..');
-const VSIX = path.join(ROOT, 'loop-guardian.vsix');
-const ARTIFACTS = path.join(ROOT, 'test-artifacts');
-const STATUS_ID = 'loop-guardian.agent-loop-guardian.loopGuardian.status';
+const { ROOT, ARTIFACTS, STATUS_ID, startPackaged } = require('./packaged');
 
 async function main() {
   const { DRIVERS } = require(path.join(ROOT, 'out', 'test', 'agents', 'drivers.js'));
@@ -29,15 +24,8 @@ async function main() {
   });
   const sb = run.sb;
   const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lg-ux-')));
-  const exts = path.join(tmp, 'exts');
-  const data = path.join(tmp, 'data');
-  fs.mkdirSync(path.join(data, 'User'), { recursive: true });
-  fs.writeFileSync(path.join(data, 'User', 'settings.json'), JSON.stringify({ 'workbench.startupEditor': 'none', 'workbench.tips.enabled': false }));
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  const { ensureCodeServer } = require('./codeServer');
-  execFileSync(process.execPath, [ensureCodeServer(), '--extensions-dir', exts, '--install-extension', VSIX], { stdio: ['ignore', 'ignore', 'inherit'] });
   // The editor runs as the person who ran the agent: the same HOME (its transcripts, its launcher).
-  const server = await startCodeServer({ extensionsDir: exts, userDataDir: data, env: { HOME: sb.home, LOOP_GUARDIAN_HOME: path.join(sb.home, '.loop-guardian') } });
+  const server = await startPackaged(tmp, { HOME: sb.home, LOOP_GUARDIAN_HOME: path.join(sb.home, '.loop-guardian') });
   const browser = await launch();
   const url = `http://127.0.0.1:${server.port}/?folder=${encodeURIComponent(remoteUri(server.port, sb.ws))}`;
   const toasts = (page) => page.locator('.notifications-toasts .notification-toast', { hasText: 'build-missing' });

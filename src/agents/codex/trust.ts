@@ -44,19 +44,13 @@ function dottedKey(text: string): string[] {
   return parts;
 }
 
-/** Whether `dir` is `root` or a folder above it. */
-function covers(dir: string, root: string): boolean {
-  const rel = path.relative(dir, root);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
-
 export async function codexHookTrust(scope: TrustScope): Promise<readonly NotRunning[]> {
   const home = scope.env.CODEX_HOME !== undefined && scope.env.CODEX_HOME !== '' ? scope.env.CODEX_HOME : path.join(scope.home, '.codex');
   const configFile = path.join(home, 'config.toml');
   const tables = tomlTables((await scope.readText(configFile)) ?? '');
   const root = await scope.realPath(scope.root);
   const problems: NotRunning[] = [];
-  const projectTrusted = tables.some((t) => t.key.length === 2 && t.key[0] === 'projects' && t.values.get('trust_level') === 'trusted' && (covers(t.key[1] as string, scope.root) || covers(t.key[1] as string, root)));
+  const projectTrusted = tables.some((t) => t.key.length === 2 && t.key[0] === 'projects' && t.values.get('trust_level') === 'trusted' && (scope.within(t.key[1] as string, scope.root) || scope.within(t.key[1] as string, root)));
   if (!projectTrusted) {
     problems.push({
       cause: `Codex loads this project's .codex/hooks.json only in a trusted project, and ${configFile} does not trust ${scope.root}`,

@@ -11,11 +11,6 @@ import type { NotRunning, TrustScope } from '../agent';
  * `security.folderTrust.enabled: false` in the user's settings turns the check off.
  */
 
-function isWithin(dir: string, p: string): boolean {
-  const rel = path.relative(dir, p);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
-
 function parse(text: string | undefined): unknown {
   if (text === undefined) return undefined;
   try {
@@ -36,7 +31,7 @@ export async function geminiHookTrust(scope: TrustScope): Promise<readonly NotRu
   if (typeof rules === 'object' && rules !== null) {
     for (const [rule, trust] of Object.entries(rules as Record<string, unknown>)) {
       const dir = trust === 'TRUST_PARENT' ? path.dirname(rule) : rule;
-      if ((isWithin(dir, scope.root) || isWithin(dir, root)) && rule.length > longest) {
+      if ((scope.within(dir, scope.root) || scope.within(dir, root)) && rule.length > longest) {
         longest = rule.length;
         level = trust;
       }

@@ -25,6 +25,14 @@ const local = (ws: string, id: string, input: Record<string, unknown> = { comman
   tool_input: input,
   tool_use_id: `${id}__vscode-1`,
 });
+/** `init copilot-cli` and `stop` in a project; then each event's registered command, run by bash as Copilot runs it: its stdout. */
+async function hookedUnderStop(ws: string): Promise<(event: string, input: unknown) => string> {
+  await cli(['init', 'copilot-cli', '--workspace', ws]);
+  await cli(['stop', '--workspace', ws]);
+  const entry = JSON.parse(await fs.readFile(path.join(ws, '.github/hooks/loop-guardian.json'), 'utf8')) as { hooks: Record<string, { bash: string }[]> };
+  return (event, input) => execFileSync('bash', ['-c', entry.hooks[event]?.[0]?.bash ?? ''], { input: JSON.stringify(input), cwd: ws }).toString();
+}
+
 const cliPre = (ws: string, toolName: string, toolArgs: unknown) => ({ sessionId: 'cp-1', timestamp: 1774039625016, cwd: ws, toolName, toolArgs });
 
 type Nested = { hookSpecificOutput?: { hookEventName: string; permissionDecision: string; permissionDecisionReason: string }; permissionDecision?: string };
@@ -130,10 +138,7 @@ describe('loop-guardian hook copilot (VS Code agent mode, a real process)', () =
 
   it("Copilot CLI under STOP: a shell call gets no decision before it, and its permission request refuses it and ends the run (Copilot ends a run only there); other calls are refused at once", async () => {
     const ws = await tmpProject();
-    await cli(['init', 'copilot-cli', '--workspace', ws]);
-    await cli(['stop', '--workspace', ws]);
-    const entry = JSON.parse(await fs.readFile(path.join(ws, '.github/hooks/loop-guardian.json'), 'utf8')) as { hooks: Record<string, { bash: string }[]> };
-    const sh = (event: string, input: unknown) => execFileSync('bash', ['-c', entry.hooks[event]?.[0]?.bash ?? ''], { input: JSON.stringify(input), cwd: ws }).toString();
+    const sh = await hookedUnderStop(ws);
     assert.equal(sh('preToolUse', cliPre(ws, 'bash', { command: 'npm run build' })), '', 'no decision before the call');
     // As Copilot CLI 1.0.102 sends it (seen live): after preToolUse gave no decision.
     const permission = { hookName: 'permissionRequest', sessionId: 'cp-1', timestamp: 1795644762763, cwd: ws, toolName: 'bash', toolInput: { command: 'npm run build' }, permissionSuggestions: [] };
@@ -153,10 +158,7 @@ describe('loop-guardian hook copilot (VS Code agent mode, a real process)', () =
 
   it('Copilot CLI under STOP: where a handed-over shell call runs without asking (no permission request came), that session\'s later calls are refused before they run', async () => {
     const ws = await tmpProject();
-    await cli(['init', 'copilot-cli', '--workspace', ws]);
-    await cli(['stop', '--workspace', ws]);
-    const entry = JSON.parse(await fs.readFile(path.join(ws, '.github/hooks/loop-guardian.json'), 'utf8')) as { hooks: Record<string, { bash: string }[]> };
-    const sh = (event: string, input: unknown) => execFileSync('bash', ['-c', entry.hooks[event]?.[0]?.bash ?? ''], { input: JSON.stringify(input), cwd: ws }).toString();
+    const sh = await hookedUnderStop(ws);
     assert.equal(sh('preToolUse', cliPre(ws, 'bash', { command: 'make' })), '', 'handed over to its permission request');
     // Copilot ran it without asking (a rule of its own pre-approved it): its after-call event comes.
     sh('postToolUse', { sessionId: 'cp-1', timestamp: 1, cwd: ws, toolName: 'bash', toolArgs: { command: 'make' }, toolResult: { resultType: 'success', textResultForLlm: 'built\n<shellId: 0 completed with exit code 0>' } });

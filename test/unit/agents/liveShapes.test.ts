@@ -11,6 +11,7 @@ import { geminiHookTrust } from '../../../src/agents/gemini/trust';
 import { outcomeOf, type HookCall } from '../../../src/agents/hook';
 import { hookCommand } from '../../../src/agents/hookSettings';
 import type { TrustScope } from '../../../src/agents';
+import { isWithin } from '../../../src/state/workspace';
 import { cli, hookLogLines, runHook, tmpdir, write } from '../helpers';
 
 /*
@@ -149,7 +150,7 @@ describe('what keeps a registered hook from running, from the agents\' own setti
     const home = await tmpdir('lg-home-');
     const root = await tmpdir();
     for (const [rel, text] of Object.entries(files)) await write(home, rel, text.replace(/ROOT/g, root));
-    return { root, home, env: {}, readText: (f) => fs.readFile(f, 'utf8').catch(() => undefined), realPath: (f) => fs.realpath(f).catch(() => f) };
+    return { root, home, env: {}, readText: (f) => fs.readFile(f, 'utf8').catch(() => undefined), realPath: (f) => fs.realpath(f).catch(() => f), within: isWithin };
   };
 
   it('Codex: the project and the hook untrusted, each named with its fix; trusted in config.toml (as Codex saves it), nothing', async () => {
