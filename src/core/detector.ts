@@ -113,12 +113,17 @@ export interface EpisodeState {
   readonly count: number;
   /** The detector's own list, read when the active findings are listed. */
   readonly evidence: readonly EventRef[];
+  /**
+   * A named step within one episode at one action (a budget's WARNING, then RESTRICT): a new step
+   * is raised as a finding of its own, while the episode (and the loop it makes) stays one.
+   */
+  readonly stage?: string;
 }
 
 export interface FindingSink {
   /**
-   * Reports the current state of an episode. The engine calls `make` only when the episode is new
-   * or more severe than before, so a long loop costs no allocation per repetition.
+   * Reports the current state of an episode. The engine calls `make` only when the episode is new,
+   * more severe than before or at a new stage, so a long loop costs no allocation per repetition.
    */
   report(state: EpisodeState, make: () => Finding): void;
   /** The episode's pattern ended (the chain broke, the agent moved on). */

@@ -112,6 +112,9 @@ class ActiveFindings {
   private readonly byEpisode = new Map<string, ActiveEpisode>();
   private readonly bySession = new Map<string, Set<string>>();
 
+  /** `onEnd`: told each episode as it stood last when it leaves the list (its pattern broken, its session's turn over, or the bound). */
+  constructor(private readonly onEnd?: (last: Finding) => void) {}
+
   get(episode: string): ActiveEpisode | undefined {
     return this.byEpisode.get(episode);
   }
@@ -131,6 +134,7 @@ class ActiveFindings {
     const a = this.byEpisode.get(episode);
     if (a === undefined) return;
     this.byEpisode.delete(episode);
+    this.onEnd?.(asNow(a));
     const episodes = this.bySession.get(a.finding.session);
     episodes?.delete(episode);
     if (episodes?.size === 0) this.bySession.delete(a.finding.session);
@@ -151,6 +155,41 @@ class ActiveFindings {
   }
 }
 
+/** An active finding as of its latest event: the count, the evidence, and the message that says that count (the action stays the one raised). */
+function asNow(a: ActiveEpisode): Finding {
+  const now = a.make?.();
+  const words = now && now.action === a.finding.action ? { at: now.at, message: now.message, recommendation: now.recommendation, ...(now.details ? { details: now.details } : {}) } : {};
+  return { ...a.finding, ...words, count: a.state.count, evidence: [...a.state.evidence] };
+}
+
+/**
+ * A finding is raised once, at the count it fired at; the pattern often goes on. For what reads a
+ * log whole and shows each finding once (scan, replay), the finding as it stood last: the same
+ * episode and action, with the count, evidence and words of its latest event.
+ */
+export class LatestFindings {
+  private readonly last = new Map<string, Finding>();
+
+  constructor(private readonly max = 10_000) {}
+
+  /** An episode as it stands now (an `Engine`'s `onEpisodeEnd`, and its `active()` at the end). */
+  note(f: Finding): void {
+    this.last.delete(f.episode);
+    this.last.set(f.episode, f);
+    if (this.last.size > this.max) this.last.delete(this.last.keys().next().value as string);
+  }
+
+  /** The finding as it stood last, if its episode was noted at the same action; else as raised. */
+  latest(f: Finding): Finding {
+    const last = this.last.get(f.episode);
+    return last !== undefined && last.action === f.action && last.stage === f.stage && last.count >= f.count ? last : f;
+  }
+
+  clear(): void {
+    this.last.clear();
+  }
+}
+
 /**
  * Events in, findings out. Routes each event to every enabled detector, pairs calls with their
  * results, restarts a session's counters at a `user` event (but those of the signals that span
@@ -166,7 +205,7 @@ export class Engine {
   private readonly sessions = new Map<string, SessionState>();
   private readonly queues = new Map<string, QueuedCall[]>();
   private readonly waiting = new Map<string, QueuedCall>();
-  private readonly activeFindings = new ActiveFindings();
+  private readonly activeFindings: ActiveFindings;
   private emitted: Finding[] = [];
   private readonly exempt: ReadonlySet<string>;
   /** The signals whose patterns span the person's turns: a `user` event does not end their findings. */
@@ -178,8 +217,12 @@ export class Engine {
     resolve: (episode) => this.activeFindings.delete(episode),
   };
 
-  /** `trackNews`: keep what `lastNews` tells (the gate asks; a replay does not). */
-  constructor(readonly config: GuardianConfig, { trackNews = false }: { trackNews?: boolean } = {}) {
+  /**
+   * `trackNews`: keep what `lastNews` tells (the gate asks; a replay does not). `onEpisodeEnd`: told
+   * each finding as it stood last when its pattern ends (see `LatestFindings`).
+   */
+  constructor(readonly config: GuardianConfig, { trackNews = false, onEpisodeEnd }: { trackNews?: boolean; onEpisodeEnd?: (last: Finding) => void } = {}) {
+    this.activeFindings = new ActiveFindings(onEpisodeEnd);
     if (trackNews) this.news = new Map();
     let slots = 0;
     this.ctx = { config, canon: new Canonicalizer(config.volatileKeys, config.volatileArgs), slot: (make) => new SessionSlot(slots++, make) };
@@ -250,13 +293,7 @@ export class Engine {
    * count, the evidence, and the message that says that count (the action stays the one raised).
    */
   active(): Finding[] {
-    return [...this.activeFindings.values()]
-      .map((a) => {
-        const now = a.make?.();
-        const words = now && now.action === a.finding.action ? { at: now.at, message: now.message, recommendation: now.recommendation, ...(now.details ? { details: now.details } : {}) } : {};
-        return { ...a.finding, ...words, count: a.state.count, evidence: [...a.state.evidence] };
-      })
-      .sort((a, b) => severity(b.action) - severity(a.action));
+    return [...this.activeFindings.values()].map(asNow).sort((a, b) => severity(b.action) - severity(a.action));
   }
 
   /** The session's state, kept within MAX_SESSIONS (the one seen first goes). */
@@ -356,8 +393,9 @@ export class Engine {
 
   private report(state: EpisodeState, make: () => Finding): void {
     const before = this.activeFindings.get(state.episode);
-    if (!before || severity(state.action) > severity(before.finding.action)) {
-      const finding = make();
+    if (!before || severity(state.action) > severity(before.finding.action) || (state.stage !== undefined && state.stage !== before.finding.stage)) {
+      const made = make();
+      const finding = state.stage === undefined ? made : { ...made, stage: state.stage };
       this.activeFindings.set(state.episode, { finding, state });
       this.emitted.push(finding);
     } else {

@@ -33,6 +33,8 @@ export interface Finding {
   readonly status?: TaskStatus;
   /** Identifies one occurrence of a pattern: a finding that escalates or grows keeps its episode. */
   readonly episode: string;
+  /** The step within its episode it was raised at (a budget's level), when the signal has steps. */
+  readonly stage?: string;
   /** Signal-specific data (seed 000's JSON for `repeated-invocation`, the level for `budget`). */
   readonly details?: Readonly<Record<string, unknown>>;
 }

@@ -73,6 +73,8 @@ export class FolderGuardian implements vscode.Disposable {
   private found: readonly AgentEnforcement[] = [];
   /** A read of every log from the start is under way (its findings are partial until it ends). */
   private reading = false;
+  /** The publish under way is the end of a read of every log from the start. */
+  private wholeRead = false;
   /** The state changed (findings, incidents, STOP_ALL, blocked tasks). */
   readonly onDidChange = this.changed.event;
   /** Incidents opened, grown or closed by what was just read (or by time, or by a person). */
@@ -95,6 +97,18 @@ export class FolderGuardian implements vscode.Disposable {
     const agent = this.snapshot.agents.find((a) => a.sessions.includes(session))?.label ?? (info?.agent !== undefined ? (agentOfEvents(info.agent)?.label ?? info.agent) : undefined);
     const started = info?.firstTs ? shortTime(info.firstTs) : undefined;
     return [agent, started ? `started ${started}` : undefined, shortId(session)].filter(Boolean).join(' · ');
+  }
+
+  /** The agent a session is of, with how well it is protected here, when the folder's agents tell. */
+  agentOfSession(session: string): AgentEnforcement | undefined {
+    const info = this.monitor?.session(session);
+    const id = this.snapshot.agents.find((a) => a.sessions.includes(session))?.agent ?? (info?.agent !== undefined ? agentOfEvents(info.agent)?.id : undefined);
+    return id === undefined ? undefined : this.found.find((a) => a.id === id);
+  }
+
+  /** True while the incidents of a read of every log from the start are published: they were found, not seen happen. */
+  get readingWhole(): boolean {
+    return this.wholeRead;
   }
 
   /** An incident of this folder by its id, open or over, as of the last change. */
@@ -246,7 +260,12 @@ export class FolderGuardian implements vscode.Disposable {
       this.reading = false;
     }
     await Promise.all([this.readStop(), this.readRegistry()]);
-    this.report(update.skipped.map(formatSkipped), update.raised);
+    this.wholeRead = true;
+    try {
+      this.report(update.skipped.map(formatSkipped), update.raised);
+    } finally {
+      this.wholeRead = false;
+    }
     this.signatures = await this.ownSignatures();
     // Which agents have worked here is looked for after the first read, never in its way.
     void this.lookForAgents(loaded.config);

@@ -9,14 +9,18 @@ import type { UiSettingsValue } from './uiSettings';
 const MUTED_KEY = 'loopGuardian.mutedIncidents';
 /** Incidents notified (with the severity they were notified at), across windows: an old loop read again when a window opens does not announce itself again. */
 const NOTIFIED_KEY = 'loopGuardian.notifiedIncidents';
-/** The most of a loop's message a notification says before its offers: short enough that they show without expanding it. */
-const MESSAGE_CHARS = 160;
-/** At most this many loop notifications on screen; the status bar and the view show the rest. */
-const MAX_VISIBLE = 3;
+/** The most of a loop's message a notification says: it reads in one glance, the view has the rest. */
+const MESSAGE_CHARS = 200;
+/** At most this many loop notifications within BURST_MS (many loops at once: the status bar and the view show the rest). */
+const MAX_BURST = 3;
+const BURST_MS = 60_000;
+/** A loop that grew this many times after STOP was seen went on under STOP (the first may be a call already under way). */
+const AFTER_STOP_GROWTH = 2;
+/** The severity a loop that STOP did not stop is notified at: above every action's. */
+const AFTER_STOP = 10;
 
-/** What a command link in a notification carries: plain JSON, so a URI can hold it. */
+/** What the `loopGuardian.*Incident` commands take from a notification's offers: plain JSON. */
 export interface IncidentRef {
-  /** The folder's index in the window: a notification's text is at most 1000 characters, links included. */
   readonly folder: number;
   readonly incident: string;
 }
@@ -24,22 +28,13 @@ export interface IncidentRef {
 /** A notification as shown, for the log and for tests. */
 export interface Shown {
   readonly incident: string;
-  /** The text now on screen (updated in place while the loop grows). */
-  text: string;
-  /** The actions it offers now, by label. */
-  actions: string[];
-  /** How many times its text was updated in place. */
-  updates: number;
-  /** False once it was closed (the loop ended, was muted or dismissed, or STOP_ALL was set). */
+  /** `warning` for a loop that halts an agent, `information` for a possible loop, `error` for a loop that went on under STOP. */
+  readonly level: 'information' | 'warning' | 'error';
+  readonly text: string;
+  /** The offers it shows, as buttons. */
+  readonly actions: readonly string[];
+  /** False once a person closed it or picked an offer. */
   visible: boolean;
-}
-
-interface Notice {
-  readonly shown: Shown;
-  readonly guardian: FolderGuardian;
-  incident: TrackedIncident;
-  report?: (message: string) => void;
-  close: () => void;
 }
 
 function muteKey(folder: vscode.WorkspaceFolder, incidentId: string): string {
@@ -47,26 +42,21 @@ function muteKey(folder: vscode.WorkspaceFolder, incidentId: string): string {
 }
 
 /**
- * A command link in a notification's text. VS Code ends a link's target at a `)` or a space
- * (microsoft/vscode src/vs/workbench/services/notification/common/notificationsModel.ts's link
- * parser), so every character that may not stand in it is escaped, parentheses included.
- */
-function link(label: string, command: string, arg: unknown): string {
-  const target = encodeURIComponent(JSON.stringify([arg])).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `[${label}](command:${command}?${target})`;
-}
-
-/**
- * One notification per incident, at the level the user chose (all, halts only, none), updated in
- * place while the loop grows and closed when it ends, when a person mutes or dismisses it, or when
- * STOP_ALL is set (the offer to stop is then moot); under PAUSE it no longer offers Pause. A
- * notification that shows progress is the one kind VS Code lets an extension update and close,
- * so that is what it is; its actions are command links in its text.
+ * One notification per loop, at the level the user chose (all, halts only, none): a warning for a
+ * loop that halts an agent, information for a possible loop, their offers as buttons that show
+ * without expanding it (VS Code expands a notification that has actions:
+ * microsoft/vscode src/vs/workbench/common/notifications.ts, `setActions`). A person who closes it
+ * has seen it: it is not shown again, in this window or when the workspace opens again, unless the
+ * loop becomes more severe. While STOP_ALL says STOP no loop is announced, except one that went on
+ * under STOP (an agent STOP cannot reach): that is an error, with the one click that hooks it.
  */
 export class FindingNotifier implements vscode.Disposable {
-  private readonly notices = new Map<string, Notice>();
   /** Incidents notified, with the severity they were notified at: a loop is never notified twice at one level. */
   private readonly notified = new Map<string, number>();
+  /** When the latest loop notifications were shown (ms since the epoch). */
+  private recent: number[] = [];
+  /** Under STOP: each open incident's count when STOP was seen (or when it opened under STOP). */
+  private readonly atStop = new Map<string, number>();
   private readonly subscriptions: vscode.Disposable[];
   private readonly mutesChanged = new vscode.EventEmitter<void>();
   /** An incident was muted or unmuted: only what shows mutes (the Findings view) draws again. */
@@ -75,7 +65,7 @@ export class FindingNotifier implements vscode.Disposable {
   readonly shown: Shown[] = [];
 
   constructor(service: GuardianService, private readonly settings: UiSettingsValue, private readonly memento: vscode.Memento, private readonly log: vscode.LogOutputChannel) {
-    this.subscriptions = [service.onDidChangeIncidents(({ guardian, changes }) => this.onIncidents(guardian, changes)), service.onDidChange(() => this.onState())];
+    this.subscriptions = [service.onDidChangeIncidents(({ guardian, changes }) => this.onIncidents(guardian, changes)), service.onDidChange(() => this.onState(service))];
   }
 
   isMuted(key: string): boolean {
@@ -90,7 +80,6 @@ export class FindingNotifier implements vscode.Disposable {
   async mute(guardian: FolderGuardian, incidentId: string): Promise<boolean> {
     const key = muteKey(guardian.folder, incidentId);
     const muted = this.memento.get<string[]>(MUTED_KEY, []);
-    this.notices.get(key)?.close();
     if (muted.includes(key)) return false;
     // The latest 500 mutes are kept: an incident's id names the events it started at, so old ones never come back.
     await this.memento.update(MUTED_KEY, [...muted, key].slice(-500));
@@ -110,7 +99,6 @@ export class FindingNotifier implements vscode.Disposable {
   dispose(): void {
     for (const s of this.subscriptions) s.dispose();
     this.mutesChanged.dispose();
-    for (const n of [...this.notices.values()]) n.close();
   }
 
   private wants(incident: TrackedIncident): boolean {
@@ -120,27 +108,65 @@ export class FindingNotifier implements vscode.Disposable {
   }
 
   private onIncidents(guardian: FolderGuardian, changes: IncidentChanges): void {
-    for (const incident of changes.closed) this.notices.get(muteKey(guardian.folder, incident.id))?.close();
+    for (const incident of changes.closed) this.atStop.delete(muteKey(guardian.folder, incident.id));
+    const stopped = guardian.state.stop.state.status === 'STOP';
     for (const incident of [...changes.opened, ...changes.changed]) {
       const key = muteKey(guardian.folder, incident.id);
-      const notice = this.notices.get(key);
-      if (notice) {
-        notice.incident = incident;
-        this.render(notice);
+      if (this.isMuted(key) || this.settings.value.notifications === 'none') continue;
+      if (stopped) {
+        if (!guardian.readingWhole) this.underStop(key, guardian, incident);
         continue;
       }
-      if (!this.wants(incident) || this.isMuted(key) || guardian.state.stop.state.status === 'STOP') continue;
-      // Once per incident, and again only when it has become more severe than when it was notified
-      // (in this window or in an earlier one).
-      if (Math.max(this.notified.get(key) ?? -1, this.notifiedBefore(key)) >= severity(incident.action)) continue;
-      if (this.notices.size >= MAX_VISIBLE) {
-        this.log.info(`not notified (already ${MAX_VISIBLE} on screen): ${incident.lead.message}`);
-        continue;
-      }
-      this.notified.set(key, severity(incident.action));
-      this.remember(key, severity(incident.action));
-      this.open(key, guardian, incident);
+      if (!this.wants(incident)) continue;
+      this.announce(key, guardian, incident, severity(incident.action));
     }
+  }
+
+  /**
+   * A loop read while STOP holds: if it keeps growing, its agent is not refused (watched only, or
+   * its hook does not run), and a person who set STOP believes it stopped. Read as a person would:
+   * a call already under way when STOP was set may still finish and be logged, so the loop must
+   * grow twice after STOP was seen, and never for an agent whose hook runs (its calls are refused).
+   */
+  private underStop(key: string, guardian: FolderGuardian, incident: TrackedIncident): void {
+    const agent = guardian.agentOfSession(incident.session);
+    if (agent?.state === 'enforced') return;
+    const base = this.atStop.get(key);
+    if (base === undefined) {
+      // Opened under STOP: its newest repeat may be that call under way.
+      this.atStop.set(key, incident.count - 1);
+      return;
+    }
+    if (incident.count < base + AFTER_STOP_GROWTH) return;
+    this.announce(key, guardian, incident, AFTER_STOP);
+  }
+
+  /** STOP seen: the count each open loop had then is what "went on under STOP" is measured from. */
+  private onState(service: GuardianService): void {
+    for (const guardian of service.all) {
+      const stopped = guardian.state.stop.state.status === 'STOP';
+      for (const incident of guardian.state.incidents) {
+        const key = muteKey(guardian.folder, incident.id);
+        if (!stopped) this.atStop.delete(key);
+        else if (!this.atStop.has(key)) this.atStop.set(key, incident.count);
+      }
+    }
+  }
+
+  /** Shows the incident's notification at this level unless it was shown at it (or above) before, here or in an earlier window. */
+  private announce(key: string, guardian: FolderGuardian, incident: TrackedIncident, level: number): void {
+    if (Math.max(this.notified.get(key) ?? -1, this.notifiedBefore(key)) >= level) return;
+    // A loop that went on under STOP is always said; other loops at most MAX_BURST a minute.
+    const now = Date.now();
+    this.recent = this.recent.filter((t) => now - t < BURST_MS);
+    if (level !== AFTER_STOP && this.recent.length >= MAX_BURST) {
+      this.log.info(`not notified (already ${MAX_BURST} in the last minute): ${incident.lead.message}`);
+      return;
+    }
+    this.recent.push(now);
+    this.notified.set(key, level);
+    this.remember(key, level);
+    this.open(guardian, incident, level);
   }
 
   /** The severity an incident was notified at in an earlier window, or -1. */
@@ -155,63 +181,36 @@ export class FindingNotifier implements vscode.Disposable {
     void this.memento.update(NOTIFIED_KEY, [...kept, [key, level] as [string, number]].slice(-500));
   }
 
-  /** STOP_ALL changed somewhere: the offers change with it. */
-  private onState(): void {
-    for (const notice of [...this.notices.values()]) {
-      if (notice.guardian.state.stop.state.status === 'STOP') notice.close();
-      else this.render(notice);
-    }
-  }
-
-  private open(key: string, guardian: FolderGuardian, incident: TrackedIncident): void {
-    const shown: Shown = { incident: incident.id, text: '', actions: [], updates: -1, visible: true };
-    let finish: () => void = () => undefined;
-    const done = new Promise<void>((resolve) => (finish = resolve));
-    const notice: Notice = {
-      shown,
-      guardian,
-      incident,
-      close: () => {
-        if (!shown.visible) return;
-        shown.visible = false;
-        this.notices.delete(key);
-        finish();
-      },
-    };
-    this.notices.set(key, notice);
-    this.shown.push(shown);
-    this.render(notice);
-    this.log.info(`notified: ${shown.text}`);
-    // Cancellable: a person who closes it (its X) ends it, for good, rather than leaving a spinning
-    // progress item in the status bar; it is not shown again for this loop at this severity.
-    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Loop Guardian', cancellable: true }, (progress, token) => {
-      notice.report = (message) => progress.report({ message });
-      notice.report(shown.text);
-      token.onCancellationRequested(() => {
-        this.log.info(`closed by the person: ${shown.text}`);
-        notice.close();
-      });
-      return done;
-    });
-  }
-
-  /** Writes the notice's text and offers for the incident and the folder's STOP_ALL as they are now. */
-  private render(notice: Notice): void {
-    const { guardian, incident, shown } = notice;
+  private open(guardian: FolderGuardian, incident: TrackedIncident, level: number): void {
     const ref: IncidentRef = { folder: guardian.folder.index, incident: incident.id };
-    const status = guardian.state.stop.state.status;
-    const offers: [string, string, unknown][] = [];
-    if (vscode.workspace.isTrusted && status === 'CLEAR') offers.push(['Circuit Break', 'loopGuardian.circuitBreak', { folder: ref.folder }], ['Pause', 'loopGuardian.pause', { folder: ref.folder }]);
-    if (vscode.workspace.isTrusted && status === 'PAUSE') offers.push(['Circuit Break', 'loopGuardian.circuitBreak', { folder: ref.folder }]);
-    offers.push(['Show Details', 'loopGuardian.showIncident', ref], ['Mute', 'loopGuardian.muteIncident', ref], ['Dismiss', 'loopGuardian.dismissIncident', ref]);
     const where = (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? `${guardian.folder.name}: ` : '';
-    const what = incident.action === 'halt' ? '' : 'Possible loop: ';
-    const paused = status === 'PAUSE' ? '(paused: agents start nothing new) ' : '';
-    const text = `${where}${paused}${what}${clip(incident.lead.message, MESSAGE_CHARS)} — ${offers.map(([label, command, arg]) => link(label, command, arg)).join(' · ')}`;
-    if (text === shown.text) return;
-    shown.text = text;
-    shown.actions = offers.map(([label]) => label);
-    shown.updates++;
-    notice.report?.(text);
+    const message = clip(incident.lead.message, MESSAGE_CHARS);
+    const offers: [string, () => unknown][] = [];
+    let text: string;
+    let kind: Shown['level'];
+    if (level === AFTER_STOP) {
+      const agent = guardian.agentOfSession(incident.session);
+      const who = agent?.label ?? 'An agent';
+      kind = 'error';
+      text = `${where}${who} went on under STOP: ${message}. STOP reaches only agents whose Loop Guardian hook runs.`;
+      if (agent?.hookFile !== undefined && !agent.hooked) offers.push([`Install ${agent.label}'s Hook`, () => vscode.commands.executeCommand('loopGuardian.installHook', { agent: agent.id })]);
+    } else {
+      const status = guardian.state.stop.state.status;
+      kind = incident.action === 'halt' ? 'warning' : 'information';
+      const paused = status === 'PAUSE' ? '(paused: agents start nothing new) ' : '';
+      text = `${where}${paused}${incident.action === 'halt' ? '' : 'Possible loop: '}${message}`;
+      if (vscode.workspace.isTrusted && status !== 'STOP') offers.push(['Circuit Break', () => vscode.commands.executeCommand('loopGuardian.circuitBreak', { folder: ref.folder })]);
+    }
+    offers.push(['Show Details', () => vscode.commands.executeCommand('loopGuardian.showIncident', ref)], ['Mute', () => vscode.commands.executeCommand('loopGuardian.muteIncident', ref)]);
+    const shown: Shown = { incident: incident.id, level: kind, text, actions: offers.map(([label]) => label), visible: true };
+    this.shown.push(shown);
+    this.log.info(`notified (${kind}): ${text}`);
+    const show = kind === 'error' ? vscode.window.showErrorMessage : kind === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    // Settles when a person picks an offer or closes it (its X): either way it is gone for good.
+    void show(text, ...shown.actions).then((picked) => {
+      shown.visible = false;
+      if (picked === undefined) this.log.info(`closed by the person: ${text}`);
+      return offers.find(([label]) => label === picked)?.[1]();
+    });
   }
 }

@@ -1,7 +1,7 @@
 import { agentById, sniffDocument, sniffJsonl, transcriptAdapters, TRANSCRIPT_AGENTS } from '../agents';
 import type { Adapter } from '../agents/transcript';
 import type { GuardianConfig } from '../core/config';
-import { Engine } from '../core/engine';
+import { Engine, LatestFindings } from '../core/engine';
 import { EVENT_TYPES } from '../core/events';
 import { isObject } from '../core/guards';
 import { parseJson, stripBom } from '../core/json';
@@ -27,7 +27,10 @@ export interface ReplayResult {
   readonly skippedKinds: { readonly field: string; readonly reason: string; readonly count: number }[];
   /** Whether the input held anything but white space: a blank input has nothing to read. */
   readonly blank: boolean;
+  /** Each finding as it was raised (with `onFinding`, none: they went to it). */
   readonly findings: Finding[];
+  /** The same findings, each as it stood last: the count, evidence and words of its pattern's latest event. */
+  readonly lastly: Finding[];
 }
 
 /** Distinct skip reasons counted; more are counted under one "other reasons" entry. */
@@ -181,7 +184,9 @@ async function adapterOf(format: ReplayFormat, source: ReplaySource, path: strin
 
 async function replay(source: ReplaySource, name: string, detected: Detected, config: GuardianConfig, onFinding?: (f: Finding) => void): Promise<ReplayResult> {
   const resolved = detected.format;
-  const engine = new Engine(config);
+  // Collected findings are shown once each, as they stood last; streamed ones as they are raised.
+  const latest = onFinding === undefined ? new LatestFindings() : undefined;
+  const engine = new Engine(config, latest ? { onEpisodeEnd: (f) => latest.note(f) } : {});
   const findings: Finding[] = [];
   const skippedLines: SkippedLine[] = [];
   let skipped = 0;
@@ -235,9 +240,11 @@ async function replay(source: ReplaySource, name: string, detected: Detected, co
     }
   }
   for (const f of engine.flush()) take(f);
+  if (latest !== undefined) for (const f of engine.active()) latest.note(f);
+  const lastly = latest === undefined ? findings : findings.map((f) => latest.latest(f));
   const skippedKinds = [...kinds.values()].sort((a, b) => b.count - a.count);
   const blank = 'text' in source ? source.text.trim() === '' : await isBlankFile(source.file);
-  return { format: resolved, events, byType, skipped, skippedLines, skippedKinds, blank, findings };
+  return { format: resolved, events, byType, skipped, skippedLines, skippedKinds, blank, findings, lastly };
 }
 
 /** Whether a file holds nothing but white space (read in chunks: a large file is not blank at its first one). */

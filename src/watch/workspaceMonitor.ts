@@ -1,7 +1,7 @@
 import picomatch from 'picomatch';
 import { HOOK_AGENTS } from '../agents';
 import type { GuardianConfig } from '../core/config';
-import { Engine, progressOf } from '../core/engine';
+import { Engine, LatestFindings, progressOf } from '../core/engine';
 import { escapeRegExp } from '../core/guards';
 import type { Finding } from '../core/finding';
 import { AgentDiscovery, type Transcript } from './agentDiscovery';
@@ -35,6 +35,8 @@ function transcriptReader(t: Transcript): AgentLogReader | AgentDocumentReader {
 /** A transcript of an agent working in this workspace, as the sidebar shows it. */
 export interface AgentSource {
   readonly file: string;
+  /** The agent's id in the registry (`claude`, `codex`, …). */
+  readonly agent: string;
   /** The agent's name, as people call it. */
   readonly label: string;
   readonly sessions: readonly string[];
@@ -78,6 +80,8 @@ export class WorkspaceMonitor {
   private readonly historySeen = new Set<string>();
   private readonly isEventLog: (rel: string) => boolean;
   private readonly recentFindings: Finding[] = [];
+  /** Each episode as it stood last: `raised` shows a finding once, at its latest count. */
+  private readonly latest = new LatestFindings(KEEP_FINDINGS);
   private readonly recentSkipped: SkippedLine[] = [];
   private skippedTotal = 0;
   /** Per log: events read and lines skipped since it was (re)started, to name the logs nothing could be read from. */
@@ -93,7 +97,7 @@ export class WorkspaceMonitor {
    */
   constructor(readonly ws: Workspace, readonly config: GuardianConfig, env: NodeJS.ProcessEnv = process.env, editorStorage?: string, editorGlobalStorage?: string) {
     // What progress a session made (`progress`) ends the editor's incidents: the engine keeps it.
-    this.engine = new Engine(config, { trackNews: true });
+    this.engine = this.newEngine();
     this.discovery = new AgentDiscovery(ws.root, config, env, editorStorage, editorGlobalStorage);
     const matchers = config.sources.events.map((g) => picomatch(g, { dot: true }));
     this.isEventLog = (rel) => matchers.some((m) => m(rel));
@@ -126,9 +130,15 @@ export class WorkspaceMonitor {
     return this.recentSkipped;
   }
 
-  /** Findings raised so far, oldest first (the most recent 1000). */
+  /** The engine over the logs; what progress a session made (`progress`) ends the editor's incidents, so it keeps it. */
+  private newEngine(): Engine {
+    return new Engine(this.config, { trackNews: true, onEpisodeEnd: (f) => this.latest.note(f) });
+  }
+
+  /** Findings raised so far, oldest first (the most recent 1000), each as it stood last (its count, evidence and words then). */
   get raised(): readonly Finding[] {
-    return this.recentFindings;
+    for (const f of this.engine.active()) this.latest.note(f);
+    return this.recentFindings.map((f) => this.latest.latest(f));
   }
 
   get stats() {
@@ -169,6 +179,7 @@ export class WorkspaceMonitor {
   agentSources(): AgentSource[] {
     return [...this.sources.entries()].map(([file, s]) => ({
       file,
+      agent: s.transcript.agent.id,
       label: s.transcript.agent.label,
       sessions: [...s.sessions],
       events: s.events,
@@ -302,7 +313,8 @@ export class WorkspaceMonitor {
   /** A log was replaced or truncated: what was counted from it no longer holds, so count again. */
   private async rebuild(fileSkips: SkippedLine[], onRead?: () => void): Promise<MonitorUpdate> {
     this.needsRebuild = false;
-    this.engine = new Engine(this.config, { trackNews: true });
+    this.engine = this.newEngine();
+    this.latest.clear();
     const files = [...this.readers.keys()];
     this.readers = new Map(files.map((rel) => [rel, this.newReader(rel)]));
     this.perLog.clear();

@@ -4,7 +4,8 @@
 // on `npm run build-missing`; the packaged .vsix in a real VS Code (code-server) opened on that
 // project with Playwright and Debian's Chromium. It must show the loop named by the call and its
 // real error (`Bash: npm run build-missing`, `Missing script`), no skipped-lines row, and one
-// notification that, closed with its X, stays closed, also when the window opens again.
+// notification, a warning whose offers show as buttons, that, closed with its X, stays closed, also
+// when the window opens again.
 'use strict';
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -48,10 +49,14 @@ async function main() {
     // One notification for the loop; its X closes it for good.
     await toasts(page).first().waitFor({ timeout: 30_000 });
     assert.equal(await toasts(page).count(), 1, 'one notification');
-    // Its offers show without expanding it; it is closed as a person closes it (the notification's own button).
+    // A loop that halted the agent is a warning (not the blue information icon); its offers are
+    // buttons that show without expanding it; it is closed as a person closes it, by its X.
     const toast = toasts(page).first();
-    assert.match((await toast.textContent()) ?? '', /Missing script.*Circuit Break.*Dismiss/s);
-    await toast.locator('.monaco-button', { hasText: 'Cancel' }).first().click();
+    assert.equal(await toast.locator('.notification-list-item-icon[class*="warning"]').count(), 1, `a warning icon: ${await toast.innerHTML()}`);
+    for (const offer of ['Circuit Break', 'Show Details', 'Mute']) assert.ok(await toast.locator('.monaco-button', { hasText: offer }).first().isVisible(), `${offer} shows without expanding it`);
+    assert.match((await toast.textContent()) ?? '', /Missing script/);
+    await toast.hover();
+    await toast.locator('[aria-label^="Clear Notification"]').first().click();
     await page.waitForTimeout(1500);
     assert.equal(await toasts(page).count(), 0, 'closed');
     // The window opens again: the loop is still shown, not announced again.

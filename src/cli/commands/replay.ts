@@ -52,8 +52,11 @@ export async function replayCommand(ctx: CommandContext, file: string | undefine
     if (nothing !== undefined) return EXIT.nothingRead;
     return halted ? EXIT.loop : EXIT.ok;
   }
-  const incidents = groupIncidents(result.findings);
-  const index = new Map(result.findings.map((f, i) => [f, i]));
+  // Each finding once, as its pattern stood at the end (a loop found at its third repeat that went
+  // on to the eleventh says 11, as the editor does).
+  const findings = result.lastly;
+  const incidents = groupIncidents(findings);
+  const index = new Map(findings.map((f, i) => [f, i]));
   if (ctx.json) {
     io.out(
       json({
@@ -61,13 +64,13 @@ export async function replayCommand(ctx: CommandContext, file: string | undefine
         events: result.events,
         skipped: result.skipped,
         skipped_kinds: result.skippedKinds,
-        findings: result.findings.map(findingJson),
+        findings: findings.map(findingJson),
         incidents: incidents.map((inc) => incidentJson(inc, (f) => index.get(f) ?? -1)),
         ...(nothing !== undefined ? { error: nothing } : {}),
       }),
     );
   } else {
-    io.out(`${plain(file)}: ${result.events} event(s) (${result.format}), ${result.skipped} line(s) skipped, ${incidents.length} loop(s) from ${result.findings.length} finding(s)\n`);
+    io.out(`${plain(file)}: ${result.events} event(s) (${result.format}), ${result.skipped} line(s) skipped, ${incidents.length} loop(s) from ${findings.length} finding(s)\n`);
     for (const inc of incidents) io.out(`${formatIncident(io, inc)}\n`);
   }
   if (nothing !== undefined) return EXIT.nothingRead;

@@ -90,12 +90,13 @@ export class BudgetDetector implements Detector {
       if (l.over ? percent > l.percent : percent >= l.percent) index = i;
     }
     if (index < 0 || (before && before.level >= index)) return before;
-    if (before) sink.resolve(before.episode);
+    // One budget is one episode, whatever level it reaches: a level crossed is raised (seed 002's
+    // table, level by level), the loop it makes grows more severe rather than ending.
     const level = levels[index] as Level;
     const key = task === undefined ? sessionKey(scope.session, 'session') : sessionKey(scope.session, 'task', task);
-    const episode = `${this.signal}|${key}|${level.name}`;
+    const episode = `${this.signal}|${key}`;
     const what = task === undefined ? `session ${scope.session}` : `task ${task}`;
-    sink.report({ episode: episode, action: level.action, count: used, evidence: [at] }, () => ({
+    sink.report({ episode, action: level.action, count: used, evidence: [at], stage: level.name }, () => ({
       signal: this.signal,
       action: level.action,
       count: used,

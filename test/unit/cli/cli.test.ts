@@ -114,7 +114,24 @@ describe('loop-guardian CLI (a real process)', function () {
       assert.match(text.stdout, /the same loop also tripped: /);
     });
 
-    it('--jsonl writes each finding as a JSON line, the objects --json lists, and says what it read on stderr', async () => {
+    it('says each loop at its latest count, as the editor does (found at the 3rd repeat, gone on to the 11th), and each signal once', async () => {
+      const fail = { type: 'tool', session: 's1', tool: 'Bash', args: { command: 'npm run build-missing' }, ok: false, error: 'npm error Missing script: "build-missing"' };
+      const log = await write(ws, '.tmp/current/logs/eleven.jsonl', jsonl([...Array.from({ length: 11 }, () => fail), { type: 'tool', session: 's1', tool: 'Bash', args: { command: 'npm run build' }, ok: true, output: 'built' }]));
+      for (const where of [['replay', log], ['scan']]) {
+        const text = await cli([...where, '--workspace', ws]);
+        const block = text.stdout.slice(text.stdout.indexOf('HALT'));
+        assert.match(block, /failed 11 times with the same error/, `${where[0]}: ${text.stdout}`);
+        assert.doesNotMatch(block, /\b3 times/);
+        const also = /also tripped: (.*)/.exec(block)?.[1] ?? '';
+        const signals = [...also.matchAll(/([\w-]+) \(/g)].map((m) => m[1]);
+        assert.ok(signals.length >= 2, also);
+        assert.equal(new Set(signals).size, signals.length, `each signal once: ${also}`);
+        assert.doesNotMatch(also, /warn/, 'a warning that became a halt is the halt');
+      }
+      await fs.rm(log);
+    });
+
+    it('--jsonl writes each finding as a JSON line as it is raised (--json lists the same, as they stood at the end), and says what it read on stderr', async () => {
       const call = { type: 'tool', session: 's1', tool: 'apply_code_edit', args: { file: 'a.py' }, error: 'search string not found' };
       const log = await write(ws, 'loop.jsonl', jsonl([call, call, call, { type: 'user', session: 's1', text: 'again' }, call, call, call]) + 'not json\n');
       const whole = await cli(['replay', log, '--json', '--workspace', ws]);
@@ -122,10 +139,15 @@ describe('loop-guardian CLI (a real process)', function () {
       assert.equal(r.code, 1, 'a halt finding: exit 1, as with --json');
       const lines = r.stdout.split('\n');
       assert.equal(lines.pop(), '', 'every line ends with a newline');
-      assert.deepEqual(
-        lines.map((l) => JSON.parse(l) as unknown),
-        (JSON.parse(whole.stdout) as { findings: unknown[] }).findings,
-      );
+      // The same findings; --jsonl says each as it was raised, --json as it stood at the end (its
+      // pattern went on: a count as large or larger, its latest evidence).
+      type Out = { signal: string; action: string; session: string; count: number };
+      const streamed = lines.map((l) => JSON.parse(l) as Out);
+      const listed = (JSON.parse(whole.stdout) as { findings: Out[] }).findings;
+      const who = (f: Out) => `${f.signal}|${f.action}|${f.session}`;
+      assert.deepEqual(streamed.map(who), listed.map(who));
+      assert.ok(streamed.every((f, i) => (listed[i]?.count ?? 0) >= f.count));
+      assert.ok(streamed.some((f, i) => (listed[i]?.count ?? 0) > f.count), 'a loop that went on is listed at its latest count');
       assert.equal(lines.length, 8, 'both loops, each finding once');
       assert.match(r.stderr, /loop\.jsonl:8: \(line\): not JSON/);
       assert.match(r.stderr, /loop\.jsonl: 7 event\(s\) \(events\), 1 line\(s\) skipped, 8 finding\(s\)\n$/);

@@ -42,6 +42,24 @@ describe('incident book: one loop, one incident over time', () => {
     assert.ok((only?.findings.length ?? 0) >= 2, 'several signals, each still there as a reason');
   });
 
+  it('a budget that crosses a higher level is the same loop become more severe, not one over and another begun', () => {
+    const feed = feeder();
+    const book = new IncidentBook({ idleMs: 60_000 });
+    const usage = (used: number) => ({ type: 'usage', session: 's', task: 'T', used, budget: 1000 });
+    const first = book.update(feed([usage(700)]), 0);
+    assert.equal(first.opened.length, 1);
+    const id = first.opened[0]?.id;
+    for (const [i, used] of [800, 900, 950, 1001].entries()) {
+      const c = book.update(feed([usage(used)]), (i + 1) * 1000);
+      assert.deepEqual([c.opened.length, c.closed.length], [0, 0], `at ${used} tokens nothing opened or closed`);
+    }
+    const [only, ...rest] = book.open;
+    assert.equal(rest.length, 0);
+    assert.deepEqual([only?.id, only?.action, only?.state], [id, 'halt', 'open']);
+    assert.match(only?.lead.message ?? '', /1001 of 1000 tokens\): violation$/);
+    assert.equal(book.closed.length, 0, 'nothing "over: the agent moved on"');
+  });
+
   it('keeps its id while it grows and across signals that join later', () => {
     const feed = feeder();
     const book = new IncidentBook({ idleMs: 0 });
