@@ -66,6 +66,15 @@ export function withoutRunNoise(text: string): string {
   return /\d/.test(text) ? text.replace(RUN_NOISE, '\u0000') : text;
 }
 
+/**
+ * A result's text as compared: without its run noise, unless that is all it says (`date -Iseconds`
+ * prints nothing but a clock time: the time is its result, and a new one is a new result).
+ */
+function resultText(output: string): string {
+  const masked = withoutRunNoise(output);
+  return masked === output || /[\p{L}\p{N}]/u.test(masked) ? masked : output;
+}
+
 /** A tool call whose outcome is known, or known to be unrecorded. */
 export interface SettledCall {
   /** The `tool` event. */
@@ -77,9 +86,17 @@ export interface SettledCall {
   readonly args: string;
   /** `tool` + canonical arguments: equal signatures are the same call. */
   readonly signature: string;
+  /** What the call is for: its tool and target (intent.ts); calls with one intent that fail alike are one thing tried again. */
+  readonly intent: string;
   /** A hash of the signature: calls whose hashes differ are different calls, told at the cost of comparing two numbers. */
   readonly signatureHash: number;
   readonly outcome: Outcome;
+  /**
+   * Which of its session's attempts it belongs to. Calls made before any of their results came back
+   * (an assistant message issuing five calls at once) are one attempt: the agent had not seen one
+   * outcome when it made the others, so they are not retries of one another.
+   */
+  readonly attempt: number;
   /** The call's `ts`, as written (callTimeMs reads it: only a signal that needs the time parses it). */
   readonly time?: string;
   readonly session: string;
@@ -111,7 +128,7 @@ export function outcomeOf(fields: OutcomeFields, canon: Canonicalizer): Outcome 
     return new ErrorOutcome(hasError ? (fields.error as string) : typeof fields.output === 'string' && fields.output.length > 0 ? fields.output : 'failed');
   }
   if (fields.output !== undefined) {
-    return { kind: 'ok', key: typeof fields.output === 'string' ? hash53(withoutRunNoise(fields.output)) : canon.hash(fields.output) };
+    return { kind: 'ok', key: typeof fields.output === 'string' ? hash53(resultText(fields.output)) : canon.hash(fields.output) };
   }
   if (fields.ok === true) return OK_UNRECORDED;
   return undefined;

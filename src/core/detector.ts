@@ -10,6 +10,9 @@ import type { Action, Finding } from './finding';
  */
 export class SessionState {
   readonly slots: unknown[] = [];
+  /** The session's attempts so far: calls made before any of their results came back are one (see `SettledCall.attempt`). */
+  attempts = 0;
+
   constructor(readonly name: string) {}
 }
 

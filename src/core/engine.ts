@@ -1,10 +1,11 @@
 import { callSignature, outcomeOf, reduceHash, UNKNOWN, type Outcome, type SettledCall } from './calls';
-import { Canonicalizer } from './canonical';
+import { Canonicalizer, hash53 } from './canonical';
 import type { GuardianConfig, SignalId } from './config';
 import { SessionSlot, SessionState, type Detector, type DetectorContext, type EpisodeState, type FindingSink, type Scope } from './detector';
 import { createDetectors } from './detectors';
 import type { EventRef, LocatedEvent, ToolEvent } from './events';
 import { severity, type Finding } from './finding';
+import { intentOf, searchFoundNothing } from './intent';
 
 /** A call that waits for its `tool_result` waits behind at most this many later calls. */
 export const MAX_PENDING = 8;
@@ -14,9 +15,17 @@ export const MAX_PENDING = 8;
  * text only when something reads it: to confirm that two calls with equal hashes are the same
  * call, or to name it in a finding. Most calls never need it.
  */
+/** A search's "no match": an answer, the same one each time (its output is nothing). */
+const NO_MATCH: Outcome = { kind: 'ok', key: hash53('') };
+
 class Call implements SettledCall {
+  /** Set when the call is judged (see `Engine.dispatch`). */
+  attempt = 0;
+  /** Its result came (a `tool_result`, or written with it), rather than waiting having been given up. */
+  answered = false;
   private text: string | undefined;
   private sig: string | undefined;
+  private purpose: string | undefined;
   outcome: Outcome;
   settledAt: EventRef;
   readonly signatureHash: number;
@@ -33,10 +42,13 @@ class Call implements SettledCall {
     readonly ref: EventRef,
     outcome: Outcome,
     readonly sessionState: SessionState,
+    /** The call made just before it in its session, still waiting for its result then (it may be the same batch). */
+    public batchedAfter?: Call,
   ) {
     this.tool = e.tool;
     this.raw = e.args ?? {};
     this.outcome = outcome;
+    this.settle(outcome);
     this.settledAt = ref;
     this.signatureHash = reduceHash(canon.signatureHash(this.tool, this.raw));
     this.time = e.ts;
@@ -46,6 +58,15 @@ class Call implements SettledCall {
 
   get session(): string {
     return this.sessionState.name;
+  }
+
+  get intent(): string {
+    return (this.purpose ??= intentOf(this.tool, this.raw));
+  }
+
+  /** How the call ended: a search that found nothing (exit 1, nothing said) answered, it did not fail. */
+  settle(outcome: Outcome): void {
+    this.outcome = outcome.kind === 'error' && searchFoundNothing(this.raw, outcome.error) ? NO_MATCH : outcome;
   }
 
   get args(): string {
@@ -205,6 +226,8 @@ export class Engine {
   private readonly sessions = new Map<string, SessionState>();
   private readonly queues = new Map<string, QueuedCall[]>();
   private readonly waiting = new Map<string, QueuedCall>();
+  /** Per session, its latest event when that is a call still waiting for its result: a call now may be of its batch. */
+  private readonly pendingCall = new Map<string, Call>();
   private readonly activeFindings: ActiveFindings;
   private emitted: Finding[] = [];
   private readonly exempt: ReadonlySet<string>;
@@ -247,6 +270,7 @@ export class Engine {
     this.stats.events++;
     const e = located.event;
     const session = e.session ?? located.ref.file;
+    if (e.type !== 'tool') this.pendingCall.delete(session);
     switch (e.type) {
       case 'tool':
         this.onTool(e, located.ref, this.sessionState(session));
@@ -259,7 +283,8 @@ export class Engine {
           break;
         }
         this.waiting.delete(key);
-        queued.call.outcome = outcomeOf(e, this.ctx.canon) ?? UNKNOWN;
+        queued.call.settle(outcomeOf(e, this.ctx.canon) ?? UNKNOWN);
+        queued.call.answered = true;
         queued.call.settledAt = located.ref;
         queued.settled = true;
         this.release(session, false);
@@ -309,6 +334,7 @@ export class Engine {
   /** Forgets a session: its detectors' state, its calls waiting for a result, its active findings. */
   private forget(session: string): void {
     this.sessions.delete(session);
+    this.pendingCall.delete(session);
     for (const queued of this.queues.get(session) ?? []) if (queued.id !== undefined) this.waiting.delete(waitKey(session, queued.id));
     this.queues.delete(session);
     this.activeFindings.deleteSession(session);
@@ -319,9 +345,12 @@ export class Engine {
     const session = state.name;
     this.stats.calls++;
     const outcome = outcomeOf(e, this.ctx.canon);
-    const call = new Call(this.ctx.canon, e, ref, outcome ?? UNKNOWN, state);
     let queue = this.queues.get(session);
     const settled = outcome !== undefined || e.id === undefined;
+    const call = new Call(this.ctx.canon, e, ref, outcome ?? UNKNOWN, state, this.pendingCall.get(session));
+    call.answered = outcome !== undefined;
+    if (settled) this.pendingCall.delete(session);
+    else this.pendingCall.set(session, call);
     if (!queue && settled) {
       // Nothing waits ahead of it: judge it now.
       this.dispatch(call);
@@ -344,7 +373,14 @@ export class Engine {
     return this.news?.get(session)?.last;
   }
 
-  private dispatch(call: SettledCall): void {
+  private dispatch(call: Call): void {
+    // Calls one after another, each made before the one before it had its result, whose results
+    // then came (a batch of parallel calls in one message), are one attempt; any other call is a
+    // new one. (Calls whose results never come are not a batch: nothing shows they were made together.)
+    const state = call.sessionState;
+    call.attempt = call.batchedAfter?.answered === true ? call.batchedAfter.attempt : ++state.attempts;
+    // Dispatched in order, so the call before it was judged: no chain of calls is kept alive.
+    call.batchedAfter = undefined;
     if (this.news !== undefined) this.noteNews(call);
     for (const d of this.callDetectors) d.call?.(call, this.sink);
   }

@@ -6,6 +6,8 @@ import { clear, episodeId } from './common';
 /** A run of consecutive events that are "the same" by a detector's measure. */
 export class Chain<K> {
   count = 1;
+  /** The attempt (`SettledCall.attempt`) of its latest event, when its events are calls: calls of one attempt count once. */
+  attempt: number | undefined;
   /** Made with the run's first event in it: a run that ends there holds a list of one. */
   readonly refs: EventRef[];
   private id: string | undefined;
@@ -41,9 +43,10 @@ export class Chain<K> {
   }
 
   /** Starts a new run at `start` in this object: only for a run never named (nothing but its slot holds it). */
-  restart(key: K, start: EventRef): void {
+  restart(key: K, start: EventRef, attempt?: number): void {
     this.key = key;
     this.count = 1;
+    this.attempt = attempt;
     clear(this.refs);
     this.refs.push(start);
     this.start = start;
@@ -65,21 +68,28 @@ abstract class Runs<K> {
     protected readonly name: SlotName,
   ) {}
 
-  /** `chain`, the slot's run so far, with `ref` added when `key` is the same; else the new run `ref` starts. */
-  protected grow(chain: Chain<K> | undefined, session: string, slot: string, key: K, ref: EventRef, sink: FindingSink): Chain<K> {
+  /**
+   * `chain`, the slot's run so far, with `ref` added when `key` is the same; else the new run `ref`
+   * starts. `attempt`: the call's attempt; a call of the attempt the run's latest call was part of
+   * (a batch of parallel calls) is evidence, not one more repeat.
+   */
+  protected grow(chain: Chain<K> | undefined, session: string, slot: string, key: K, ref: EventRef, sink: FindingSink, attempt?: number): Chain<K> {
     if (chain && this.same(chain.key, key)) {
       chain.key = key;
-      chain.count++;
+      if (attempt === undefined || attempt !== chain.attempt) chain.count++;
+      chain.attempt = attempt;
       pushEvidence(chain.refs, ref);
       return chain;
     }
     if (chain && !chain.named) {
       // Most runs end unreported at their first event: the next one reuses the object.
-      chain.restart(key, ref);
+      chain.restart(key, ref, attempt);
       return chain;
     }
     if (chain) sink.resolve(chain.episode);
-    return new Chain(key, this.signal, this.name, session, slot, ref);
+    const made = new Chain(key, this.signal, this.name, session, slot, ref);
+    made.attempt = attempt;
+    return made;
   }
 }
 
@@ -98,9 +108,9 @@ export class Chains<K> extends Runs<K> {
   }
 
   /** Adds `ref` to the slot's run when `key` is the same as the run's, else starts a new run. */
-  extend(session: SessionState, slot: string, key: K, ref: EventRef, sink: FindingSink): Chain<K> {
+  extend(session: SessionState, slot: string, key: K, ref: EventRef, sink: FindingSink, attempt?: number): Chain<K> {
     const before = this.runs.get(session, slot);
-    const chain = this.grow(before, session.name, slot, key, ref, sink);
+    const chain = this.grow(before, session.name, slot, key, ref, sink, attempt);
     if (chain !== before) this.runs.set(session, slot, chain);
     return chain;
   }
@@ -129,9 +139,9 @@ export class SessionChains<K> extends Runs<K> {
     this.runs = ctx.slot(() => ({}));
   }
 
-  extend(session: SessionState, key: K, ref: EventRef, sink: FindingSink): Chain<K> {
+  extend(session: SessionState, key: K, ref: EventRef, sink: FindingSink, attempt?: number): Chain<K> {
     const held = this.runs.of(session);
-    return (held.run = this.grow(held.run, session.name, '', key, ref, sink));
+    return (held.run = this.grow(held.run, session.name, '', key, ref, sink, attempt));
   }
 
   end(session: SessionState, sink: FindingSink): void {

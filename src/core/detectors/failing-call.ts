@@ -14,6 +14,8 @@ interface Failures {
   readonly kind: ErrorKind;
   readonly start: EventRef;
   count: number;
+  /** The attempt of its latest failure: calls of one batch count once. */
+  attempt: number;
   firstTs?: number;
   lastTs?: number;
   episode?: string;
@@ -151,7 +153,7 @@ export class FailingCallDetector implements Detector {
     let signature = s.get(c);
     let f: Failures | undefined;
     if (signature === undefined) {
-      f = firstFailure(kind, c.ref);
+      f = firstFailure(kind, c.ref, c.attempt);
       signature = s.add(c, f);
       if (s.size > MAX_SIGNATURES) {
         const oldest = s.oldest() as Signature;
@@ -168,10 +170,12 @@ export class FailingCallDetector implements Detector {
       signature.novelty = novelty;
       for (const k of signature.kinds) if (k.kind === kind) f = k;
       if (f) {
-        f.count++;
+        // The same call twice in one batch of parallel calls is one attempt.
+        if (f.attempt !== c.attempt) f.count++;
+        f.attempt = c.attempt;
         pushEvidence(f.refs, c.ref);
       } else {
-        f = firstFailure(kind, c.ref);
+        f = firstFailure(kind, c.ref, c.attempt);
         signature.kinds.push(f);
       }
     }
@@ -222,8 +226,8 @@ export class FailingCallDetector implements Detector {
 }
 
 /** A kind's first failure, its evidence a list of one: most signatures never fail again. */
-function firstFailure(kind: ErrorKind, ref: EventRef): Failures {
-  return { kind, start: ref, count: 1, refs: [ref] };
+function firstFailure(kind: ErrorKind, ref: EventRef, attempt: number): Failures {
+  return { kind, start: ref, count: 1, attempt, refs: [ref] };
 }
 
 /** Why the breaker tripped, in plain words: how often, and why retrying will not help. */

@@ -8,7 +8,12 @@ import { clear, whoOf } from './common';
 import { pushBounded } from '../finding';
 import { clip } from '../canonical';
 
-/** Seed 001: the same tool with the same canonical arguments N times in a row. */
+/**
+ * Seed 001: the same tool with the same canonical arguments N times in a row (the repetition is
+ * the signal: a hook that is told no outcome, Windsurf's, halts on it). Calls made before any of
+ * their results came back (a batch of parallel calls) are one attempt. A run whose results the log
+ * does not record says so: whether it gets anywhere cannot be known from the log.
+ */
 export class IdenticalCallsDetector implements Detector {
   readonly signal = 'identical-calls' as const;
   private readonly chains: SessionChains<SettledCall>;
@@ -22,7 +27,7 @@ export class IdenticalCallsDetector implements Detector {
 
   call(c: SettledCall, sink: FindingSink): void {
     const { threshold } = this.ctx.config.signals[this.signal];
-    const chain = this.chains.extend(c.sessionState, c, c.ref, sink);
+    const chain = this.chains.extend(c.sessionState, c, c.ref, sink, c.attempt);
     const outcomes = this.outcomes.of(c.sessionState);
     if (outcomes.start !== chain.started) {
       // A new run: the session's list starts again (one list per session, not one per run).
@@ -34,6 +39,7 @@ export class IdenticalCallsDetector implements Detector {
     // Progress: every call succeeded with a new result (polling that gets somewhere), or every
     // failure so far is a transient one within its retry budget (a flaky step tried again).
     const transient = withinTransientBudget(outcomes.list, this.ctx.config.signals['failing-call'].retries.transient);
+    const unknown = outcomes.list.every((o) => o.kind === 'unknown');
     const progress = transient || isProgress(outcomes.list);
     sink.report({ episode: chain.episode, action: progress ? 'warn' : 'halt', count: chain.count, evidence: chain.refs }, () => {
       // Said in words only when a finding is made: a call that only grows the run pays nothing.
@@ -50,6 +56,8 @@ export class IdenticalCallsDetector implements Detector {
           ? `${subject} called ${chain.count} times in a row after transient failures (a time-out, the network, a rate limit): retries within their budget`
           : progress
           ? `${subject} called ${chain.count} times in a row; every call succeeded with a new result, so it looks like polling with progress`
+          : unknown
+          ? `Same action repeated ${chain.count} times consecutively: ${subject} (their results are not recorded, so whether they got anywhere cannot be known)`
           : `Same action repeated ${chain.count} times consecutively: ${subject}, with no progress`) + lastError(outcomes.list),
         recommendation: progress
           ? `If ${c.tool} is polling, make sure it has an end condition; otherwise change the arguments or the approach.`

@@ -1,7 +1,7 @@
 import type { SettledCall } from '../calls';
 import { clip } from '../canonical';
 import { adviceForCall } from '../advice';
-import { sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
+import { sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionSlot, type SessionState } from '../detector';
 import { ErrorText, sameError } from '../errorMatch';
 import type { EventRef, LocatedEvent } from '../events';
 import type { Finding } from '../finding';
@@ -11,6 +11,13 @@ import { whoOf } from './common';
 /**
  * Seeds 001 and 003: consecutive failures with the same error (fuzzy-matched as seed 003 says),
  * tool failures per session and task attempts per task. Warns at `warnAt`, halts at `threshold`.
+ * Read as a person reads a session (issue 25):
+ * - the same error is a loop only when it is the same thing tried again: calls with one intent
+ *   (intent.ts: the tool and its target, a shell command's main program) may halt; calls with
+ *   different intents that fail alike (three different probes, two tools each missing a
+ *   parameter, polls of three different processes) only warn: error text alone never halts;
+ * - calls made before any of their results came back (a batch of parallel calls) are one attempt;
+ * - a search that found nothing answered (intent.ts `searchFoundNothing`): it is no failure.
  */
 export class RepeatedErrorDetector implements Detector {
   readonly signal = 'repeated-error' as const;
@@ -22,8 +29,11 @@ export class RepeatedErrorDetector implements Detector {
    */
   private readonly calls: SessionChains<ErrorText>;
   private readonly tasks: Chains<ErrorText>;
+  /** Each session's current run of failing calls: the intent they share, or that they do not. */
+  private readonly intents: SessionSlot<{ start?: EventRef; intent?: string; mixed: boolean }>;
 
   constructor(private readonly ctx: DetectorContext) {
+    this.intents = ctx.slot(() => ({ mixed: false }));
     this.tasks = new Chains(ctx, this.signal, sameErrorText, (session, task) => sessionKey(session, 'task', task));
     this.calls = new SessionChains(ctx, this.signal, sameErrorText, (session) => sessionKey(session, 'calls'));
   }
@@ -32,8 +42,15 @@ export class RepeatedErrorDetector implements Detector {
     if (c.outcome.kind === 'unknown') return;
     if (c.outcome.kind === 'ok') return this.calls.end(c.sessionState, sink);
     const outcome = c.outcome;
-    const chain = this.calls.extend(c.sessionState, new ErrorText(outcome.error), c.ref, sink);
-    this.check(chain, c.settledAt, whoOf(c), `${c.tool} fails`, () => adviceForCall(c.tool, outcome), sink);
+    const chain = this.calls.extend(c.sessionState, new ErrorText(outcome.error), c.ref, sink, c.attempt);
+    const run = this.intents.of(c.sessionState);
+    if (run.start !== chain.started) {
+      run.start = chain.started;
+      run.intent = c.intent;
+      run.mixed = false;
+    } else if (run.intent !== c.intent) run.mixed = true;
+    const what = run.mixed ? 'different calls fail' : `${c.tool} fails`;
+    this.check(chain, c.settledAt, whoOf(c), what, () => (run.mixed ? `Different calls end with the same error: look at what they have in common (a missing tool, a wrong folder, the network) before the next one.` : adviceForCall(c.tool, outcome)), sink, run.mixed);
   }
 
   event(located: LocatedEvent, scope: Scope, sink: FindingSink): void {
@@ -54,15 +71,17 @@ export class RepeatedErrorDetector implements Detector {
   }
 
   endSession(session: SessionState): void {
+    this.intents.clear(session);
     this.calls.endSession(session);
     this.tasks.endSession(session);
   }
 
   /** `advice` is written when the finding is: only a run that reaches the threshold needs it. */
-  private check(chain: Chain<ErrorText>, at: EventRef, who: Pick<Finding, 'session' | 'task' | 'agent'>, what: string, advice: () => string, sink: FindingSink): void {
+  /** `warnOnly`: the run's calls are different things (different intents): it may warn, never halt. */
+  private check(chain: Chain<ErrorText>, at: EventRef, who: Pick<Finding, 'session' | 'task' | 'agent'>, what: string, advice: () => string, sink: FindingSink, warnOnly = false): void {
     const { threshold, warnAt } = this.ctx.config.signals[this.signal];
     if (chain.count < Math.min(warnAt, threshold)) return;
-    const halt = chain.count >= threshold;
+    const halt = chain.count >= threshold && !warnOnly;
     sink.report({ episode: chain.episode, action: halt ? 'halt' : 'warn', count: chain.count, evidence: chain.refs }, () => ({
       signal: this.signal,
       action: halt ? 'halt' : 'warn',

@@ -25,7 +25,8 @@ interface SessionWindow {
  * - one repeat that ends as an earlier one did is information (re-running a check after an edit),
  *   not a loop: the finding needs `threshold - 1` stale repeats, the latest among them;
  * - then it halts when nothing since the previous repeat ended in a new way, and only warns when
- *   the calls in between still bring new results (edits that change, searches that find more).
+ *   the calls in between still bring new results (edits that change, searches that find more) or
+ *   are calls the agent had not made before (an edit, then the build again: a new attempt).
  */
 export class WindowedRepeatDetector implements Detector {
   readonly signal = 'windowed-repeat' as const;
@@ -129,12 +130,21 @@ function staleRepeats(outcomes: readonly Outcome[]): boolean[] {
   });
 }
 
-/** Whether a call strictly between steps `from` and `to` ended in a way no earlier step of the window did. */
+/**
+ * Whether something changed strictly between steps `from` and `to`: a call ended in a way no
+ * earlier step of the window did, or the agent made a call it had not made before in the window
+ * and it did not fail (another edit, a new command: the workspace changed, so the repeat after it
+ * is a new attempt, issue 25).
+ */
 function newSince(steps: readonly SettledCall[], from: number, to: number): boolean {
   const seen = new Set<number>();
   for (let i = 0; i < to; i++) {
-    const key = (steps[i] as SettledCall).outcome.key;
-    if (i > from && key !== undefined && !seen.has(key)) return true;
+    const step = steps[i] as SettledCall;
+    const key = step.outcome.key;
+    if (i > from) {
+      if (key !== undefined && !seen.has(key)) return true;
+      if (step.outcome.kind !== 'error' && !steps.slice(0, i).some((s) => sameCall(s, step))) return true;
+    }
     if (key !== undefined) seen.add(key);
   }
   return false;

@@ -10,13 +10,14 @@ import { Engine } from '../../../src/core/engine';
 describe('engine', () => {
   it('waits for a call\'s result before judging it', () => {
     const engine = new Engine(config());
+    // Three polls, each after a word of the agent's (not one batch), their results written later.
     const events = located([
-      ...times(3, (i) => ({ type: 'tool', tool: 'poll', args: {}, id: `c${i}` })),
+      ...times(3, (i) => [{ type: 'output', text: `polling, try ${i}` }, { type: 'tool', tool: 'poll', args: {}, id: `c${i}` }]).flat(),
       ...times(3, (i) => ({ type: 'tool_result', id: `c${i}`, ok: true, output: `${i}` })),
     ]);
-    const raised = events.slice(0, 3).flatMap((e) => engine.push(e));
+    const raised = events.slice(0, 6).flatMap((e) => engine.push(e));
     assert.equal(raised.length, 0, 'nothing is judged before the outcomes are known');
-    const after = events.slice(3).flatMap((e) => engine.push(e));
+    const after = events.slice(6).flatMap((e) => engine.push(e));
     assert.deepEqual(only(after, 'identical-calls').map((f) => f.action), ['warn']);
   });
 

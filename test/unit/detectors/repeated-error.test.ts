@@ -4,9 +4,9 @@ import { only, run } from '../helpers';
 const fail = (tool: string, error: string) => ({ type: 'tool', session: 's', tool, args: {}, error });
 
 describe('repeated-error (seeds 001, 003)', () => {
-  it('warns at 2 and halts at 3 consecutive failures with the same error', () => {
+  it('warns at 2 and halts at 3 consecutive failures with the same error of one intent (one tool, no target: its arguments vary)', () => {
     const e = 'TypeError: Cannot read property \'map\' of undefined';
-    const found = only(run([fail('a', e), fail('b', e), fail('c', e)]).findings, 'repeated-error');
+    const found = only(run([1, 2, 3].map((i) => ({ ...fail('apply', e), args: { attempt: i } }))).findings, 'repeated-error');
     assert.deepEqual(found.map((f) => [f.action, f.count, f.at.line]), [['warn', 2, 2], ['halt', 3, 3]]);
     assert.deepEqual(found[1]?.evidence.map((r) => r.line), [1, 2, 3]);
   });
@@ -17,7 +17,7 @@ describe('repeated-error (seeds 001, 003)', () => {
       'TypeError: Cannot read properties of undefined (reading \'map\')',
       'TypeError: x.map is not a function',
     ];
-    assert.equal(only(run(errs.map((e, i) => fail(`t${i}`, e))).findings, 'repeated-error').at(-1)?.action, 'halt');
+    assert.equal(only(run(errs.map((e, i) => ({ ...fail('apply', e), args: { attempt: i } }))).findings, 'repeated-error').at(-1)?.action, 'halt');
   });
 
   it('is broken by a success', () => {

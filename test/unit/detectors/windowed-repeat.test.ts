@@ -4,12 +4,19 @@ import { config, only, run } from '../helpers';
 const t = (tool: string, extra: Record<string, unknown> = {}) => ({ type: 'tool', session: 's', tool, args: { f: 'a.ts' }, ...extra });
 
 describe('windowed-repeat (seed 002)', () => {
-  it('halts when the same call comes 3 times within 10 steps', () => {
-    const events = [t('read'), t('edit', { args: { n: 1 } }), t('read'), t('edit', { args: { n: 2 } }), t('read')];
+  it('halts when the same call comes 3 times within 10 steps and nothing between changed anything (the edits failed)', () => {
+    const events = [t('read'), t('edit', { args: { n: 1 }, ok: false, error: 'no match' }), t('read'), t('edit', { args: { n: 2 }, ok: false, error: 'no match' }), t('read')];
     const found = only(run(events).findings, 'windowed-repeat');
     assert.equal(found.length, 1);
     assert.equal(found[0]?.action, 'halt');
     assert.deepEqual(found[0]?.evidence.map((r) => r.line), [1, 3, 5]);
+  });
+
+  it('only warns when a new call that did not fail came between (an edit went through, or may have: the workspace changed)', () => {
+    for (const edit of [{ ok: true, output: 'applied' }, {}]) {
+      const events = [t('read'), t('edit', { args: { n: 1 }, ...edit }), t('read'), t('edit', { args: { n: 2 }, ...edit }), t('read')];
+      assert.deepEqual(only(run(events).findings, 'windowed-repeat').map((f) => f.action), ['warn'], JSON.stringify(edit));
+    }
   });
 
   it('does not fire when the repeats are spread over more than the window', () => {
@@ -27,12 +34,16 @@ describe('windowed-repeat (seed 002)', () => {
     assert.deepEqual(only(run(events).findings, 'windowed-repeat'), []);
   });
 
-  it('halts edit→test work whose test fails the same way each time', () => {
-    const events = [1, 2, 3].flatMap((i) => [
-      t('edit', { args: { patch: `p${i}` }, ok: true, output: 'applied' }),
-      t('test', { args: { cmd: 'npm test' }, ok: false, error: '2 tests failing' }),
-    ]);
-    assert.deepEqual(only(run(events).findings, 'windowed-repeat').map((f) => f.action), ['halt']);
+  it('edit→test work whose test fails the same way each time: a new edit each time is a new attempt (warn, issue 25); the same edit each time is the loop (halt)', () => {
+    const work = (patch: (i: number) => string) =>
+      [1, 2, 3].flatMap((i) => [
+        t('edit', { args: { patch: patch(i) }, ok: true, output: 'applied' }),
+        t('test', { args: { cmd: 'npm test' }, ok: false, error: '2 tests failing' }),
+      ]);
+    assert.deepEqual(only(run(work((i) => `p${i}`)).findings, 'windowed-repeat').map((f) => f.action), ['warn']);
+    // The same edit and the same test, round after round: both repeat, both halt.
+    const same = only(run(work(() => 'p')).findings, 'windowed-repeat');
+    assert.ok(same.length > 0 && same.every((f) => f.action === 'halt'), JSON.stringify(same.map((f) => f.action)));
   });
 
   it('lets paging through results go on: different arguments are different calls', () => {

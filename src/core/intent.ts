@@ -1,0 +1,180 @@
+/**
+ * What a call is for, as a person reading a session tells it (issue 25): its tool and its target,
+ * not the whole of its arguments, and not the error it got. Two calls with one intent that fail
+ * the same way are the same thing tried again; two calls with different intents that fail the same
+ * way (three different probes, two different tools missing a parameter, polls of three different
+ * processes) are different things that happened to end alike. Pure.
+ */
+
+/** Argument names that hold a shell command, by the agents' usual spellings (as plainWords.ts). */
+const COMMAND_KEYS = ['command', 'cmd', 'commandLine', 'command_line', 'script', 'shell_command'];
+/**
+ * Argument names that hold what a call acts on, by role: a file or folder, a URL, a running process
+ * or terminal (Codex's `write_stdin` `session_id`, Copilot CLI's `shellId`), what a search looks for.
+ */
+const TARGET_ROLES: readonly (readonly [string, readonly string[]])[] = [
+  ['path', ['file_path', 'filePath', 'path', 'file', 'filename', 'target_file', 'targetFile', 'notebook_path', 'absolute_path', 'uri', 'dir', 'directory', 'folder']],
+  ['url', ['url']],
+  ['process', ['session_id', 'sessionId', 'shellId', 'shell_id', 'terminal_id', 'terminalId', 'pid', 'process_id']],
+  ['query', ['pattern', 'query', 'regex', 'q']],
+];
+/** Programs that only say where a command runs, or how: the command they start is the intent. */
+const WRAPPERS = new Set(['sudo', 'env', 'time', 'timeout', 'nice', 'nohup', 'exec', 'command', 'xargs']);
+/** Search programs: exit status 1 with nothing printed is "no match", an answer (grep(1): "exit status is 0 if a line is selected, 1 if no lines were selected"; rg(1) the same). */
+const SEARCHERS = new Set(['grep', 'egrep', 'fgrep', 'zgrep', 'rg', 'ag', 'ack', 'findstr', 'select-string']);
+
+function asText(v: unknown): string | undefined {
+  if (typeof v === 'string') return v.trim() === '' ? undefined : v;
+  if (typeof v === 'number') return String(v);
+  if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string')) {
+    // `["bash", "-lc", "make"]` (Codex's exec) runs its last word.
+    const words = v as string[];
+    if (words.length >= 3 && /(^|\/)(ba|z|da)?sh$|powershell|pwsh|cmd(\.exe)?$/i.test(words[0] as string) && /^-\w*c$|^\/c$|^-Command$/i.test(words[1] as string)) return words.slice(2).join(' ');
+    return words.join(' ');
+  }
+  return undefined;
+}
+
+/** The shell command a call runs, when it is one. */
+export function shellCommandOf(args: unknown): string | undefined {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return undefined;
+  const o = args as Record<string, unknown>;
+  for (const k of COMMAND_KEYS) {
+    const t = asText(o[k]);
+    if (t !== undefined) return t;
+  }
+  return undefined;
+}
+
+/**
+ * Splits a command line at the operators outside quotes: `&&`, `||`, `;`, newlines (`sep`), or
+ * `|` alone (`pipe`).
+ */
+function split(line: string, pipe: boolean): string[] {
+  const out: string[] = [];
+  let quote: string | undefined;
+  let start = 0;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i] as string;
+    if (quote !== undefined) {
+      if (ch === '\\' && quote === '"') i++;
+      else if (ch === quote) quote = undefined;
+      continue;
+    }
+    if (ch === '"' || ch === "'") quote = ch;
+    else if (ch === '\\') i++;
+    else if (pipe) {
+      if (ch === '|' && line[i + 1] !== '|' && line[i - 1] !== '|') {
+        out.push(line.slice(start, i));
+        start = i + 1;
+      }
+    } else if ((ch === '&' && line[i + 1] === '&') || (ch === '|' && line[i + 1] === '|')) {
+      out.push(line.slice(start, i));
+      start = i + 2;
+      i++;
+    } else if (ch === ';' || ch === '\n') {
+      out.push(line.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(line.slice(start));
+  return out.map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** A command's words, quotes removed (enough to name a program and its first operands). */
+function words(command: string): string[] {
+  return (command.match(/"(?:[^"\\]|\\.)*"|'[^']*'|\S+/g) ?? []).map((w) => w.replace(/^["']|["']$/g, ''));
+}
+
+/** The program a command stage runs and its words after it, wrappers and variable assignments aside. */
+function program(stage: string): string[] {
+  const w = words(stage);
+  let i = 0;
+  while (i < w.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w[i] as string) || WRAPPERS.has(w[i] as string) || (i > 0 && WRAPPERS.has(w[i - 1] as string) && /^-|^\d+[smh]?$/.test(w[i] as string)))) i++;
+  const rest = w.slice(i);
+  if (rest.length === 0) return [];
+  const name = (rest[0] as string).replace(/^.*[\\/]/, '').toLowerCase();
+  return [name, ...rest.slice(1)];
+}
+
+/**
+ * The part of a command line the agent runs it for: the last command of an `&&` / `;` chain (what
+ * comes before it, `cd` and clean-ups, prepares it), and of a pipeline its first stage (the data;
+ * later stages filter it).
+ */
+function mainCommand(line: string): string[] {
+  const chain = split(line, false).filter((c) => program(c)[0] !== 'cd');
+  const last = chain[chain.length - 1];
+  if (last === undefined) return [];
+  return program(split(last, true)[0] ?? last);
+}
+
+/**
+ * A shell command's intent: its main command's program and first two operands (flags aside):
+ * `make`, `make clean && make` and `rm -rf build && cd x && make` are one intent (make), run
+ * blindly three ways; `git branch | rg X` and `ls specs | rg X` are two.
+ */
+export function shellIntent(line: string): string {
+  const [name = '', ...rest] = mainCommand(line);
+  return [name, ...rest.filter((w) => !w.startsWith('-')).slice(0, 2)].join(' ');
+}
+
+/**
+ * A call's intent: for a shell command, its main command (whichever shell tool runs it); for a call
+ * with a target (a path, a URL, a process, a query), that target, whichever tool acts on it (Edit,
+ * MultiEdit and Write refused alike on one file are one thing tried three ways); otherwise its tool.
+ */
+export function intentOf(tool: string, args: unknown): string {
+  const command = shellCommandOf(args);
+  if (command !== undefined) return `shell\u0000${shellIntent(command)}`;
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return `tool\u0000${tool}`;
+  const o = args as Record<string, unknown>;
+  const target: string[] = [];
+  for (const [role, keys] of TARGET_ROLES) {
+    for (const k of keys) {
+      const t = asText(o[k]);
+      if (t === undefined) continue;
+      target.push(`${role}=${t}`);
+      break;
+    }
+  }
+  return target.length === 0 ? `tool\u0000${tool}` : target.join('\u0000');
+}
+
+/*
+ * The lines a failed command's result carries besides what the command printed: an exit status
+ * ("Exit code 1", "Exit Code: 1", "exited with code 1", "<shellId: N completed with exit code 1>"),
+ * a wall time, the command and folder echoed back, empty output and error headers ("Output:
+ * (empty)", "Error: (none)"), a process group, a bare "Error". Each agent's own shape is parsed
+ * where its adapter reads it (src/agents/); here such lines are only set aside, to see whether
+ * anything else was said.
+ */
+const BOILERPLATE = [
+  /^(?:error:?\s*)?(?:process |command )?(?:exit(?:ed)?(?: with)?(?: status| code)?|exit code|returned non-zero exit status)[: ]*1\.?$/i,
+  /^<shellId: ?\d+ completed with exit code 1>$/i,
+  /^wall time: .*$/i,
+  /^(?:command|directory):.*$/i,
+  /^(?:output|stdout|stderr|error|signal|background pids):\s*(?:\(none\)|\(empty\))?$/i,
+  /^process group pgid:.*$/i,
+  /^(?:error|failed|command failed)\.?$/i,
+];
+
+/**
+ * Whether a failed search found nothing: the command's last pipeline stage is a search program
+ * (grep, rg, …) and the failure says nothing but exit status 1. That is the search's answer
+ * ("no match"), not an error: a person reads it as the agent learning something is not there.
+ */
+export function searchFoundNothing(args: unknown, error: string): boolean {
+  const command = shellCommandOf(args);
+  if (command === undefined) return false;
+  const chain = split(command, false);
+  const last = chain[chain.length - 1];
+  if (last === undefined) return false;
+  const stages = split(last, true);
+  const searcher = program(stages[stages.length - 1] as string);
+  const name = searcher[0] === 'git' && searcher[1] === 'grep' ? 'grep' : searcher[0];
+  if (name === undefined || !SEARCHERS.has(name)) return false;
+  // Some agents say only "Error"; an exit status other than 1 is no such line, so a real error.
+  if (error.length > 4096) return false;
+  return error.split(/\r?\n/).every((l) => l.trim() === '' || BOILERPLATE.some((re) => re.test(l.trim())));
+}
