@@ -29,7 +29,7 @@ export const AGENTS: readonly Agent[] = [claude, codex, gemini, copilot, copilot
  * also pass the looser Claude Code test). Roo Code's marks before Cline, which takes any file of
  * their family; Kilo Code's files cannot be told from Roo's, so Kilo, last, is reached only by name.
  */
-const DETECTION_ORDER: readonly Agent[] = [codex, gemini, copilot, copilotCli, claude, sweAgent, openHands, roo, cline, kilo];
+const DETECTION_ORDER: readonly Agent[] = [codex, gemini, copilot, copilotCli, claude, cursor, sweAgent, openHands, roo, cline, kilo];
 
 export type AgentWithHook = Agent & { readonly hook: HookProtocol };
 export type AgentWithTranscript<A = JsonlAdapter | DocumentAdapter> = Agent & { readonly transcript: A };

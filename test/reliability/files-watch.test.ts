@@ -7,7 +7,7 @@ import { LogTail } from '../../src/watch/logTail';
 import { cli, jsonl, tmpdir, write } from '../unit/helpers';
 
 /** Three identical calls: an active identical-calls halt. */
-const HALT = jsonl([1, 2, 3].map(() => ({ type: 'tool', session: 's', tool: 'ls', args: { d: '.' } })));
+const HALT = jsonl([1, 2, 3].map(() => ({ type: 'tool', session: 's', tool: 'ls', args: { d: '.' }, ok: true, output: 'a.ts' })));
 
 interface ScanJson {
   files: string[];

@@ -1,15 +1,19 @@
 import type { Agent } from '../agent';
+import { cursorDiscovery } from './discovery';
 import { cursorHook } from './hook';
+import { cursorArrayTranscript, cursorTranscript } from './transcript';
 
 /**
- * Cursor's agent: enforced through its hooks. Its transcripts are not read: their format is not
- * documented (`transcript_path` is, "null if transcripts disabled"), and what third parties found
- * on disk changed shape twice in 2025-2026 (flat `.txt`, then JSONL without ids or timestamps, and
- * older chats in SQLite): ../shared/docs/vscode-agents.md, sections 4 and 8.
+ * Cursor's agent: enforced through its hooks, and its agent transcripts read (transcript.ts: the
+ * JSONL of current builds, watched; the JSON array of older ones, read by `replay`). Older chats in
+ * SQLite are not read (../shared/docs/vscode-agents.md, sections 4 and 8).
  */
 export const cursor: Agent = {
   id: 'cursor',
   label: 'Cursor',
   eventAgent: 'cursor',
   hook: cursorHook,
+  transcript: cursorTranscript,
+  otherTranscripts: [cursorArrayTranscript],
+  discovery: cursorDiscovery,
 };

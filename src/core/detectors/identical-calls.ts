@@ -9,10 +9,12 @@ import { pushBounded } from '../finding';
 import { clip } from '../canonical';
 
 /**
- * Seed 001: the same tool with the same canonical arguments N times in a row (the repetition is
- * the signal: a hook that is told no outcome, Windsurf's, halts on it). Calls made before any of
- * their results came back (a batch of parallel calls) are one attempt. A run whose results the log
- * does not record says so: whether it gets anywhere cannot be known from the log.
+ * Seed 001: the same tool with the same canonical arguments N times in a row. Calls made before
+ * any of their results came back (a batch of parallel calls) are one attempt. When not one result
+ * of the run is known (a transcript that keeps calls only, a hook told no outcome), whether it
+ * gets anywhere cannot be known: it may be a poll waiting for something (issue 25: a search for a
+ * log file that has not appeared yet), so the repetition alone is the evidence, and it must be
+ * twice as long to halt; until then it warns, saying what cannot be known.
  */
 export class IdenticalCallsDetector implements Detector {
   readonly signal = 'identical-calls' as const;
@@ -39,8 +41,9 @@ export class IdenticalCallsDetector implements Detector {
     // Progress: every call succeeded with a new result (polling that gets somewhere), or every
     // failure so far is a transient one within its retry budget (a flaky step tried again).
     const transient = withinTransientBudget(outcomes.list, this.ctx.config.signals['failing-call'].retries.transient);
-    const unknown = outcomes.list.every((o) => o.kind === 'unknown');
-    const progress = transient || isProgress(outcomes.list);
+    // The latest call aside: the hook's gate judges a call before it runs, with the most hopeful outcome.
+    const unknown = outcomes.list.slice(0, -1).every((o) => o.kind === 'unknown');
+    const progress = transient || isProgress(outcomes.list) || (unknown && chain.count < 2 * threshold);
     sink.report({ episode: chain.episode, action: progress ? 'warn' : 'halt', count: chain.count, evidence: chain.refs }, () => {
       // Said in words only when a finding is made: a call that only grows the run pays nothing.
       const subject = sayCall(c.tool, c.args);
@@ -54,10 +57,10 @@ export class IdenticalCallsDetector implements Detector {
         subject,
         message: (transient
           ? `${subject} called ${chain.count} times in a row after transient failures (a time-out, the network, a rate limit): retries within their budget`
+          : unknown
+          ? `${progress ? `${subject} called ${chain.count} times in a row` : `Same action repeated ${chain.count} times consecutively: ${subject}`}; their results are not recorded, so whether they get anywhere cannot be known`
           : progress
           ? `${subject} called ${chain.count} times in a row; every call succeeded with a new result, so it looks like polling with progress`
-          : unknown
-          ? `Same action repeated ${chain.count} times consecutively: ${subject} (their results are not recorded, so whether they got anywhere cannot be known)`
           : `Same action repeated ${chain.count} times consecutively: ${subject}, with no progress`) + lastError(outcomes.list),
         recommendation: progress
           ? `If ${c.tool} is polling, make sure it has an end condition; otherwise change the arguments or the approach.`

@@ -207,7 +207,7 @@ describe('loop-guardian CLI (a real process)', function () {
 
   describe('scan', () => {
     it('reads every log under .tmp, reports findings, skipped lines and STOP_ALL', async () => {
-      await write(ws, '.tmp/current/logs/agent.jsonl', jsonl([1, 2, 3].map(() => ({ type: 'tool', session: 's', tool: 'ls', args: { d: '.' } }))) + '{"v":1,"type":"nope"}\n');
+      await write(ws, '.tmp/current/logs/agent.jsonl', jsonl([1, 2, 3].map(() => ({ type: 'tool', session: 's', tool: 'ls', args: { d: '.' }, ok: true, output: 'a.ts' }))) + '{"v":1,"type":"nope"}\n');
       await write(ws, '.tmp/other/logs/b.jsonl', jsonl([{ type: 'output', text: 'fine' }]));
       await write(ws, '.tmp/current/notlogs/c.jsonl', jsonl(Array.from({ length: 3 }, () => ({ type: 'tool', tool: 'x', args: {} }))));
       await write(ws, PATHS.stopAll, 'PAUSE 2026-11-22T10:00:00Z\nreason: lunch\n');

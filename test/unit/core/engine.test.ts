@@ -60,7 +60,7 @@ describe('engine', () => {
   it('lists active findings most severe first', () => {
     const events = [
       ...times(3, (i) => ({ type: 'tool', session: 'a', tool: 'poll', args: {}, ok: true, output: `${i}` })),
-      ...times(3, () => ({ type: 'tool', session: 'b', tool: 'ls', args: {} })),
+      ...times(3, () => ({ type: 'tool', session: 'b', tool: 'ls', args: {}, ok: true, output: 'same' })),
     ];
     const actions = run(events).engine.active().map((f) => f.action);
     assert.equal(actions[0], 'halt');

@@ -60,9 +60,15 @@ describe('identical-calls (seed 001)', () => {
     assert.deepEqual(found.map((f) => [f.action, f.count]), [['warn', 3], ['halt', 4]]);
   });
 
-  it('counts unrecorded outcomes as no progress', () => {
-    const found = only(run(times(3, () => ({ type: 'tool', tool: 'ls', args: { dir: '.' } }))).findings, 'identical-calls');
-    assert.equal(found[0]?.action, 'halt');
+  it('with no outcome recorded, warns at 3 saying what cannot be known, and halts at twice that (issue 25)', () => {
+    const found = only(run(times(6, () => ({ type: 'tool', tool: 'ls', args: { dir: '.' } }))).findings, 'identical-calls');
+    assert.deepEqual(found.map((f) => [f.action, f.count]), [['warn', 3], ['halt', 6]]);
+    assert.match(found[0]?.message ?? '', /not recorded, so whether they get anywhere cannot be known/);
+  });
+
+  it('counts an unrecorded outcome among recorded ones as no progress', () => {
+    const events = [{ type: 'tool', tool: 'ls', args: { dir: '.' }, ok: true, output: 'a' }, ...times(2, () => ({ type: 'tool', tool: 'ls', args: { dir: '.' } }))];
+    assert.equal(only(run(events).findings, 'identical-calls')[0]?.action, 'halt');
   });
 
   it('judges the outcome from a later tool_result with the same id', () => {

@@ -1,0 +1,163 @@
+import type { GuardianEvent } from '../../core/events';
+import { promptEvent, replyEvent, userEvent, type RecordScope } from '../anthropicBlocks';
+import { argsObject, contentText, isObject, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json, type JsonlAdapter } from '../transcript';
+
+/*
+ * Cursor's agent transcripts. Cursor documents `transcript_path` in its hook input ("null if
+ * transcripts disabled", cursor.com/docs/agent/hooks) but not the files' format; what is parsed
+ * here is what readers of the files on disk found (../shared/docs/vscode-agents.md, sections 4
+ * and 8, and issue 25's description of real transcripts), and nothing more is guessed:
+ * - `agent-transcripts/<uuid>/<uuid>.jsonl` (2026): one message per line, `{role, message:
+ *   {content: [text | tool_use{name, input} | tool_result{content}]}}`, and `{type: "turn_ended",
+ *   status}`; no ids, no timestamps, and results mostly absent;
+ * - `agent-transcripts/<uuid>.json` (2025-2026): an array of `{role, text, toolCalls: [{toolName,
+ *   args}]}` (user, assistant and tool entries).
+ * Calls and prompts are read even without results: their outcome is then unknown (a finding says
+ * so), never guessed. A result without an id answers the oldest call still waiting for one.
+ */
+
+const AGENT = 'cursor';
+
+/** Cursor wraps what the person typed in `<user_query>` tags: the text inside is the prompt. */
+function typedText(text: string): string {
+  const open = text.indexOf('<user_query>');
+  const close = open < 0 ? -1 : text.indexOf('</user_query>', open);
+  return (close < 0 ? text : text.slice(open + '<user_query>'.length, close)).trim();
+}
+
+/** Pairs results without ids with the calls waiting for one, oldest first, by ids of its own. */
+class Waiting {
+  private next = 0;
+  private readonly queue: string[] = [];
+  /** Whether this transcript has shown a result at all: until it does, calls are read without waiting for one. */
+  results = false;
+
+  call(): string | undefined {
+    if (!this.results) return undefined;
+    const id = `cursor-${++this.next}`;
+    this.queue.push(id);
+    if (this.queue.length > 1000) this.queue.shift();
+    return id;
+  }
+
+  result(): string | undefined {
+    this.results = true;
+    return this.queue.shift();
+  }
+
+  clear(): void {
+    this.queue.length = 0;
+  }
+}
+
+function toolEvent(scope: RecordScope, tool: string, args: unknown, id: string | undefined): GuardianEvent {
+  return { v: 1, session: scope.session, agent: scope.agent, type: 'tool', tool, args: argsObject(args), ...(id !== undefined ? { id } : {}) };
+}
+
+/** A result block: its text is the output; whether it failed the format does not say, unless it says `is_error`. */
+function resultEvent(scope: RecordScope, id: string, block: Json): GuardianEvent {
+  const text = contentText(block.content);
+  if (block.is_error === true) return { v: 1, session: scope.session, agent: scope.agent, type: 'tool_result', id, ok: false, error: text.trim() || 'error' };
+  return { v: 1, session: scope.session, agent: scope.agent, type: 'tool_result', id, ...(text !== '' ? { ok: true, output: text } : {}) };
+}
+
+function isMessageLine(v: Record<string, unknown>): boolean {
+  return (v.role === 'user' || v.role === 'assistant') && isObject(v.message) && Array.isArray(v.message.content) && v.type === undefined && v.uuid === undefined && v.sessionId === undefined;
+}
+
+class JsonlDecoder implements Decoder {
+  private readonly waiting = new Waiting();
+  private readonly scope: RecordScope;
+
+  constructor(session: string) {
+    this.scope = { session, agent: AGENT };
+  }
+
+  record(value: unknown, line: number, sink: AdapterSink): void {
+    if (!isObject(value)) return sink.skipped(line, '(record)', 'not an object');
+    if (value.type === 'turn_ended') return;
+    if (value.role !== 'user' && value.role !== 'assistant') return sink.skipped(line, 'role', value.role === undefined ? 'missing role' : `unknown role ${JSON.stringify(value.role)}`);
+    const content = isObject(value.message) ? value.message.content : undefined;
+    if (!Array.isArray(content)) return sink.skipped(line, 'message.content', 'not a list of blocks');
+    const text = content
+      .map((b) => (isObject(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : ''))
+      .join('\n')
+      .trim();
+    if (text !== '' && value.role === 'user') {
+      this.waiting.clear();
+      const typed = typedText(text);
+      sink.event(userEvent(this.scope, typed), line);
+      sink.event(promptEvent(this.scope, typed), line);
+    } else if (text !== '') sink.event(replyEvent(this.scope, text), line);
+    for (const block of content) {
+      if (!isObject(block)) continue;
+      if (block.type === 'tool_use') {
+        const name = str(block.name);
+        if (name === undefined) sink.skipped(line, 'message.content[].name', 'a tool_use block without a tool name');
+        else sink.event(toolEvent(this.scope, name, block.input, this.waiting.call()), line);
+      } else if (block.type === 'tool_result') {
+        const id = this.waiting.result();
+        if (id !== undefined) sink.event(resultEvent(this.scope, id, block), line);
+      }
+    }
+  }
+
+  finish(): void {}
+}
+
+/** `agent-transcripts/<uuid>/<uuid>.jsonl`. */
+export const cursorTranscript: JsonlAdapter = {
+  layout: 'jsonl',
+  agent: AGENT,
+  sniff: isMessageLine,
+  decoder: (session) => new JsonlDecoder(session),
+};
+
+function isEntry(v: unknown): v is Json {
+  return isObject(v) && typeof v.role === 'string' && (typeof v.text === 'string' || Array.isArray(v.toolCalls));
+}
+
+class ArrayDecoder implements Decoder {
+  private readonly waiting = new Waiting();
+  private readonly scope: RecordScope;
+
+  constructor(session: string) {
+    this.scope = { session, agent: AGENT };
+  }
+
+  record(value: unknown, line: number, sink: AdapterSink): void {
+    if (!isEntry(value)) return sink.skipped(line, '(entry)', 'not a {role, text, toolCalls} entry');
+    const text = typeof value.text === 'string' ? value.text.trim() : '';
+    if (value.role === 'user') {
+      this.waiting.clear();
+      if (text === '') return;
+      const typed = typedText(text);
+      sink.event(userEvent(this.scope, typed), line);
+      sink.event(promptEvent(this.scope, typed), line);
+      return;
+    }
+    if (value.role === 'tool') {
+      const id = this.waiting.result();
+      if (id !== undefined) sink.event(resultEvent(this.scope, id, { content: text }), line);
+      return;
+    }
+    if (value.role !== 'assistant') return sink.skipped(line, 'role', `unknown role ${JSON.stringify(value.role)}`);
+    if (text !== '') sink.event(replyEvent(this.scope, text), line);
+    for (const c of Array.isArray(value.toolCalls) ? value.toolCalls : []) {
+      const name = isObject(c) ? str(c.toolName) ?? str(c.name) : undefined;
+      if (name === undefined) sink.skipped(line, 'toolCalls[].toolName', 'a tool call without a tool name');
+      else sink.event(toolEvent(this.scope, name, (c as Json).args, this.waiting.call()), line);
+    }
+  }
+
+  finish(): void {}
+}
+
+/** `agent-transcripts/<uuid>.json`: the whole conversation, rewritten whole. */
+export const cursorArrayTranscript: DocumentAdapter = {
+  layout: 'document',
+  agent: AGENT,
+  sniff: (doc) => Array.isArray(doc) && doc.length > 0 && doc.every(isEntry) && doc.some((e) => (e as Json).role === 'assistant'),
+  records: (doc) => ({ key: null, items: doc as unknown[] }),
+  decoder: (session) => new ArrayDecoder(session),
+};
