@@ -44,8 +44,26 @@ export function textResultOutcome(text: string): { ok: true; output: string } | 
   return { ok: true, output: text };
 }
 
-/** A `tool_result` block's outcome: `is_error`, else what its text says. */
+/**
+ * Cline 3.x CLI's results: a `tool_result` whose content is a list of `{query, result, error,
+ * success}` objects, one per command or file the call named (as Cline CLI 3.0.65 writes
+ * `~/.cline/data/sessions/<id>/<id>.messages.json`, seen in this project's live runs of it:
+ * `run_commands` answering `{"query": "npm run build-missing", "result": "[Command exited with
+ * code 1]\n\n[stderr]\n…", "error": "Command exited with code 1", "success": false}`). The call
+ * failed when one of them did; its text is their `result`s.
+ */
+function itemsOutcome(content: unknown): { ok: true; output: string } | { ok: false; error: string } | undefined {
+  if (!Array.isArray(content) || content.length === 0 || !content.every((c) => isObject(c) && typeof c.success === 'boolean')) return undefined;
+  const items = content as Json[];
+  const text = items.map((c) => (typeof c.result === 'string' ? c.result : typeof c.error === 'string' ? c.error : '')).join('\n');
+  if (items.some((c) => c.success === false)) return { ok: false, error: text.trim() || items.map((c) => (typeof c.error === 'string' ? c.error : '')).join('\n').trim() || 'failed' };
+  return { ok: true, output: text };
+}
+
+/** A `tool_result` block's outcome: `is_error`, Cline 3.x's result items, else what its text says. */
 function blockOutcome(block: Json): { ok: true; output: string } | { ok: false; error: string } {
+  const items = itemsOutcome(block.content);
+  if (items !== undefined) return block.is_error === true && items.ok ? { ok: false, error: items.output.trim() || 'error' } : items;
   const text = contentText(block.content);
   if (block.is_error === true) return { ok: false, error: text.trim() || 'error' };
   return textResultOutcome(text);

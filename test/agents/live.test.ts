@@ -102,6 +102,17 @@ for (const agent of Object.values(DRIVERS)) {
       else assert.match(said, /cannot end this run from its hook/, describeRun(run));
     });
 
+    it('watched, not hooked: its own transcript, found and read by `scan`, shows the loop with the real error', async () => {
+      // Three failing runs, then the model gives up; the guardian only reads what the agent wrote.
+      const run = keep(await liveRun(agent, (turn, a) => (turn.index <= 3 ? a.shell(FAILING, turn.tools) : { text: 'Giving up: the build script is missing.' }), { hook: false, maxTurns: 5, config: { agents: { [agent.pkg.id]: { enabled: true } } } }));
+      assert.equal(npmRuns(run), 3, describeRun(run));
+      const scan = guardian(run.sb, ['scan', '--json']);
+      const out = JSON.parse(scan.stdout) as { files: string[]; findings: { signal: string; action: string; message: string; file: string }[] };
+      const loop = out.findings.find((f) => f.action === 'halt' && /Missing script/.test(f.message));
+      assert.ok(loop, `a halting loop named by its real error, in the agent's own transcript:\n${JSON.stringify(out.findings.map((f) => [f.signal, f.action, f.file, f.message.slice(0, 120)]), null, 1)}\nfiles: ${out.files.join(', ')}\n${scan.stderr}`);
+      assert.ok(path.isAbsolute(loop.file) && !loop.file.startsWith(run.sb.ws), `found in the agent's own folder: ${loop.file}`);
+    });
+
     it('STOP before the run: nothing runs, and the run ends at once where the agent allows it', async () => {
       const run = keep(await liveRun(agent, always('touch ran-under-stop.txt'), { stopBefore: `STOP ${new Date().toISOString()} before the run\n`, maxTurns: 10 }));
       assert.equal(existsSync(path.join(run.sb.ws, 'ran-under-stop.txt')), false, `a command ran under STOP\n${describeRun(run)}`);

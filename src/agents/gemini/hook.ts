@@ -1,5 +1,6 @@
 import { isObject } from '../../core/guards';
 import { parseToolHookInput, postOutcome, type HookCall, type HookProtocol, type HookReply, type Outcome } from '../hook';
+import { shellFailure } from './shell';
 
 const events = { pre: 'BeforeTool', post: ['AfterTool'], prompt: 'BeforeAgent' };
 
@@ -11,24 +12,15 @@ const events = { pre: 'BeforeTool', post: ['AfterTool'], prompt: 'BeforeAgent' }
  * ../shared/docs/live-agents.md); it parses stdout as JSON, so an allow is `{}`.
  * `GEMINI_PROJECT_DIR` (and, for compatibility, `CLAUDE_PROJECT_DIR`) names the project.
  *
- * A shell command that fails is still a `success` to the hook: `tool_response.llmContent` is the
- * tool's text for the model, "Output: …", then "Error: …", "Exit Code: N" (only when not 0),
- * "Signal: …", "Background PIDs: …" and "Process Group PGID: N", one section a line
- * (google-gemini/gemini-cli `packages/core/src/tools/shell.ts`, `llmContentParts`; the hook may
- * wrap it in `<untrusted_context>`). The PGID and PIDs change every run: not part of the outcome.
+ * A shell command that fails is still a `success` to the hook: its `tool_response.llmContent`
+ * tells the exit code (shell.ts).
  */
-
-const EXIT = /^Exit Code: (-?\d+)\s*$/m;
-const VOLATILE_SECTIONS = /^(?:Process Group PGID|Background PIDs): .*$\n?/gm;
 
 function geminiOutcome(call: HookCall): Outcome {
   const r = call.response;
   const text = isObject(r) && typeof r.llmContent === 'string' ? r.llmContent : typeof r === 'string' ? r : undefined;
-  const code = text === undefined ? undefined : EXIT.exec(text);
-  if (text !== undefined && code !== null && code !== undefined && Number(code[1]) !== 0) {
-    return { ok: false, error: text.replace(VOLATILE_SECTIONS, '').replace(/<\/?untrusted_context>\n?/g, '').trim() };
-  }
-  return postOutcome(call);
+  const failure = text === undefined ? undefined : shellFailure(text);
+  return failure !== undefined ? { ok: false, error: failure } : postOutcome(call);
 }
 
 const reply = (out: unknown): HookReply => ({ stdout: `${JSON.stringify(out)}\n`, stderr: '', exitCode: 0 });

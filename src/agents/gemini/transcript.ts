@@ -1,6 +1,7 @@
 import type { GuardianEvent } from '../../core/events';
 import { boundedText } from '../../core/redact';
 import { argsObject, isObject, isoTime, jsonText, RecentSet, statusInText, str, unknownType, type AdapterSink, type Decoder, type DocumentAdapter, type Json, type JsonlAdapter } from '../transcript';
+import { shellFailure } from './shell';
 
 const AGENT = 'gemini-cli';
 /** Statuses after which a tool call does not change any more. */
@@ -75,6 +76,14 @@ class GeminiDecoder implements Decoder {
       this.session = value.sessionId;
       return;
     }
+    if (value.type === undefined && isObject(value.$set)) {
+      // A patch of the session (Gemini CLI 0.61's chat files, seen in its own runs here:
+      // `{"$set": {"lastUpdated": …}}`, and `{"$set": {"messages": [...]}}` with the context it
+      // injects): its messages are read as message lines (each once), the rest is bookkeeping.
+      const messages = value.$set.messages;
+      if (Array.isArray(messages)) for (const m of messages) this.record(m, line, sink);
+      return;
+    }
     const ts = isoTime(value.timestamp);
     const base = { v: 1 as const, session: this.session, agent: AGENT, ...(ts !== undefined ? { ts } : {}) };
     switch (value.type) {
@@ -119,6 +128,9 @@ class GeminiDecoder implements Decoder {
         const id = str(value.id);
         if (id !== undefined && !this.done.add(`user:${id}`)) return;
         const text = typeof value.content === 'string' ? value.content : partsText(value.content);
+        // Gemini CLI 0.61 also writes the tool results it sends back as `user` records whose parts are
+        // all `functionResponse` (seen in its own runs here): no person spoke, no turn begins.
+        if (text === '' && Array.isArray(value.content) && value.content.length > 0 && value.content.every((p) => isObject(p) && isObject(p.functionResponse))) return;
         sink.event({ v: 1, type: 'user', session: this.session, agent: AGENT, ...(ts !== undefined ? { ts } : {}), ...(text !== '' ? { text: text.slice(0, 500) } : {}) }, line);
         sink.event({ ...base, type: 'prompt', text: boundedText(text) }, line);
         return;
@@ -169,6 +181,9 @@ class GeminiDecoder implements Decoder {
   private event(call: Json, name: string, status: string | undefined, ts: string | undefined): GuardianEvent {
     const base = { v: 1 as const, type: 'tool' as const, session: this.session, agent: AGENT, tool: name, args: argsObject(call.args), ...(ts !== undefined ? { ts } : {}) };
     const text = geminiResultText(call.result);
+    // A shell command that failed is a `success` whose output says its exit code (shell.ts).
+    const failure = status === 'success' ? shellFailure(text) : undefined;
+    if (failure !== undefined) return { ...base, ok: false, error: failure };
     if (status === 'success') return { ...base, ok: true, output: text };
     if (status === 'error') return { ...base, ok: false, error: text.trim() || 'error' };
     // Cancelled by the person, or never finished: what it would have done is unknown.
