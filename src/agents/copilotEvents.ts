@@ -120,6 +120,9 @@ class CopilotEventDecoder implements Decoder {
   record(value: unknown, line: number, sink: AdapterSink): void {
     if (!isObject(value)) return sink.skipped(line, '(line)', 'not a JSON object');
     const type = value.type;
+    // `copilot -p … --output-format json` ends with `{"type": "result", "sessionId", "exitCode",
+    // "usage"}` (Copilot CLI 1.0.102's own output, seen in its live runs here): the run's summary.
+    if (type === 'result' && 'exitCode' in value) return;
     const data = isObject(value.data) ? value.data : undefined;
     if (typeof type !== 'string' || data === undefined) return unknownType(sink, line, 'type', type);
     const ts = isoTime(value.timestamp);
@@ -196,7 +199,9 @@ class CopilotEventDecoder implements Decoder {
         return;
       }
       default:
-        if (!IGNORED.has(type)) unknownType(sink, line, 'type', type);
+        // Events marked `ephemeral` are the live view's (deltas, model call progress, background
+        // tasks): `--output-format json` prints them, the session log never keeps them.
+        if (!IGNORED.has(type) && value.ephemeral !== true) unknownType(sink, line, 'type', type);
     }
   }
 
@@ -206,6 +211,15 @@ class CopilotEventDecoder implements Decoder {
 /** The first record of a Copilot event log: `session.start` with the producer or the CLI's version. */
 export function isCopilotSessionStart(first: Record<string, unknown>): first is { data: Record<string, unknown> } & Record<string, unknown> {
   return first.type === 'session.start' && isObject(first.data) && (typeof first.data.producer === 'string' || typeof first.data.copilotVersion === 'string');
+}
+
+/**
+ * The first record of `copilot -p … --output-format json`'s output: an event of the session log's
+ * shape (`type`, `data`, `id`, `timestamp`, `parentId`), but no `session.start` (Copilot CLI 1.0.102
+ * begins with ephemeral `session.*` notices: seen in its live runs here).
+ */
+export function isCopilotJsonOutput(first: Record<string, unknown>): boolean {
+  return typeof first.type === 'string' && /^(?:session|user|assistant|tool|model)\./.test(first.type) && isObject(first.data) && typeof first.id === 'string' && 'parentId' in first && typeof first.timestamp === 'string';
 }
 
 /** A reader of Copilot event logs whose events carry `agent`; `sniff` tells whose log a first record starts. */

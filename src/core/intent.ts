@@ -143,15 +143,15 @@ export function intentOf(tool: string, args: unknown): string {
 
 /*
  * The lines a failed command's result carries besides what the command printed: an exit status
- * ("Exit code 1", "Exit Code: 1", "[Command exited with code 1]", "<shellId: N completed with exit code 1>"),
+ * ("Exit code 1", "Exit Code: 1", "[Command exited with code 1]", "(exit code 1)", "<shellId: N completed with exit code 1>"),
  * a wall time, the command and folder echoed back, empty output and error headers ("Output:
  * (empty)", "Error: (none)"), a process group, a bare "Error". Each agent's own shape is parsed
  * where its adapter reads it (src/agents/); here such lines are only set aside, to see whether
  * anything else was said.
  */
 const BOILERPLATE = [
-  /^\[?(?:error:?\s*)?(?:process |command )?(?:exit(?:ed)?(?: with)?(?: status| code)?|exit code|returned non-zero exit status)[: ]*1\.?\]?$/i,
-  /^<shellId: ?\d+ completed with exit code 1>$/i,
+  /^[[(]?(?:error:?\s*)?(?:process |command )?(?:exit(?:ed)?(?: with)?(?: status| code)?|exit code|returned non-zero exit status)[: ]*1\.?[\])]?$/i,
+  /^<(?:shellId: ?\d+ completed|exited) with exit code 1>$/i,
   /^wall time: .*$/i,
   /^(?:command|directory):.*$/i,
   /^(?:output|stdout|stderr|error|signal|background pids):\s*(?:\(none\)|\(empty\))?$/i,

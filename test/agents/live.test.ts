@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { DRIVERS, type LiveAgent } from './drivers';
 import { liveRun, turnsAfter, type LiveRun } from './live';
@@ -23,6 +23,8 @@ const REFUSED = /Loop Guardian refused this call|Loop Guardian ended this run/;
 const STOPPED = /STOP_ALL is set to STOP/;
 /** The agents whose run the guardian can end from its hook; Codex cannot (nothing mid-turn: docs/agents.md). */
 const ENDABLE = new Set(['claude', 'gemini', 'copilot-cli', 'cline']);
+/** The agents whose headless JSON output (the drivers' `--output-format`) the guardian reads: docs/agents.md. */
+const HEADLESS_READ = new Set(['claude', 'gemini', 'copilot-cli']);
 
 /** Per agent, what the suite measured: printed at the end. */
 const measured = new Map<string, { halt?: number; stopMid?: number; stopBefore?: number; healthy?: number }>();
@@ -111,6 +113,16 @@ for (const agent of Object.values(DRIVERS)) {
       const loop = out.findings.find((f) => f.action === 'halt' && /Missing script/.test(f.message));
       assert.ok(loop, `a halting loop named by its real error, in the agent's own transcript:\n${JSON.stringify(out.findings.map((f) => [f.signal, f.action, f.file, f.message.slice(0, 120)]), null, 1)}\nfiles: ${out.files.join(', ')}\n${scan.stderr}`);
       assert.ok(path.isAbsolute(loop.file) && !loop.file.startsWith(run.sb.ws), `found in the agent's own folder: ${loop.file}`);
+      // What the agent printed in its headless JSON mode, saved to a file, is read the same way.
+      if (HEADLESS_READ.has(agent.pkg.id)) {
+        const saved = path.join(run.sb.dir, 'headless-output.jsonl');
+        writeFileSync(saved, run.result.stdout);
+        const replay = guardian(run.sb, ['replay', saved]);
+        assert.equal(replay.code, 1, `a halt: ${replay.stdout}${replay.stderr.slice(0, 1500)}`);
+        assert.match(replay.stdout, /\(claude|gemini|copilot-cli\), 0 line\(s\) skipped/, replay.stdout);
+        // Named by the call (Gemini CLI's stream-json says a failed command succeeded, its exit code nowhere: the loop is its identical outputs).
+        assert.match(replay.stdout, /^HALT .*\n.*npm run build-missing/m, replay.stdout);
+      }
     });
 
     it('STOP before the run: nothing runs, and the run ends at once where the agent allows it', async () => {

@@ -43,4 +43,28 @@ describe('shapes seen in the agents\' own transcripts (live runs)', () => {
     const r = await replayText('session-2026-11-26T01-52-215a9151.jsonl', jsonlText(lines));
     assert.ok(halts(r).includes('failing-call'), JSON.stringify(r.findings.map((f) => `${f.signal} ${f.action}`)));
   });
+
+  it('Copilot CLI 1.0.102 `--output-format json` saved to a file: auto-detected without session.start, ephemeral notices and the final result no problem, "(exit code 1)" of a search that found nothing an answer', async () => {
+    let n = 0;
+    const ev = (type: string, data: Record<string, unknown>, ephemeral = false) => ({ type, data, ...(ephemeral ? { ephemeral: true } : {}), id: `e${n++}`, timestamp: '2026-11-26T01:51:05.080Z', parentId: 'p0' });
+    const run = (i: number, command: string, content: string) => [
+      ev('assistant.tool_call_delta', { toolCallId: `call_${i}` }, true),
+      ev('tool.execution_start', { toolCallId: `call_${i}`, toolName: 'bash', arguments: { command, description: 'Run it', mode: 'sync', initial_wait: 30 } }),
+      ev('tool.shell_output', { toolCallId: `call_${i}` }, true),
+      ev('tool.execution_complete', { toolCallId: `call_${i}`, success: true, shellExecution: { exitCode: 1 }, result: { content, detailedContent: content } }),
+      ev('session.background_tasks_changed', {}, true),
+    ];
+    const lines = [
+      ev('session.skills_loaded', { skills: [] }, true),
+      ev('user.message', { content: 'Build it', messageId: 'm1' }),
+      ...run(1, 'ls | grep nothing-here', '\n<shellId: 1 completed with exit code 1>'),
+      ...run(2, 'git branch -a | grep nothing-here', '\n<shellId: 2 completed with exit code 1>'),
+      ...run(3, 'ls specs | grep nothing-here', '\n<shellId: 3 completed with exit code 1>'),
+      { type: 'result', timestamp: '2026-11-26T01:51:06.209Z', sessionId: 's-1', exitCode: 0, usage: { premiumRequests: 0 } },
+    ];
+    const r = await replayText('copilot-output.jsonl', jsonlText(lines));
+    assert.equal(r.format, 'copilot-cli');
+    assert.equal(r.skipped, 0);
+    assert.deepEqual(r.findings.map((f) => f.signal), [], 'three searches that found nothing: answers');
+  });
 });
