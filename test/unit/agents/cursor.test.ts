@@ -1,73 +1,124 @@
-import * as assert from 'node:assert/strict';
+import { strict as assert } from 'node:assert';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { cursorSlug } from '../../../src/agents/cursor/discovery';
-import { cursorArrayTranscript, cursorTranscript } from '../../../src/agents/cursor/transcript';
-import { decode, halts, jsonlText, replayText } from './util';
+import { cursor } from '../../../src/agents/cursor';
+import { hookCommand } from '../../../src/agents/hookSettings';
+import { cli, readJsonl, tmpdir, write } from '../helpers';
 
 /*
- * Cursor's agent transcripts, in the layouts found on disk (../shared/docs/vscode-agents.md,
- * sections 4 and 8; issue 25): built here from those descriptions, the real ones not being shared.
+ * Cursor's hook, end to end as Cursor runs it: a child process, the documented stdin
+ * (cursor.com/docs/reference/hooks), the answer on stdout. Payloads written from the documented
+ * shapes and the observed examples in src/agents/cursor/hook.ts.
  */
-const user = (text: string) => ({ role: 'user', message: { content: [{ type: 'text', text: `<user_query>\n${text}\n</user_query>` }] } });
-const assistant = (...content: unknown[]) => ({ role: 'assistant', message: { content } });
-const use = (name: string, input: unknown) => ({ type: 'tool_use', name, input });
-const text = (t: string) => ({ type: 'text', text: t });
 
-describe('Cursor agent transcripts', () => {
-  it('agent-transcripts/<uuid>/<uuid>.jsonl: prompts, replies and calls without results are read, auto-detected; a turn_ended line is no problem', async () => {
-    const lines = [user('Fix the login test'), assistant(text('Looking at it.'), use('Read', { path: 'src/login.ts' })), assistant(use('Shell', { command: 'npm test' })), { type: 'turn_ended', status: 'completed' }];
-    const d = decode(cursorTranscript, lines);
-    assert.deepEqual(d.skipped, []);
-    assert.deepEqual(d.events.map((e) => e.event.type), ['user', 'prompt', 'reply', 'tool', 'tool']);
-    assert.equal((d.events[1]?.event as { text?: string }).text, 'Fix the login test', 'the prompt without its tags');
-    const r = await replayText('0b1c2d3e.jsonl', jsonlText(lines));
-    assert.equal(r.format, 'cursor');
-    assert.equal(r.events, 5);
-    assert.equal(r.skipped, 0);
-  });
+const common = (ws: string) => ({ conversation_id: 'cv-1', generation_id: 'g-1', model: 'default', cursor_version: '3.9.16', workspace_roots: [ws], user_email: null, transcript_path: null });
+const pre = (ws: string, id: string, tool = 'Shell', input: Record<string, unknown> = { command: 'npm test', cwd: '', timeout: 30000 }) => ({ ...common(ws), hook_event_name: 'preToolUse', tool_name: tool, tool_input: input, tool_use_id: id, cwd: '' });
+const post = (ws: string, id: string, output: Record<string, unknown>) => ({ ...pre(ws, id), hook_event_name: 'postToolUse', tool_output: JSON.stringify(output), duration: 728.2 });
+const failure = (ws: string, id: string, type: string, message: string) => ({ ...pre(ws, id), hook_event_name: 'postToolUseFailure', error_message: message, failure_type: type, duration: 0, is_interrupt: false });
 
-  it('pairs a result without an id with the oldest call waiting for one', () => {
-    const lines = [user('go'), assistant(use('Read', { path: 'a' })), assistant({ type: 'tool_result', content: 'first' }), assistant(use('Read', { path: 'b' }), use('Read', { path: 'c' })), assistant({ type: 'tool_result', content: 'b text' }, { type: 'tool_result', content: 'c text', is_error: true })];
-    const d = decode(cursorTranscript, lines);
-    const pairs = d.events.filter((e) => e.event.type === 'tool' || e.event.type === 'tool_result').map((e) => `${e.event.type}:${(e.event as { id?: string }).id ?? '-'}`);
-    // The first call came before any result showed the transcript has them: read without waiting.
-    assert.deepEqual(pairs, ['tool:-', 'tool:cursor-1', 'tool:cursor-2', 'tool_result:cursor-1', 'tool_result:cursor-2']);
-  });
+function hook(ws: string, input: unknown, env: NodeJS.ProcessEnv = {}) {
+  return cli(['hook', 'cursor'], { input: JSON.stringify(input), cwd: ws, env: { CURSOR_PROJECT_DIR: ws, ...env } });
+}
 
-  it('an orchestrator re-sending the same prompt 18 times is flagged', async () => {
-    const lines = Array.from({ length: 18 }, () => [user('Run the next step of the migration plan'), assistant(text('Nothing to do: the plan has no next step.'))]).flat();
-    const r = await replayText('orchestrator.jsonl', jsonlText(lines));
-    assert.ok(r.findings.some((f) => f.signal === 'repeated-prompt'), JSON.stringify(r.findings.map((f) => f.signal)));
-  });
+function log(ws: string): Promise<Record<string, unknown>[]> {
+  return readJsonl(path.join(ws, '.tmp/current/logs/hook-cursor-cv-1.jsonl'));
+}
 
-  it('a debug mode searching about 24 times for a log file that never appears, over five "Issue reproduced, please proceed" turns, warns and never halts', async () => {
-    const lines: unknown[] = [];
-    for (let turn = 0; turn < 5; turn++) {
-      lines.push(user('Issue reproduced, please proceed.'));
-      for (let k = 0; k < 5; k++) lines.push(assistant(text(`Checking for the debug log (${turn}.${k}).`), use('Glob', { glob_pattern: '**/debug-*.log', target_directory: '.cursor' })));
+type Deny = { permission: string; user_message: string; agent_message: string };
+
+describe('loop-guardian hook cursor (a real process)', () => {
+  it('records each call and how it ended (the exit code inside tool_output), and refuses the third identical failing call with {"permission":"deny"}', async () => {
+    const ws = await tmpdir();
+    for (const id of ['u1', 'u2']) {
+      const allowed = await hook(ws, pre(ws, id));
+      assert.equal(allowed.code, 0);
+      assert.equal(allowed.stdout, '', 'no decision: Cursor keeps its own rules');
+      assert.equal((await hook(ws, post(ws, id, { output: "Error: Cannot find module './config'\n", exitCode: 1 }))).code, 0);
     }
-    const r = await replayText('debug.jsonl', jsonlText(lines.slice(0, 5 * 6 - 1)));
-    assert.deepEqual(halts(r), []);
-    assert.ok(r.findings.length > 0, 'worth a warning');
-    assert.ok(r.findings.some((f) => /not recorded|cannot be known/.test(f.message)), `says what cannot be known: ${r.findings.map((f) => f.message).join(' | ')}`);
+    const third = await hook(ws, pre(ws, 'u3'));
+    assert.equal(third.code, 0);
+    const out = JSON.parse(third.stdout) as Deny;
+    assert.equal(out.permission, 'deny');
+    // The text that reaches the model is user_message (observed); both carry the reason.
+    assert.match(out.user_message, /Loop Guardian refused this call.*Cannot find module/);
+    assert.equal(out.agent_message, out.user_message);
+    const lines = await log(ws);
+    assert.deepEqual(
+      lines.map((l) => `${String(l.type)}:${String(l.id ?? '')}:${String(l.ok ?? '')}`),
+      ['tool:u1:', 'tool_result:u1:false', 'tool:u2:', 'tool_result:u2:false', 'tool::false'],
+    );
+    assert.equal(lines[0]?.agent, 'cursor');
+    assert.equal(lines[0]?.tool, 'Shell');
+    // Cursor reports the refused call as a permission_denied failure: it never ran, nothing is recorded.
+    await hook(ws, failure(ws, 'u3', 'permission_denied', out.user_message));
+    assert.equal((await log(ws)).length, 5);
   });
 
-  it('agent-transcripts/<uuid>.json: an array of {role, text, toolCalls}, auto-detected, each entry its own place', async () => {
-    const doc = [
-      { role: 'user', text: 'Add a README' },
-      { role: 'assistant', text: 'Writing it.', toolCalls: [{ toolName: 'Write', args: { path: 'README.md', contents: '# x' } }] },
-      { role: 'tool', text: 'ok' },
-      { role: 'assistant', text: 'Done.' },
-    ];
-    const d = decode(cursorArrayTranscript, doc, doc);
-    assert.deepEqual(d.events.map((e) => `${e.event.type}@${e.line}`), ['user@1', 'prompt@1', 'reply@2', 'tool@2', 'reply@4']);
-    const r = await replayText('4f5e.json', JSON.stringify(doc, null, 2));
-    assert.equal(r.format, 'cursor');
-    assert.equal(r.skipped, 0);
+  it('a failure event (error, timeout) is the outcome; a successful output is progress, not a loop', async () => {
+    const ws = await tmpdir();
+    for (const id of ['r1', 'r2']) {
+      await hook(ws, pre(ws, id, 'Read', { file_path: 'src/missing.ts' }));
+      await hook(ws, { ...failure(ws, id, 'error', 'ENOENT: no such file or directory'), tool_name: 'Read', tool_input: { file_path: 'src/missing.ts' } });
+    }
+    assert.match((await hook(ws, pre(ws, 'r3', 'Read', { file_path: 'src/missing.ts' }))).stdout, /"permission":"deny"/);
+    const results = (await log(ws)).filter((l) => l.type === 'tool_result');
+    assert.deepEqual(results.map((r) => r.error), ['ENOENT: no such file or directory', 'ENOENT: no such file or directory']);
+    // A build that succeeds with new output each time is polling with progress, not refused.
+    const ws2 = await tmpdir();
+    for (const [i, id] of ['b1', 'b2', 'b3'].entries()) {
+      assert.equal((await hook(ws2, pre(ws2, id, 'Shell', { command: 'npm run build' }))).stdout, '');
+      await hook(ws2, { ...post(ws2, id, { output: `built ${i} files`, exitCode: 0 }), tool_input: { command: 'npm run build' } });
+    }
   });
 
-  it('finds a workspace\'s transcripts under its slug: every run of other characters one dash, no leading one', () => {
-    assert.equal(cursorSlug('/home/u/my proj.v2'), 'home-u-my-proj-v2');
-    assert.equal(cursorSlug(path.join('/', 'w')), 'w');
+  it('STOP refuses every call, the per-kind events too; PAUSE refuses its Task tool only', async () => {
+    const ws = await tmpdir();
+    await cli(['stop', '--workspace', ws, '--reason', 'runaway']);
+    const stopped = JSON.parse((await hook(ws, pre(ws, 's1', 'Read', { file_path: 'a' }))).stdout) as Deny;
+    assert.equal(stopped.permission, 'deny');
+    assert.match(stopped.user_message, /STOP_ALL is set to STOP \(runaway/);
+    const shell = await hook(ws, { ...common(ws), hook_event_name: 'beforeShellExecution', command: 'ls', cwd: ws, sandbox: false });
+    assert.equal((JSON.parse(shell.stdout) as Deny).permission, 'deny');
+    // STOP refuses prompts too, in the prompt event's answer: {"continue": false, "user_message"}.
+    const prompt = JSON.parse((await hook(ws, { ...common(ws), hook_event_name: 'beforeSubmitPrompt', prompt: 'go on', attachments: [] })).stdout) as { continue: boolean; user_message: string };
+    assert.equal(prompt.continue, false);
+    assert.match(prompt.user_message, /STOP_ALL is set to STOP/);
+    await cli(['pause', '--workspace', ws]);
+    assert.equal((await hook(ws, { ...common(ws), hook_event_name: 'beforeSubmitPrompt', prompt: 'go on', attachments: [] })).stdout, '', 'PAUSE lets prompts through');
+    assert.match((await hook(ws, pre(ws, 'p1', 'Task', { description: 'explore', prompt: 'look around' }))).stdout, /"permission":"deny".*PAUSE/);
+    assert.equal((await hook(ws, pre(ws, 'p2', 'Shell', { command: 'ls' }))).stdout, '');
+  });
+
+  it('fails open on broken state: a log folder that is a file, an unreadable STOP_ALL, stdin that is not JSON', async () => {
+    const ws = await tmpdir();
+    await write(ws, '.tmp/current/logs', 'a file');
+    const r = await hook(ws, pre(ws, 'f1'));
+    assert.equal(r.code, 0);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /fail-open/);
+    const ws2 = await tmpdir();
+    await fs.mkdir(path.join(ws2, '.github/guardian/STOP_ALL'), { recursive: true });
+    const folder = await hook(ws2, pre(ws2, 'f2'));
+    assert.equal(folder.code, 0);
+    assert.equal(folder.stdout, '');
+    const garbage = await cli(['hook', 'cursor'], { input: 'not json', cwd: ws2, env: { CURSOR_PROJECT_DIR: ws2 } });
+    assert.equal(garbage.code, 0);
+    assert.equal(garbage.stdout, '');
+  });
+
+  it('init cursor writes the generic events to .cursor/hooks.json (version 1, failClosed false), keeps the team\'s hooks, replaces an older install\'s entry, and changes nothing the second time', async () => {
+    const ws = await tmpdir();
+    const theirs = { command: './.cursor/hooks/audit.sh', matcher: 'curl|wget', failClosed: true };
+    const older = { command: 'node "/home/u/old-checkout/dist/cli.js" hook cursor', timeout: 10 };
+    await write(ws, '.cursor/hooks.json', JSON.stringify({ version: 1, hooks: { beforeShellExecution: [theirs], preToolUse: [{ command: './fmt.sh', matcher: 'Write' }, older] } }));
+    const r = await cli(['init', 'cursor', '--workspace', ws]);
+    assert.equal(r.code, 0, r.stderr);
+    const file = JSON.parse(await fs.readFile(path.join(ws, '.cursor/hooks.json'), 'utf8')) as { version: number; hooks: Record<string, Record<string, unknown>[]> };
+    const command = hookCommand('cursor', cursor.hook!);
+    assert.equal(file.version, 1);
+    assert.deepEqual(file.hooks.beforeShellExecution, [theirs]);
+    assert.deepEqual(file.hooks.preToolUse, [{ command: './fmt.sh', matcher: 'Write' }, { timeout: 10, command }]);
+    for (const event of ['postToolUse', 'postToolUseFailure']) assert.deepEqual(file.hooks[event], [{ type: 'command', timeout: 10, failClosed: false, command }]);
+    assert.match((await cli(['init', 'cursor', '--workspace', ws])).stdout, /already runs the hook/);
   });
 });
