@@ -22,6 +22,8 @@ export interface Agent {
   readonly otherTranscripts?: readonly Adapter[];
   /** Where its transcripts for a workspace live. */
   readonly discovery?: TranscriptDiscovery;
+  /** A transcript that is a folder of files, one record each, which `replay` reads given the folder. */
+  readonly folderTranscript?: FolderTranscript;
   /**
    * Other places its transcripts live (another version's or bundle's store), searched as well;
    * `agents.<id>.home` moves only the first, `discovery`.
@@ -50,6 +52,18 @@ export interface TrustScope {
   realPath(file: string): Promise<string>;
   /** Whether `p` is the folder `dir` or inside it. */
   within(dir: string, p: string): boolean;
+}
+
+/**
+ * A folder holding one record per file: which files (in the folder or its `subfolder`), and each
+ * one's index in the record list from its name. `replay FOLDER` reads them into one document (an
+ * array, record i on line i + 1, a missing or unreadable file a string that says why) for the
+ * agent's document adapter.
+ */
+export interface FolderTranscript {
+  readonly subfolder?: string;
+  /** The index of the record a file holds, or undefined when the file is none of them. */
+  index(name: string): number | undefined;
 }
 
 /** Why a registered hook does not run, and what the person does about it, in plain words. */

@@ -14,7 +14,7 @@ import { windsurf } from './windsurf';
 import type { HookProtocol } from './hook';
 import type { Adapter, DocumentAdapter, JsonlAdapter } from './transcript';
 
-export type { Agent, DiscoveryFs, DiscoveryScope, FoundTranscript, NotRunning, TranscriptDiscovery, TranscriptLocator, TrustScope } from './agent';
+export type { Agent, FolderTranscript, DiscoveryFs, DiscoveryScope, FoundTranscript, NotRunning, TranscriptDiscovery, TranscriptLocator, TrustScope } from './agent';
 
 /**
  * The registry: every agent the guardian knows, the one list that `replay --format`, `hook`,
