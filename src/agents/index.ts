@@ -8,6 +8,7 @@ import { cursor } from './cursor';
 import { gemini } from './gemini';
 import { kilo } from './kilo';
 import { openHands } from './openhands';
+import { qwen } from './qwen';
 import { roo } from './roo';
 import { sweAgent } from './swe-agent';
 import { windsurf } from './windsurf';
@@ -21,7 +22,7 @@ export type { Agent, FolderTranscript, DiscoveryFs, DiscoveryScope, FoundTranscr
  * `init`, discovery, the configuration and the extension's commands take theirs from. Adding an
  * agent is adding its folder and a line here.
  */
-export const AGENTS: readonly Agent[] = [claude, codex, gemini, copilot, copilotCli, cursor, windsurf, sweAgent, openHands, cline, roo, kilo];
+export const AGENTS: readonly Agent[] = [claude, codex, gemini, copilot, copilotCli, cursor, windsurf, qwen, sweAgent, openHands, cline, roo, kilo];
 
 /**
  * The order in which `--format auto` asks the agents whether a file is theirs: the formats with
@@ -29,7 +30,7 @@ export const AGENTS: readonly Agent[] = [claude, codex, gemini, copilot, copilot
  * also pass the looser Claude Code test). Roo Code's marks before Cline, which takes any file of
  * their family; Kilo Code's files cannot be told from Roo's, so Kilo, last, is reached only by name.
  */
-const DETECTION_ORDER: readonly Agent[] = [codex, gemini, copilot, copilotCli, claude, cursor, sweAgent, openHands, roo, cline, kilo];
+const DETECTION_ORDER: readonly Agent[] = [codex, gemini, copilot, copilotCli, qwen, claude, cursor, sweAgent, openHands, roo, cline, kilo];
 
 export type AgentWithHook = Agent & { readonly hook: HookProtocol };
 export type AgentWithTranscript<A = JsonlAdapter | DocumentAdapter> = Agent & { readonly transcript: A };

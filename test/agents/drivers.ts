@@ -153,3 +153,18 @@ export const cline: LiveAgent = {
 };
 
 export const DRIVERS: Readonly<Record<string, LiveAgent>> = { claude, gemini, codex, 'copilot-cli': copilotCli, cline };
+
+/**
+ * Qwen Code, watched only (the guardian registers no hook for it): an OpenAI-compatible provider
+ * by its environment and `--auth-type openai` (../shared/docs/live-agents.md).
+ */
+export const qwen: LiveAgent = {
+  pkg: AGENT_PACKAGES.qwen!,
+  format: 'chat',
+  prepare: () => undefined,
+  command: (sb, url, prompt) => ({
+    args: [prompt, '--yolo', '--output-format', 'stream-json', '--auth-type', 'openai'],
+    env: { ...sb.env, OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: 'live-test', OPENAI_MODEL: 'scripted' },
+  }),
+  shell: (command, tools) => ({ tool: pick(tools, ['run_shell_command', 'shell'], 'Qwen Code'), args: { command, description: 'Run it' } }),
+};

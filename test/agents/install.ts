@@ -29,6 +29,7 @@ export const AGENT_PACKAGES: Readonly<Record<string, AgentPackage>> = {
   gemini: { id: 'gemini', label: 'Gemini CLI', spec: '@google/gemini-cli', version: '0.61.0', bin: '.bin/gemini' },
   'copilot-cli': { id: 'copilot-cli', label: 'Copilot CLI', spec: '@github/copilot', version: '1.0.102', bin: '.bin/copilot' },
   cline: { id: 'cline', label: 'Cline CLI', spec: 'cline', version: '3.0.65', bin: '.bin/cline' },
+  qwen: { id: 'qwen', label: 'Qwen Code', spec: '@qwen-code/qwen-code', version: '0.24.4', bin: '.bin/qwen' },
 };
 
 function installDir(pkg: AgentPackage): string {

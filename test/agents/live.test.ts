@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { DRIVERS, type LiveAgent } from './drivers';
+import { DRIVERS, qwen, type LiveAgent } from './drivers';
 import { liveRun, turnsAfter, type LiveRun } from './live';
 import { guardian } from './sandbox';
 import type { Step, Turn } from './model';
@@ -241,6 +241,24 @@ for (const agent of Object.values(DRIVERS)) {
     });
   });
 }
+
+describe(`live: ${qwen.pkg.label} ${qwen.pkg.version}, watched (its own CLI, scripted model)`, function () {
+  this.timeout(240_000);
+  it('its own chat recording, found and read by `scan`, shows the loop with the real error; a search that found nothing is no failure', async () => {
+    const run = await liveRun(qwen, (turn, a) => (turn.index <= 3 ? a.shell(FAILING, turn.tools) : turn.index === 4 ? a.shell('ls | grep nothing-here', turn.tools) : { text: 'Giving up: the build script is missing.' }), { hook: false, maxTurns: 6, config: { agents: { qwen: { enabled: true } } } });
+    try {
+      assert.equal(npmRuns(run), 3, describeRun(run));
+      const scan = guardian(run.sb, ['scan', '--json']);
+      const out = JSON.parse(scan.stdout) as { files: string[]; findings: { signal: string; action: string; message: string; file: string }[] };
+      const loop = out.findings.find((f) => f.action === 'halt' && /Missing script/.test(f.message));
+      assert.ok(loop, `${JSON.stringify(out.findings.map((f) => [f.signal, f.action, f.message.slice(0, 100)]))}\nfiles: ${out.files.join(', ')}\n${scan.stderr}`);
+      assert.match(loop.file, /\.qwen\/projects\/.*\/chats\/[0-9a-f-]+\.jsonl$/);
+      assert.ok(!out.findings.some((f) => /grep nothing-here/.test(f.message)), 'the search that found nothing is no loop');
+    } finally {
+      if (process.env.LOOP_GUARDIAN_KEEP_LIVE !== '1') run.sb.cleanup();
+    }
+  });
+});
 
 describe('live: the same prompt re-sent, where the agent has a prompt hook', function () {
   this.timeout(240_000);

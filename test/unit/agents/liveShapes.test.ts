@@ -67,4 +67,17 @@ describe('shapes seen in the agents\' own transcripts (live runs)', () => {
     assert.equal(r.skipped, 0);
     assert.deepEqual(r.findings.map((f) => f.signal), [], 'three searches that found nothing: answers');
   });
+
+  it('Qwen Code 0.24.4 chat recordings: auto-detected; calls, results by status (a search exiting 1 is a success), prompts; system records no problem', async () => {
+    const common = (i: number, type: string) => ({ uuid: `u${i}`, parentUuid: i === 0 ? null : `u${i - 1}`, sessionId: 'd2e891a8-a671-4b98-b763-6be1e98a0af5', timestamp: `2026-11-26T02:30:0${i % 10}.000Z`, type, provenance: 'x', cwd: '/p', version: '0.24.4', gitBranch: 'master' });
+    const lines: unknown[] = [{ ...common(0, 'user'), message: { role: 'user', parts: [{ text: 'Build it' }] } }, { ...common(1, 'system'), subtype: 'ui_telemetry', systemPayload: { uiEvent: {} } }];
+    for (let k = 0; k < 3; k++) {
+      lines.push({ ...common(2 + 2 * k, 'assistant'), model: 'scripted', message: { role: 'model', parts: [{ functionCall: { id: `call_${k}`, name: 'run_shell_command', args: { command: 'npm run build-missing', description: 'Run it' } } }] } });
+      lines.push({ ...common(3 + 2 * k, 'tool_result'), message: { role: 'user', parts: [{ functionResponse: { id: `call_${k}`, name: 'run_shell_command', response: { error: `Command: npm run build-missing\nDirectory: (root)\nOutput: npm error Missing script: "build-missing"\nError: (none)\nExit Code: 1\nSignal: (none)\nProcess Group PGID: (none)` } } }] }, toolCallResult: { callId: `call_${k}`, status: 'error', resultDisplay: { type: 'shell_result', version: 1, exitCode: 1, outcome: 'failed' } } });
+    }
+    const r = await replayText('d2e891a8-a671-4b98-b763-6be1e98a0af5.jsonl', jsonlText(lines));
+    assert.equal(r.format, 'qwen');
+    assert.equal(r.skipped, 0);
+    assert.ok(halts(r).includes('failing-call'), JSON.stringify(r.findings.map((f) => f.signal)));
+  });
 });
