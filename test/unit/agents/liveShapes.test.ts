@@ -7,6 +7,25 @@ import { decode, halts, jsonlText, replayText } from './util';
  * Shapes the agents' own CLIs wrote in this project's live runs (test/agents), which the readers
  * had missed: built here after them, so that the readers are held to them without the agents.
  */
+describe('Copilot CLI\'s oldest sessions (history-session-state/session_<id>_<ms>.json, shapes from readers of real files)', () => {
+  it('chatMessages are the calls, the timeline tells failures; auto-detected; three identical failing runs halt, evidence at their messages', async () => {
+    const messages: unknown[] = [{ role: 'user', content: 'why does `make test` fail?' }];
+    const timeline: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      const id = `toolu_01Hk3vQ9ZtR2m8pLwX4yNc7${i}`;
+      const args = { command: 'make test', description: 'Run tests', sessionId: 'main', async: false };
+      messages.push({ role: 'assistant', content: i === 0 ? 'Let me run it.' : null, tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: JSON.stringify(args) } }] });
+      messages.push({ role: 'tool', tool_call_id: id, content: '--- FAIL: TestParse (0.00s)\nFAIL\nmake: *** [test] Error 1' });
+      timeline.push({ type: 'tool_call_completed', id: `t${i}`, timestamp: '2025-10-02T14:03:21.377Z', callId: id, name: 'bash', toolTitle: 'bash', intentionSummary: 'Run tests', arguments: args, result: { type: 'failure', log: '--- FAIL: TestParse (0.00s)\nFAIL\nmake: *** [test] Error 1' } });
+    }
+    const doc = { sessionId: 'c43ae549-74ba-4443-80a7-2088a9d033b1', startTime: '2025-10-02T14:03:11.402Z', chatMessages: messages, timeline };
+    const r = await replayText('session_c43ae549-74ba-4443-80a7-2088a9d033b1_1759413791402.json', JSON.stringify(doc, null, 2));
+    assert.equal(r.format, 'copilot-cli');
+    assert.equal(r.skipped, 0);
+    assert.ok(halts(r).includes('failing-call'), JSON.stringify(r.findings.map((f) => f.signal)));
+  });
+});
+
 describe('shapes seen in the agents\' own transcripts (live runs)', () => {
   it('Cline CLI 3.0.65 sessions: a tool_result of {query, result, error, success} items is a failure when one failed; three of them halt', async () => {
     const failing = (i: number) => [
