@@ -2,16 +2,9 @@ import type { GuardianEvent, PromptSender } from '../core/events';
 import { boundedText } from '../core/redact';
 import { argsObject, contentText, isObject, str, type AdapterSink, type Json, type RecentSet } from './transcript';
 
-/** What every event of one record shares. */
-export interface RecordScope {
-  readonly session: string;
-  readonly agent: string;
-  readonly ts?: string;
-}
+import { common, resultEvent, type RecordScope } from './eventBuilders';
 
-function common(scope: RecordScope) {
-  return { v: 1 as const, session: scope.session, agent: scope.agent, ...(scope.ts !== undefined ? { ts: scope.ts } : {}) };
-}
+export { userEvent, type RecordScope } from './eventBuilders';
 
 const TOOL_USE_ERROR = /<tool_use_error>([\s\S]*?)(<\/tool_use_error>|$)/;
 const EXIT_CODE = /^Exit code (\d+)/;
@@ -83,10 +76,7 @@ export function toolBlocks(content: unknown, line: number, scope: RecordScope, s
       if (id === undefined) return sink.skipped(line, `${field}[${i}].tool_use_id`, 'a tool_result block without the id of its call');
       if (!seen.add(`result:${scope.session}:${id}`)) return;
       const outcome = resultOutcome(block);
-      const event: GuardianEvent = outcome.ok
-        ? { ...common(scope), type: 'tool_result', id, ok: true, output: outcome.output }
-        : { ...common(scope), type: 'tool_result', id, ok: false, error: outcome.error };
-      sink.event(event, line);
+      sink.event(resultEvent(scope, id, outcome), line);
       if (seen.has(`delegation:${scope.session}:${id}`)) {
         const back = outcome.ok ? { ok: true, output: boundedText(outcome.output) } : { ok: false, error: boundedText(outcome.error) };
         sink.event({ ...common(scope), type: 'delegation_result', id, ...back }, line);
@@ -101,11 +91,6 @@ export function userText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content.map((b) => (isObject(b) && typeof b.text === 'string' ? b.text : '')).join('\n');
-}
-
-/** A user turn the person typed (text, not tool results): the guardian's `user` boundary. */
-export function userEvent(scope: RecordScope, text: string): GuardianEvent {
-  return { ...common(scope), type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) };
 }
 
 /** What the agent wrote to the person: the text blocks of an assistant message (thinking and tool calls left out). */

@@ -4,6 +4,7 @@ import { parseJson } from '../core/json';
 import { boundedText } from '../core/redact';
 import type { DiscoveryScope, FoundTranscript, TranscriptLocator } from './agent';
 import { delegationOf } from './anthropicBlocks';
+import { resultEvent } from './eventBuilders';
 import { apiErrorFromText, argsObject, contentText, isObject, isoTime, jsonText, parseArgsText, RecentSet, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from './transcript';
 
 /*
@@ -214,7 +215,7 @@ class TaskMessagesDecoder implements Decoder {
         this.waiting = this.waiting.filter((w) => w !== id);
         if (!this.seen.add(`result:${id}`)) return;
         const outcome = blockOutcome(block);
-        sink.event(outcome.ok ? { ...base, type: 'tool_result', id, ok: true, output: outcome.output } : { ...base, type: 'tool_result', id, ok: false, error: outcome.error }, line);
+        sink.event(resultEvent(base, id, outcome), line);
         if (this.seen.has(`delegation:${id}`)) {
           const back = outcome.ok ? { ok: true, output: boundedText(outcome.output) } : { ok: false, error: boundedText(outcome.error) };
           sink.event({ ...base, type: 'delegation_result', id, ...back }, line);
@@ -246,7 +247,7 @@ class TaskMessagesDecoder implements Decoder {
       const id = this.waiting.shift();
       if (id === undefined) continue;
       const outcome = textResultOutcome(body);
-      sink.event(outcome.ok ? { ...base, type: 'tool_result', id, ok: true, output: outcome.output } : { ...base, type: 'tool_result', id, ok: false, error: outcome.error }, line);
+      sink.event(resultEvent(base, id, outcome), line);
     }
     if (results.length > 0 || (texts.length > 0 && NAG.test(texts[0] as string))) return;
     const text = texts.join('\n');
@@ -430,7 +431,7 @@ class UiMessagesDecoder implements Decoder {
           const id = this.waiting.shift();
           if (id === undefined) break;
           const outcome = textResultOutcome(body);
-          sink.event(outcome.ok ? { ...base, type: 'tool_result', id, ok: true, output: outcome.output } : { ...base, type: 'tool_result', id, ok: false, error: outcome.error }, line);
+          sink.event(resultEvent(base, id, outcome), line);
         }
         return;
       }

@@ -1,4 +1,5 @@
-import { promptEvent, replyEvent, userEvent, type RecordScope } from '../anthropicBlocks';
+import { promptEvent, replyEvent, userEvent } from '../anthropicBlocks';
+import { resultEvent, toolEvent, type RecordScope } from '../eventBuilders';
 import { shellExitFailed, shellFailure } from '../copilotEvents';
 import { isObject, isoTime, parseArgsText, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
 
@@ -46,7 +47,6 @@ class LegacyDecoder implements Decoder {
 
   record(value: unknown, line: number, sink: AdapterSink): void {
     if (!isObject(value)) return sink.skipped(line, 'chatMessages[]', 'not an object');
-    const base = { v: 1 as const, session: this.scope.session, agent: AGENT };
     const text = contentText(value.content).trim();
     switch (value.role) {
       case 'user':
@@ -64,7 +64,7 @@ class LegacyDecoder implements Decoder {
           }
           const id = str((call as Json).id);
           if (id !== undefined) this.waiting.add(id);
-          sink.event({ ...base, type: 'tool', tool: name, args: parseArgsText(fn?.arguments), ...(id !== undefined ? { id } : {}) }, line);
+          sink.event(toolEvent(this.scope, name, parseArgsText(fn?.arguments), id), line);
         }
         return;
       }
@@ -72,9 +72,8 @@ class LegacyDecoder implements Decoder {
         const id = str(value.tool_call_id);
         if (id === undefined || !this.waiting.delete(id)) return sink.skipped(line, 'chatMessages[].tool_call_id', 'a tool result whose call was not read');
         const done = this.completed.get(id);
-        if (done !== undefined && !done.ok) return sink.event({ ...base, type: 'tool_result', id, ok: false, error: (done.log || text).trim() || 'failed' }, line);
-        if (shellExitFailed(text)) return sink.event({ ...base, type: 'tool_result', id, ok: false, error: shellFailure(text) }, line);
-        sink.event({ ...base, type: 'tool_result', id, ok: true, output: text }, line);
+        const outcome = done !== undefined && !done.ok ? { ok: false as const, error: (done.log || text).trim() || 'failed' } : shellExitFailed(text) ? { ok: false as const, error: shellFailure(text) } : { ok: true as const, output: text };
+        sink.event(resultEvent(this.scope, id, outcome), line);
         return;
       }
       case 'system':

@@ -1,6 +1,7 @@
 import type { GuardianEvent } from '../../core/events';
-import { promptEvent, replyEvent, userEvent, type RecordScope } from '../anthropicBlocks';
-import { argsObject, contentText, isObject, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json, type JsonlAdapter } from '../transcript';
+import { promptEvent, replyEvent, userEvent } from '../anthropicBlocks';
+import { resultEvent, toolEvent, type RecordScope } from '../eventBuilders';
+import { contentText, isObject, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json, type JsonlAdapter } from '../transcript';
 
 /*
  * Cursor's agent transcripts. Cursor documents `transcript_path` in its hook input ("null if
@@ -50,15 +51,10 @@ class Waiting {
   }
 }
 
-function toolEvent(scope: RecordScope, tool: string, args: unknown, id: string | undefined): GuardianEvent {
-  return { v: 1, session: scope.session, agent: scope.agent, type: 'tool', tool, args: argsObject(args), ...(id !== undefined ? { id } : {}) };
-}
-
 /** A result block: its text is the output; whether it failed the format does not say, unless it says `is_error`. */
-function resultEvent(scope: RecordScope, id: string, block: Json): GuardianEvent {
+function blockResult(scope: RecordScope, id: string, block: Json): GuardianEvent {
   const text = contentText(block.content);
-  if (block.is_error === true) return { v: 1, session: scope.session, agent: scope.agent, type: 'tool_result', id, ok: false, error: text.trim() || 'error' };
-  return { v: 1, session: scope.session, agent: scope.agent, type: 'tool_result', id, ...(text !== '' ? { ok: true, output: text } : {}) };
+  return resultEvent(scope, id, block.is_error === true ? { ok: false, error: text.trim() || 'error' } : text !== '' ? { ok: true, output: text } : undefined);
 }
 
 function isMessageLine(v: Record<string, unknown>): boolean {
@@ -97,7 +93,7 @@ class JsonlDecoder implements Decoder {
         else sink.event(toolEvent(this.scope, name, block.input, this.waiting.call()), line);
       } else if (block.type === 'tool_result') {
         const id = this.waiting.result();
-        if (id !== undefined) sink.event(resultEvent(this.scope, id, block), line);
+        if (id !== undefined) sink.event(blockResult(this.scope, id, block), line);
       }
     }
   }
@@ -138,7 +134,7 @@ class ArrayDecoder implements Decoder {
     }
     if (value.role === 'tool') {
       const id = this.waiting.result();
-      if (id !== undefined) sink.event(resultEvent(this.scope, id, { content: text }), line);
+      if (id !== undefined) sink.event(blockResult(this.scope, id, { content: text }), line);
       return;
     }
     if (value.role !== 'assistant') return sink.skipped(line, 'role', `unknown role ${JSON.stringify(value.role)}`);

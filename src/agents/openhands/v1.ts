@@ -1,6 +1,6 @@
-import type { GuardianEvent } from '../../core/events';
 import { boundedText } from '../../core/redact';
-import { promptEvent, replyEvent, userEvent, type RecordScope } from '../anthropicBlocks';
+import { promptEvent, replyEvent, userEvent } from '../anthropicBlocks';
+import { resultEvent, type RecordScope } from '../eventBuilders';
 import type { FolderTranscript } from '../agent';
 import { isObject, isoTime, parseArgsText, str, unknownType, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
 
@@ -98,8 +98,7 @@ class V1Decoder implements Decoder {
         if (id === undefined || !this.seen.has(id)) return sink.skipped(line, 'tool_call_id', 'a result whose call was not read');
         this.seen.delete(id);
         const outcome = kind === 'AgentErrorEvent' ? ({ ok: false, error: typeof value.error === 'string' ? value.error : 'error' } as const) : kind === 'ObservationEvent' && isObject(value.observation) ? observationOutcome(value.observation) : undefined;
-        const event: GuardianEvent = outcome === undefined ? { ...base, type: 'tool_result', id } : outcome.ok ? { ...base, type: 'tool_result', id, ok: true, output: outcome.output } : { ...base, type: 'tool_result', id, ok: false, error: outcome.error };
-        sink.event(event, line);
+        sink.event(resultEvent(scope, id, outcome), line);
         return;
       }
       case 'MessageEvent': {

@@ -1,6 +1,6 @@
-import type { GuardianEvent } from '../../core/events';
-import { promptEvent, replyEvent, userEvent, type RecordScope } from '../anthropicBlocks';
-import { argsObject, isObject, isoTime, jsonText, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
+import { promptEvent, replyEvent, userEvent } from '../anthropicBlocks';
+import { resultEvent, toolEvent, type RecordScope } from '../eventBuilders';
+import { isObject, isoTime, jsonText, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
 
 /*
  * Qwen Code's chat recordings, `~/.qwen/projects/<cwd slug>/chats/<session uuid>.jsonl`: one record
@@ -46,7 +46,6 @@ class QwenDecoder implements Decoder {
     this.session = str(value.sessionId) ?? this.session;
     const ts = isoTime(value.timestamp);
     const scope: RecordScope = { session: this.session, agent: AGENT, ...(ts !== undefined ? { ts } : {}) };
-    const base = { v: 1 as const, session: this.session, agent: AGENT, ...(ts !== undefined ? { ts } : {}) };
     const parts = partsOf(value.message);
     switch (value.type) {
       case 'user': {
@@ -69,7 +68,7 @@ class QwenDecoder implements Decoder {
           }
           const id = str(call.id);
           if (id !== undefined && !this.seen.add(`call:${id}`)) continue;
-          sink.event({ ...base, type: 'tool', tool: name, args: argsObject(call.args), ...(id !== undefined ? { id } : {}) }, line);
+          sink.event(toolEvent(scope, name, call.args, id), line);
         }
         return;
       }
@@ -84,9 +83,7 @@ class QwenDecoder implements Decoder {
           const status = str(result?.status) ?? (typeof response.error === 'string' ? 'error' : 'success');
           const error = typeof response.error === 'string' ? response.error : jsonText(response);
           const output = typeof response.output === 'string' ? response.output : jsonText(response);
-          const event: GuardianEvent =
-            status === 'error' ? { ...base, type: 'tool_result', id, ok: false, error: error.trim() || 'error' } : status === 'success' ? { ...base, type: 'tool_result', id, ok: true, output } : { ...base, type: 'tool_result', id };
-          sink.event(event, line);
+          sink.event(resultEvent(scope, id, status === 'error' ? { ok: false, error: error.trim() || 'error' } : status === 'success' ? { ok: true, output } : undefined), line);
         }
         return;
       }

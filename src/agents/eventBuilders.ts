@@ -1,0 +1,38 @@
+import type { GuardianEvent } from '../core/events';
+import { argsObject } from './transcript';
+
+/*
+ * The one vocabulary every reader builds the guardian's events with (issue 25): a new format is a
+ * mapping of its records onto these, not a copy of the shapes. Each takes the record's scope (its
+ * session, the agent, and its time when the format has one).
+ */
+
+/** What every event of one record shares. */
+export interface RecordScope {
+  readonly session: string;
+  readonly agent: string;
+  readonly ts?: string;
+}
+
+/** How a call ended, as a reader tells it: its output, its error, or (undefined) not known. */
+export type CallOutcome = { readonly ok: true; readonly output: string } | { readonly ok: false; readonly error: string } | undefined;
+
+export function common(scope: RecordScope) {
+  return { v: 1 as const, session: scope.session, agent: scope.agent, ...(scope.ts !== undefined ? { ts: scope.ts } : {}) };
+}
+
+/** A call, with its id when the format pairs results by one. */
+export function toolEvent(scope: RecordScope, tool: string, args: unknown, id?: string): GuardianEvent {
+  return { ...common(scope), type: 'tool', tool, args: argsObject(args), ...(id !== undefined ? { id } : {}) };
+}
+
+/** The result of the call with this id: its output, its error, or no outcome when it is not known. */
+export function resultEvent(scope: RecordScope, id: string, outcome: CallOutcome): GuardianEvent {
+  if (outcome === undefined) return { ...common(scope), type: 'tool_result', id };
+  return outcome.ok ? { ...common(scope), type: 'tool_result', id, ok: true, output: outcome.output } : { ...common(scope), type: 'tool_result', id, ok: false, error: outcome.error };
+}
+
+/** A user turn the person typed (text, not tool results): the guardian's `user` boundary. */
+export function userEvent(scope: RecordScope, text: string): GuardianEvent {
+  return { ...common(scope), type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) };
+}
