@@ -67,7 +67,15 @@ export interface Recognised<A extends Adapter> {
 /** The agent whose format a file is in, and which of its shapes, from the file's first record. */
 export function sniffJsonl(first: Record<string, unknown>): Recognised<JsonlAdapter> | undefined {
   for (const agent of DETECTION_ORDER) {
-    for (const adapter of transcriptAdapters(agent)) if (adapter.layout === 'jsonl' && adapter.sniff(first)) return { agent, adapter };
+    for (const adapter of transcriptAdapters(agent)) if (adapter.layout === 'jsonl' && adapter.sniffText === undefined && adapter.sniff(first)) return { agent, adapter };
+  }
+  return undefined;
+}
+
+/** The agent whose plain-text transcript a file is, from its first non-blank line. */
+export function sniffTextLine(first: string): Recognised<JsonlAdapter> | undefined {
+  for (const agent of DETECTION_ORDER) {
+    for (const adapter of transcriptAdapters(agent)) if (adapter.layout === 'jsonl' && adapter.sniffText?.(first) === true) return { agent, adapter };
   }
   return undefined;
 }

@@ -50,6 +50,11 @@ export interface JsonlAdapter extends AdapterBase {
   readonly lineDepth?: number;
   /** The longest line read (default: the reader's, 16 MB); a longer one is skipped and reported. */
   readonly maxLineBytes?: number;
+  /**
+   * A plain-text transcript, not JSON: each line goes to the decoder as its text (a string), and
+   * `sniffText` tells the format from the first non-blank line; `sniff` is then never asked.
+   */
+  readonly sniffText?: (firstLine: string) => boolean;
 }
 
 /** One JSON document, rewritten whole: read whole. */

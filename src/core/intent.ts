@@ -22,6 +22,7 @@ const TARGET_ROLES: readonly (readonly [string, readonly string[]])[] = [
 const WRAPPERS = new Set(['sudo', 'env', 'time', 'timeout', 'nice', 'nohup', 'exec', 'command', 'xargs']);
 /** Search programs: exit status 1 with nothing printed is "no match", an answer (grep(1): "exit status is 0 if a line is selected, 1 if no lines were selected"; rg(1) the same). */
 const SEARCHERS = new Set(['grep', 'egrep', 'fgrep', 'zgrep', 'rg', 'ag', 'ack', 'findstr', 'select-string']);
+const SEARCH_WORD = /(?:grep|rg|ag|ack|findstr|select-string)\b/i;
 
 function asText(v: unknown): string | undefined {
   if (typeof v === 'string') return v.trim() === '' ? undefined : v;
@@ -166,7 +167,8 @@ const BOILERPLATE = [
  */
 export function searchFoundNothing(args: unknown, error: string): boolean {
   const command = shellCommandOf(args);
-  if (command === undefined) return false;
+  // Most failed commands name no search program: told before the command is taken apart.
+  if (command === undefined || !SEARCH_WORD.test(command)) return false;
   const chain = split(command, false);
   const last = chain[chain.length - 1];
   if (last === undefined) return false;

@@ -77,6 +77,8 @@ export class AgentLogReader {
   }
 
   private line(text: string, line: number, refs: RefSink): void {
+    // A plain-text transcript's lines go as they are, blank ones too (they may end a block).
+    if (this.adapter.sniffText !== undefined) return this.decoder.record(line === 1 ? stripBom(text) : text, line, refs);
     if (text.trim() === '') return;
     // parseJson drops the BOM an editor may have put before line 1.
     const parsed = parseJson(text, this.adapter.lineDepth);

@@ -1,4 +1,4 @@
-import { agentById, sniffDocument, sniffJsonl, transcriptAdapters, TRANSCRIPT_AGENTS } from '../agents';
+import { agentById, sniffDocument, sniffJsonl, sniffTextLine, transcriptAdapters, TRANSCRIPT_AGENTS } from '../agents';
 import type { Adapter } from '../agents/transcript';
 import type { GuardianConfig } from '../core/config';
 import { Engine, LatestFindings } from '../core/engine';
@@ -121,6 +121,11 @@ async function formatOf(head: string, complete: boolean, whole: () => Promise<st
     if (byDoc !== undefined) return byDoc;
     throw new UnknownFormatError(file, 'a JSON array no adapter recognises');
   }
+  // A plain-text transcript: its first line says whose.
+  if (!parsed.ok) {
+    const text = sniffTextLine(firstLine);
+    if (text) return { format: text.agent.id, adapter: text.adapter };
+  }
   // A pretty-printed document: its first line is not a whole value.
   const parsedDoc = parseJson(await whole(), Number.POSITIVE_INFINITY);
   if (!parsedDoc.ok) return events;
@@ -178,8 +183,9 @@ async function adapterOf(format: ReplayFormat, source: ReplaySource, path: strin
   if (doc !== undefined) return doc;
   const line = firstNonBlankLine(text);
   const first = line !== undefined ? parseJson(line, Number.POSITIVE_INFINITY) : undefined;
-  const byFirst = first?.ok && isObject(first.value) ? jsonl.find((a) => a.sniff(first.value as Record<string, unknown>)) : undefined;
-  return byFirst ?? jsonl[0] ?? adapters[0];
+  const byFirst = first?.ok && isObject(first.value) ? jsonl.find((a) => a.sniffText === undefined && a.sniff(first.value as Record<string, unknown>)) : undefined;
+  const byText = line !== undefined && first?.ok !== true ? jsonl.find((a) => a.sniffText?.(line) === true) : undefined;
+  return byFirst ?? byText ?? jsonl.find((a) => a.sniffText === undefined) ?? adapters[0];
 }
 
 async function replay(source: ReplaySource, name: string, detected: Detected, config: GuardianConfig, onFinding?: (f: Finding) => void): Promise<ReplayResult> {

@@ -15,7 +15,7 @@ const { ROOT, ARTIFACTS, STATUS_ID, startPackaged } = require('./packaged');
 
 const line = (e) => `${JSON.stringify({ v: 1, ...e })}\n`;
 // No outcome recorded: the third identical call in a row is the first thing that halts.
-const call = (session) => ({ type: 'tool', session, agent: 'coder', tool: 'read_file', args: { path: 'src/range.ts' } });
+const call = (session) => ({ type: 'tool', session, agent: 'coder', tool: 'read_file', args: { path: 'src/range.ts' }, ok: true, output: 'export function range() {}' });
 
 async function main() {
   if (!process.argv.includes('--no-package')) execFileSync('npm', ['run', 'package'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });

@@ -17,7 +17,7 @@ describe('Loop Guardian in a real VS Code: an untrusted folder', () => {
   });
 
   it('watches and shows', async () => {
-    const call = { type: 'tool', session: 'u', tool: 'ls', args: {} };
+    const call = { type: 'tool', session: 'u', tool: 'ls', args: {}, ok: true, output: 'a.ts' };
     await append(path.join(folderPath(), '.tmp', 'current', 'logs', 'agent.jsonl'), [call, call, call]);
     await waitFor('a loop', () => /1 loop/.test(api.statusBar().text));
   });

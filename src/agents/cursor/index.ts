@@ -1,11 +1,11 @@
 import type { Agent } from '../agent';
 import { cursorDiscovery } from './discovery';
 import { cursorHook } from './hook';
-import { cursorArrayTranscript, cursorTranscript } from './transcript';
+import { cursorArrayTranscript, cursorTextTranscript, cursorTranscript } from './transcript';
 
 /**
  * Cursor's agent: enforced through its hooks, and its agent transcripts read (transcript.ts: the
- * JSONL of current builds, watched; the JSON array of older ones, read by `replay`). Older chats in
+ * JSONL of current builds, watched; the JSON arrays and plain text of older ones, read by `replay`). Older chats in
  * SQLite are not read (../shared/docs/vscode-agents.md, sections 4 and 8).
  */
 export const cursor: Agent = {
@@ -14,6 +14,6 @@ export const cursor: Agent = {
   eventAgent: 'cursor',
   hook: cursorHook,
   transcript: cursorTranscript,
-  otherTranscripts: [cursorArrayTranscript],
+  otherTranscripts: [cursorArrayTranscript, cursorTextTranscript],
   discovery: cursorDiscovery,
 };

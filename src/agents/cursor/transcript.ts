@@ -157,3 +157,86 @@ export const cursorArrayTranscript: DocumentAdapter = {
   records: (doc) => ({ key: null, items: doc as unknown[] }),
   decoder: (session) => new ArrayDecoder(session),
 };
+
+/** A `[Tool call]` / `[Tool result]` line: the kind, and the tool named after it. */
+const TOOL_LINE = /^\[Tool (call|result)\]\s*(\S.*)?$/;
+/** An argument line under a tool call: `  name: value`. */
+const ARG_LINE = /^\s+([A-Za-z_][\w-]{0,63}):\s?(.*)$/;
+
+/**
+ * `agent-transcripts/<uuid>.txt` (Dec 2025–Feb 2026): plain text, blocks opened by a line `user:`
+ * or `assistant:` (the text below it), `[Tool call] <name>` (its arguments on the lines below) and
+ * `[Tool result] <name>` (no output: the outcome is not known). Argument lines of the form
+ * `  key: value` are read as the call's arguments; otherwise its lines are kept whole as `input`,
+ * so that the same call reads the same either way.
+ */
+class TextDecoder implements Decoder {
+  private readonly waiting = new Waiting();
+  private readonly scope: RecordScope;
+  private block: { kind: 'user' | 'assistant' | 'call'; line: number; name?: string; lines: string[] } | undefined;
+
+  constructor(session: string) {
+    this.scope = { session, agent: AGENT };
+    // Results are written for every call (without output): calls wait for theirs.
+    this.waiting.results = true;
+  }
+
+  record(value: unknown, line: number, sink: AdapterSink): void {
+    const text = typeof value === 'string' ? value.replace(/\r$/, '') : '';
+    const trimmed = text.trim();
+    if (trimmed === 'user:' || trimmed === 'assistant:') {
+      this.flush(sink);
+      this.block = { kind: trimmed === 'user:' ? 'user' : 'assistant', line, lines: [] };
+      return;
+    }
+    const tool = TOOL_LINE.exec(trimmed);
+    if (tool) {
+      this.flush(sink);
+      const name = tool[2]?.trim();
+      if (tool[1] === 'call') {
+        if (name === undefined) return sink.skipped(line, '[Tool call]', 'a tool call without a tool name');
+        this.block = { kind: 'call', line, name, lines: [] };
+      } else {
+        const id = this.waiting.result();
+        if (id !== undefined) sink.event(resultEvent(this.scope, id, undefined), line);
+      }
+      return;
+    }
+    this.block?.lines.push(text);
+  }
+
+  private flush(sink: AdapterSink): void {
+    const b = this.block;
+    this.block = undefined;
+    if (b === undefined) return;
+    if (b.kind === 'call') {
+      const lines = b.lines.filter((l) => l.trim() !== '');
+      const pairs = lines.map((l) => ARG_LINE.exec(l));
+      const args: Json = {};
+      if (lines.length > 0 && pairs.every((m) => m !== null)) for (const m of pairs) args[(m as RegExpExecArray)[1] as string] = (m as RegExpExecArray)[2];
+      else if (lines.length > 0) args.input = lines.map((l) => l.trim()).join('\n');
+      sink.event(toolEvent(this.scope, b.name as string, args, this.waiting.call()), b.line);
+      return;
+    }
+    const text = b.lines.join('\n').trim();
+    if (b.kind === 'user') {
+      this.waiting.clear();
+      const typed = typedText(text);
+      sink.event(userEvent(this.scope, typed), b.line);
+      if (typed !== '') sink.event(promptEvent(this.scope, typed), b.line);
+    } else if (text !== '') sink.event(replyEvent(this.scope, text), b.line);
+  }
+
+  finish(sink: AdapterSink): void {
+    this.flush(sink);
+  }
+}
+
+/** `agent-transcripts/<uuid>.txt`, read by `replay` (its first line is `user:`). */
+export const cursorTextTranscript: JsonlAdapter = {
+  layout: 'jsonl',
+  agent: AGENT,
+  sniff: () => false,
+  sniffText: (first) => first.trim() === 'user:',
+  decoder: (session) => new TextDecoder(session),
+};

@@ -29,8 +29,8 @@ export class RepeatedErrorDetector implements Detector {
    */
   private readonly calls: SessionChains<ErrorText>;
   private readonly tasks: Chains<ErrorText>;
-  /** Each session's current run of failing calls: the intent they share, or that they do not. */
-  private readonly intents: SessionSlot<{ start?: EventRef; intent?: string; mixed: boolean }>;
+  /** Each session's current run of failing calls: its first call, and whether a later one has another intent. */
+  private readonly intents: SessionSlot<{ start?: EventRef; first?: SettledCall; mixed: boolean }>;
 
   constructor(private readonly ctx: DetectorContext) {
     this.intents = ctx.slot(() => ({ mixed: false }));
@@ -46,9 +46,10 @@ export class RepeatedErrorDetector implements Detector {
     const run = this.intents.of(c.sessionState);
     if (run.start !== chain.started) {
       run.start = chain.started;
-      run.intent = c.intent;
+      run.first = c;
       run.mixed = false;
-    } else if (run.intent !== c.intent) run.mixed = true;
+      // A call's intent is read only when its run repeats (most failures never do).
+    } else if (!run.mixed && run.first !== undefined && run.first.intent !== c.intent) run.mixed = true;
     const what = run.mixed ? 'different calls fail' : `${c.tool} fails`;
     this.check(chain, c.settledAt, whoOf(c), what, () => (run.mixed ? `Different calls end with the same error: look at what they have in common (a missing tool, a wrong folder, the network) before the next one.` : adviceForCall(c.tool, outcome)), sink, run.mixed);
   }

@@ -71,3 +71,45 @@ describe('Cursor agent transcripts', () => {
     assert.equal(cursorSlug(path.join('/', 'w')), 'w');
   });
 });
+
+describe('Cursor agent transcripts, flat text (agent-transcripts/<uuid>.txt)', () => {
+  const txt = (blocks: string[]) => `${blocks.join('\n')}\n`;
+  it('user: / assistant: / [Tool call] with its arguments / [Tool result] without output: read, auto-detected and by --format cursor; each call at its line', async () => {
+    const text = txt([
+      'user:',
+      '<user_query>',
+      'Fix the login test',
+      '</user_query>',
+      '',
+      'assistant:',
+      'Looking at the test first.',
+      '[Tool call] Read',
+      '  path: src/login.test.ts',
+      '',
+      '[Tool result] Read',
+      '',
+      'assistant:',
+      '[Tool call] Shell',
+      '  command: npm test -- login',
+      '  working_directory: /home/u/proj',
+      '[Tool result] Shell',
+      'assistant:',
+      'Done.',
+    ]);
+    for (const format of ['auto', 'cursor'] as const) {
+      const r = await replayText('0b1c2d3e.txt', text, format);
+      assert.equal(r.format, 'cursor');
+      assert.equal(r.skipped, 0);
+      assert.deepEqual(r.byType, { user: 1, prompt: 1, reply: 2, tool: 2, tool_result: 2 }, JSON.stringify(r.byType));
+    }
+  });
+
+  it('the same command asked again and again, results unknown: warned, saying what cannot be known; halted only at twice the run', async () => {
+    const round = ['assistant:', '[Tool call] Shell', '  command: npm run build-missing', '[Tool result] Shell'];
+    const five = await replayText('loop.txt', txt(['user:', 'Build it', ...Array.from({ length: 5 }, () => round).flat()]));
+    assert.deepEqual(halts(five), []);
+    assert.ok(five.findings.some((f) => f.signal === 'identical-calls' && /cannot be known/.test(f.message)));
+    const six = await replayText('loop.txt', txt(['user:', 'Build it', ...Array.from({ length: 6 }, () => round).flat()]));
+    assert.ok(halts(six).includes('identical-calls'));
+  });
+});
