@@ -4,7 +4,7 @@ import { parseJson } from '../core/json';
 import { boundedText } from '../core/redact';
 import type { DiscoveryScope, FoundTranscript, TranscriptLocator } from './agent';
 import { delegationOf } from './anthropicBlocks';
-import { resultEvent } from './eventBuilders';
+import { apiErrorEvent, resultEvent } from './eventBuilders';
 import { apiErrorFromText, argsObject, contentText, isObject, isoTime, jsonText, parseArgsText, RecentSet, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from './transcript';
 
 /*
@@ -355,18 +355,7 @@ class UiMessagesDecoder implements Decoder {
     const reply = (said: string) => {
       if (said.trim() !== '') sink.event({ ...base, type: 'reply', text: boundedText(said) }, line);
     };
-    const failed = (fields: ReturnType<typeof apiErrorFromText>, retry?: number) => {
-      const event: GuardianEvent = {
-        ...base,
-        type: 'api_error',
-        ...(fields.error !== undefined ? { error: boundedText(fields.error) } : {}),
-        ...(fields.status !== undefined ? { status: fields.status } : {}),
-        ...(fields.class !== undefined ? { class: fields.class } : {}),
-        ...(fields.model !== undefined ? { model: fields.model } : {}),
-        ...(retry !== undefined ? { retry } : {}),
-      };
-      sink.event(event, line);
-    };
+    const failed = (fields: ReturnType<typeof apiErrorFromText>, retry?: number) => sink.event(apiErrorEvent(base, { ...fields, retry }), line);
     if (kind === 'task' || (kind === 'text' && i === 0 && value.type === 'say' && this.opts.firstTextIsTask === true)) return turn();
     switch (kind) {
       case 'user_feedback':

@@ -1,5 +1,6 @@
 import type { GuardianEvent, PromptSender } from '../core/events';
 import { boundedText } from '../core/redact';
+import { apiErrorEvent, httpStatus } from './eventBuilders';
 import { isObject, isoTime, parseArgsText, RecentSet, statusInText, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from './transcript';
 
 /*
@@ -147,15 +148,8 @@ class CopilotEventDecoder implements Decoder {
         const cls = str(data.errorType);
         if (cls === 'mcp') return;
         const message = str(data.message);
-        const status = typeof data.statusCode === 'number' && Number.isInteger(data.statusCode) && data.statusCode >= 100 && data.statusCode <= 599 ? data.statusCode : message !== undefined ? statusInText(message) : undefined;
-        const event: GuardianEvent = {
-          ...base,
-          type: 'api_error',
-          ...(message !== undefined ? { error: boundedText(message) } : {}),
-          ...(status !== undefined ? { status } : {}),
-          ...(str(data.errorCode) !== undefined ? { class: str(data.errorCode) as string } : cls !== undefined ? { class: cls } : {}),
-        };
-        sink.event(event, line);
+        const status = httpStatus(data.statusCode) ?? (message !== undefined ? statusInText(message) : undefined);
+        sink.event(apiErrorEvent(base, { error: message, status, class: str(data.errorCode) ?? cls }), line);
         return;
       }
       case 'subagent.completed':

@@ -1,4 +1,5 @@
 import type { GuardianEvent } from '../core/events';
+import { boundedText } from '../core/redact';
 import { argsObject } from './transcript';
 
 /*
@@ -35,4 +36,33 @@ export function resultEvent(scope: RecordScope, id: string, outcome: CallOutcome
 /** A user turn the person typed (text, not tool results): the guardian's `user` boundary. */
 export function userEvent(scope: RecordScope, text: string): GuardianEvent {
   return { ...common(scope), type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) };
+}
+
+/** An HTTP status, when the value is one (an integer from 100 to 599). */
+export function httpStatus(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 100 && v <= 599 ? v : undefined;
+}
+
+/** What a failed model request says, as far as the format tells: each field only when there. */
+export interface ApiErrorParts {
+  readonly error?: string | undefined;
+  readonly status?: number | undefined;
+  readonly class?: string | undefined;
+  readonly model?: string | undefined;
+  /** The agent's own retry number, when the record is a retry. */
+  readonly retry?: number | undefined;
+}
+
+/** A failed model request: its text bounded, its status only when it is an HTTP status. */
+export function apiErrorEvent(scope: RecordScope, parts: ApiErrorParts): GuardianEvent {
+  const status = httpStatus(parts.status);
+  return {
+    ...common(scope),
+    type: 'api_error',
+    ...(parts.error !== undefined && parts.error !== '' ? { error: boundedText(parts.error) } : {}),
+    ...(status !== undefined ? { status } : {}),
+    ...(parts.class !== undefined && parts.class !== '' ? { class: parts.class } : {}),
+    ...(parts.model !== undefined && parts.model !== '' ? { model: parts.model } : {}),
+    ...(parts.retry !== undefined ? { retry: parts.retry } : {}),
+  };
 }

@@ -1,5 +1,4 @@
-import type { GuardianEvent } from '../../core/events';
-import { boundedText } from '../../core/redact';
+import { apiErrorEvent, httpStatus } from '../eventBuilders';
 import { contentText, isObject, isoTime, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
 import { promptEvent, replyEvent, replyText, toolBlocks, userEvent, userText, type RecordScope } from '../anthropicBlocks';
 
@@ -84,20 +83,9 @@ class ClaudeDecoder implements Decoder {
    */
   private failed(value: Json, content: unknown, line: number, scope: RecordScope, sink: AdapterSink): void {
     const text = contentText(content).trim();
-    const status = typeof value.apiErrorStatus === 'number' && Number.isInteger(value.apiErrorStatus) && value.apiErrorStatus >= 100 && value.apiErrorStatus <= 599 ? value.apiErrorStatus : undefined;
     const cls = str(value.error) ?? (isObject(value.error) ? str(value.error.type) : undefined);
     const model = isObject(value.message) ? str(value.message.model) : undefined;
-    const event: GuardianEvent = {
-      v: 1,
-      type: 'api_error',
-      session: scope.session,
-      agent: scope.agent,
-      ...(scope.ts !== undefined ? { ts: scope.ts } : {}),
-      ...(text !== '' ? { error: boundedText(text) } : {}),
-      ...(status !== undefined ? { status } : {}),
-      ...(cls !== undefined ? { class: cls } : {}),
-      ...(model !== undefined && model !== '<synthetic>' ? { model } : {}),
-    };
+    const event = apiErrorEvent(scope, { error: text, status: httpStatus(value.apiErrorStatus), class: cls, model: model !== '<synthetic>' ? model : undefined });
     sink.event(event, line);
   }
 
@@ -116,22 +104,12 @@ class ClaudeDecoder implements Decoder {
     const err = isObject(value.error) ? value.error : undefined;
     const inner = err !== undefined && isObject(err.error) ? (isObject(err.error.error) ? err.error.error : err.error) : undefined;
     const message = str(err?.message) ?? str(inner?.message) ?? str(value.content);
-    const status = typeof err?.status === 'number' && Number.isInteger(err.status) && err.status >= 100 && err.status <= 599 ? err.status : undefined;
+    const status = httpStatus(err?.status);
     const cause = isObject(err?.cause) ? err.cause : isObject(value.cause) ? value.cause : undefined;
     const cls = str(inner?.type) ?? str(inner?.code) ?? str(cause?.code);
     const attempt = typeof value.retryAttempt === 'number' && Number.isInteger(value.retryAttempt) && value.retryAttempt >= 0 ? value.retryAttempt : undefined;
-    const event: GuardianEvent = {
-      v: 1,
-      type: 'api_error',
-      session,
-      agent: AGENT,
-      ...(ts !== undefined ? { ts } : {}),
-      ...(message !== undefined ? { error: boundedText(message) } : {}),
-      ...(status !== undefined ? { status } : {}),
-      ...(cls !== undefined ? { class: cls } : {}),
-      // A retry record is a retry even when it does not number itself.
-      retry: attempt ?? 0,
-    };
+    // A retry record is a retry even when it does not number itself.
+    const event = apiErrorEvent({ session, agent: AGENT, ...(ts !== undefined ? { ts } : {}) }, { error: message, status, class: cls, retry: attempt ?? 0 });
     sink.event(event, line);
   }
 

@@ -1,5 +1,6 @@
 import type { GuardianEvent } from '../../core/events';
 import { boundedText } from '../../core/redact';
+import { apiErrorEvent, httpStatus } from '../eventBuilders';
 import { isObject, isoTime, jsonText, parseArgsText, RecentSet, statusInText, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
 
 const AGENT = 'codex';
@@ -136,17 +137,9 @@ class CodexDecoder implements Decoder {
     const variant = typeof info === 'string' ? info : isObject(info) ? Object.keys(info)[0] : undefined;
     const inner = isObject(info) && variant !== undefined && isObject(info[variant]) ? (info[variant] as Json) : undefined;
     const code = inner?.http_status_code;
-    const status = typeof code === 'number' && Number.isInteger(code) && code >= 100 && code <= 599 ? code : message !== undefined ? statusInText(message) : undefined;
+    const status = httpStatus(code) ?? (message !== undefined ? statusInText(message) : undefined);
     const attempt = p.type === 'stream_error' ? RETRY_OF.exec(message ?? '') : null;
-    const event: GuardianEvent = {
-      ...base,
-      type: 'api_error',
-      ...(message !== undefined ? { error: boundedText(message) } : {}),
-      ...(status !== undefined ? { status } : {}),
-      ...(variant !== undefined && variant !== '' ? { class: variant } : {}),
-      ...(p.type === 'stream_error' ? { retry: attempt ? Number(attempt[1]) : 0 } : {}),
-    };
-    sink.event(event, line);
+    sink.event(apiErrorEvent(base, { error: message, status, class: variant, retry: p.type === 'stream_error' ? (attempt ? Number(attempt[1]) : 0) : undefined }), line);
   }
 
   private item(p: Json, line: number, base: { v: 1; session: string; agent: string; ts?: string }, sink: AdapterSink): void {

@@ -2,6 +2,7 @@ import type { GuardianEvent } from '../../core/events';
 import { boundedText } from '../../core/redact';
 import { copilotEventLog, isCopilotSessionStart } from '../copilotEvents';
 import { isObject, isoTime, parseArgsText, RecentSet, statusInText, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
+import { apiErrorEvent } from '../eventBuilders';
 
 /** The `agent` the events of Copilot in VS Code carry, whichever of its files they come from. */
 export const AGENT = 'copilot-vscode';
@@ -88,7 +89,7 @@ class CopilotChatDecoder implements Decoder {
     if (details !== undefined && details.code !== 'canceled' && error !== undefined) {
       const status = statusInText(error);
       const code = str(details.code);
-      sink.event({ ...base, type: 'api_error', error: boundedText(error), ...(status !== undefined ? { status } : {}), ...(code !== undefined ? { class: code } : {}) }, line);
+      sink.event(apiErrorEvent(base, { error, status, class: code }), line);
     }
   }
 
@@ -200,7 +201,7 @@ class PromptLogDecoder implements Decoder {
     const error = str(response.reason) ?? (text.trim() !== '' ? text : str(response.type));
     const status = error !== undefined ? statusInText(error) : undefined;
     const cls = str(log.type);
-    sink.event({ ...base, type: 'api_error', ...(error !== undefined ? { error: boundedText(error) } : {}), ...(status !== undefined ? { status } : {}), ...(cls !== undefined ? { class: cls } : {}) }, line);
+    sink.event(apiErrorEvent(base, { error, status, class: cls }), line);
   }
 
   finish(): void {}

@@ -2,6 +2,7 @@ import type { GuardianEvent } from '../../core/events';
 import { boundedText } from '../../core/redact';
 import { argsObject, isObject, isoTime, jsonText, RecentSet, statusInText, str, unknownType, type AdapterSink, type Decoder, type DocumentAdapter, type Json, type JsonlAdapter } from '../transcript';
 import { shellFailure } from './shell';
+import { apiErrorEvent } from '../eventBuilders';
 
 const AGENT = 'gemini-cli';
 /** Statuses after which a tool call does not change any more. */
@@ -27,7 +28,7 @@ function apiError(text: string, base: { v: 1; session: string; agent: string; ts
   if (!API_ERROR.test(text)) return undefined;
   const status = statusInText(text);
   const word = STATUS_WORD.exec(text)?.[1];
-  return { ...base, type: 'api_error', error: boundedText(text.trim()), ...(status !== undefined ? { status } : {}), ...(word !== undefined ? { class: word } : {}) };
+  return apiErrorEvent(base, { error: text.trim(), status, class: word });
 }
 
 /** The text of a tool call's result: function responses' output or error, else the result as JSON. */

@@ -1,6 +1,5 @@
-import { boundedText } from '../../core/redact';
 import { promptEvent, replyEvent, userEvent } from '../anthropicBlocks';
-import { resultEvent, type RecordScope } from '../eventBuilders';
+import { apiErrorEvent, resultEvent, type RecordScope } from '../eventBuilders';
 import type { FolderTranscript } from '../agent';
 import { isObject, isoTime, parseArgsText, str, unknownType, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
 
@@ -112,7 +111,7 @@ class V1Decoder implements Decoder {
       }
       case 'ConversationErrorEvent': {
         const detail = str(value.detail) ?? str(value.code) ?? 'the conversation failed';
-        sink.event({ ...base, type: 'api_error', error: boundedText(detail), ...(str(value.code) !== undefined ? { class: str(value.code) as string } : {}) }, line);
+        sink.event(apiErrorEvent(scope, { error: detail, class: str(value.code) }), line);
         return;
       }
       default:
