@@ -1,10 +1,10 @@
-import type { GuardianEvent, PromptSender } from '../core/events';
+import type { GuardianEvent } from '../core/events';
 import { boundedText } from '../core/redact';
 import { argsObject, contentText, isObject, str, type AdapterSink, type Json, type RecentSet } from './transcript';
 
 import { common, resultEvent, type RecordScope } from './eventBuilders';
 
-export { userEvent, type RecordScope } from './eventBuilders';
+export { promptEvent, replyEvent, userEvent, type RecordScope } from './eventBuilders';
 
 const TOOL_USE_ERROR = /<tool_use_error>([\s\S]*?)(<\/tool_use_error>|$)/;
 const EXIT_CODE = /^Exit code (\d+)/;
@@ -103,12 +103,3 @@ export function replyText(content: unknown): string {
     .join('\n');
 }
 
-/** The prompt a turn starts with (beside its `user` event), bounded; `from` where the format says who sent it. */
-export function promptEvent(scope: RecordScope, text: string, from?: PromptSender): GuardianEvent {
-  return { ...common(scope), type: 'prompt', text: boundedText(text), ...(from !== undefined ? { from } : {}) };
-}
-
-/** The agent's answer in text, bounded. */
-export function replyEvent(scope: RecordScope, text: string): GuardianEvent {
-  return { ...common(scope), type: 'reply', text: boundedText(text) };
-}

@@ -1,4 +1,4 @@
-import type { GuardianEvent } from '../core/events';
+import type { GuardianEvent, PromptSender } from '../core/events';
 import { boundedText } from '../core/redact';
 import { argsObject } from './transcript';
 
@@ -31,6 +31,16 @@ export function toolEvent(scope: RecordScope, tool: string, args: unknown, id?: 
 export function resultEvent(scope: RecordScope, id: string, outcome: CallOutcome): GuardianEvent {
   if (outcome === undefined) return { ...common(scope), type: 'tool_result', id };
   return outcome.ok ? { ...common(scope), type: 'tool_result', id, ok: true, output: outcome.output } : { ...common(scope), type: 'tool_result', id, ok: false, error: outcome.error };
+}
+
+/** The prompt a turn starts with (beside its `user` event), bounded; `from` where the format says who sent it. */
+export function promptEvent(scope: RecordScope, text: string, from?: PromptSender): GuardianEvent {
+  return { ...common(scope), type: 'prompt', text: boundedText(text), ...(from !== undefined ? { from } : {}) };
+}
+
+/** The agent's answer in text, bounded. */
+export function replyEvent(scope: RecordScope, text: string): GuardianEvent {
+  return { ...common(scope), type: 'reply', text: boundedText(text) };
 }
 
 /** A user turn the person typed (text, not tool results): the guardian's `user` boundary. */

@@ -18,6 +18,11 @@ export const MAX_PENDING = 8;
 /** A search's "no match": an answer, the same one each time (its output is nothing). */
 const NO_MATCH: Outcome = { kind: 'ok', key: hash53('') };
 
+/** How a call ended: a search that found nothing (exit 1, nothing said) answered, it did not fail. */
+function settled(args: unknown, outcome: Outcome): Outcome {
+  return outcome.kind === 'error' && searchFoundNothing(args, outcome.error) ? NO_MATCH : outcome;
+}
+
 class Call implements SettledCall {
   /** Set when the call is judged (see `Engine.dispatch`). */
   attempt = 0;
@@ -47,8 +52,7 @@ class Call implements SettledCall {
   ) {
     this.tool = e.tool;
     this.raw = e.args ?? {};
-    this.outcome = outcome;
-    this.settle(outcome);
+    this.outcome = settled(this.raw, outcome);
     this.settledAt = ref;
     this.signatureHash = reduceHash(canon.signatureHash(this.tool, this.raw));
     this.time = e.ts;
@@ -64,9 +68,9 @@ class Call implements SettledCall {
     return (this.purpose ??= intentOf(this.tool, this.raw));
   }
 
-  /** How the call ended: a search that found nothing (exit 1, nothing said) answered, it did not fail. */
+  /** Its result came: how it ended. */
   settle(outcome: Outcome): void {
-    this.outcome = outcome.kind === 'error' && searchFoundNothing(this.raw, outcome.error) ? NO_MATCH : outcome;
+    this.outcome = settled(this.raw, outcome);
   }
 
   get args(): string {

@@ -6,14 +6,16 @@
  * processes) are different things that happened to end alike. Pure.
  */
 
-/** Argument names that hold a shell command, by the agents' usual spellings (as plainWords.ts). */
-const COMMAND_KEYS = ['command', 'cmd', 'commandLine', 'command_line', 'script', 'shell_command'];
+/** Argument names that hold a shell command, by the agents' usual spellings (plainWords.ts says calls with them too). */
+export const COMMAND_KEYS: readonly string[] = ['command', 'cmd', 'commandLine', 'command_line', 'script', 'shell_command'];
+/** Argument names that hold the file or folder a call works on. */
+export const PATH_KEYS: readonly string[] = ['file_path', 'filePath', 'path', 'file', 'filename', 'target_file', 'targetFile', 'notebook_path', 'absolute_path', 'uri', 'dir', 'directory', 'folder'];
 /**
  * Argument names that hold what a call acts on, by role: a file or folder, a URL, a running process
- * or terminal (Codex's `write_stdin` `session_id`, Copilot CLI's `shellId`), what a search looks for.
+ * or terminal (a polled session's `session_id`, a shell's `shellId`), what a search looks for.
  */
 const TARGET_ROLES: readonly (readonly [string, readonly string[]])[] = [
-  ['path', ['file_path', 'filePath', 'path', 'file', 'filename', 'target_file', 'targetFile', 'notebook_path', 'absolute_path', 'uri', 'dir', 'directory', 'folder']],
+  ['path', PATH_KEYS],
   ['url', ['url']],
   ['process', ['session_id', 'sessionId', 'shellId', 'shell_id', 'terminal_id', 'terminalId', 'pid', 'process_id']],
   ['query', ['pattern', 'query', 'regex', 'q']],
@@ -22,13 +24,14 @@ const TARGET_ROLES: readonly (readonly [string, readonly string[]])[] = [
 const WRAPPERS = new Set(['sudo', 'env', 'time', 'timeout', 'nice', 'nohup', 'exec', 'command', 'xargs']);
 /** Search programs: exit status 1 with nothing printed is "no match", an answer (grep(1): "exit status is 0 if a line is selected, 1 if no lines were selected"; rg(1) the same). */
 const SEARCHERS = new Set(['grep', 'egrep', 'fgrep', 'zgrep', 'rg', 'ag', 'ack', 'findstr', 'select-string']);
-const SEARCH_WORD = /(?:grep|rg|ag|ack|findstr|select-string)\b/i;
+/** Whether a command line names one of them anywhere (the cheap test before it is taken apart). */
+const SEARCH_WORD = new RegExp(`(?:${[...SEARCHERS].join('|')})\\b`, 'i');
 
 function asText(v: unknown): string | undefined {
   if (typeof v === 'string') return v.trim() === '' ? undefined : v;
   if (typeof v === 'number') return String(v);
   if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string')) {
-    // `["bash", "-lc", "make"]` (Codex's exec) runs its last word.
+    // An argument vector through a shell, `["bash", "-lc", "make"]`, runs its last word.
     const words = v as string[];
     if (words.length >= 3 && /(^|\/)(ba|z|da)?sh$|powershell|pwsh|cmd(\.exe)?$/i.test(words[0] as string) && /^-\w*c$|^\/c$|^-Command$/i.test(words[1] as string)) return words.slice(2).join(' ');
     return words.join(' ');

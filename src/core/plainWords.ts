@@ -1,4 +1,5 @@
 import { clip } from './canonical';
+import { COMMAND_KEYS, PATH_KEYS } from './intent';
 import { parseJson } from './json';
 
 /**
@@ -6,10 +7,7 @@ import { parseJson } from './json';
  * search "foo()"`, `grep "TODO" in src` — never argument JSON cut mid-token. Pure.
  */
 
-/** Argument names that hold a shell command, by the agents' usual spellings. */
-const COMMAND_KEYS = ['command', 'cmd', 'commandLine', 'command_line', 'script', 'shell_command'];
-/** Argument names that hold the file or folder a call works on. */
-const PATH_KEYS = ['file_path', 'filePath', 'path', 'file', 'filename', 'target_file', 'targetFile', 'notebook_path', 'absolute_path', 'uri', 'dir', 'directory', 'folder'];
+// The argument names that hold a shell command and the file or folder a call works on: intent.ts's.
 /** Argument names that hold the text an edit looks for. */
 const SEARCH_KEYS = ['search', 'old_string', 'old_str', 'oldString', 'oldText', 'find', 'search_text'];
 /** Argument names that hold what a search or fetch looks for. */

@@ -35,7 +35,7 @@ function transcriptReader(t: Transcript): AgentLogReader | AgentDocumentReader {
 /** A transcript of an agent working in this workspace, as the sidebar shows it. */
 export interface AgentSource {
   readonly file: string;
-  /** The agent's id in the registry (`claude`, `codex`, …). */
+  /** The agent's id in the registry (as `agents.<id>` in the configuration). */
   readonly agent: string;
   /** The agent's name, as people call it. */
   readonly label: string;
@@ -80,8 +80,8 @@ export class WorkspaceMonitor {
   private readonly historySeen = new Set<string>();
   private readonly isEventLog: (rel: string) => boolean;
   private readonly recentFindings: Finding[] = [];
-  /** Each episode as it stood last: `raised` shows a finding once, at its latest count. */
-  private readonly latest = new LatestFindings(KEEP_FINDINGS);
+  /** Each episode as it stood last, kept only for a one-shot read that lists the findings (`lastly`). */
+  private readonly latest: LatestFindings | undefined;
   private readonly recentSkipped: SkippedLine[] = [];
   private skippedTotal = 0;
   /** Per log: events read and lines skipped since it was (re)started, to name the logs nothing could be read from. */
@@ -95,7 +95,16 @@ export class WorkspaceMonitor {
    * `editorGlobalStorage` the editor's global storage folder (`User/globalStorage`), when it runs
    * inside the editor.
    */
-  constructor(readonly ws: Workspace, readonly config: GuardianConfig, env: NodeJS.ProcessEnv = process.env, editorStorage?: string, editorGlobalStorage?: string) {
+  constructor(
+    readonly ws: Workspace,
+    readonly config: GuardianConfig,
+    env: NodeJS.ProcessEnv = process.env,
+    editorStorage?: string,
+    editorGlobalStorage?: string,
+    /** `lastly`: keep each finding as it stood last (`scan`); the editor follows the active findings instead. */
+    { lastly = false }: { lastly?: boolean } = {},
+  ) {
+    if (lastly) this.latest = new LatestFindings(KEEP_FINDINGS);
     // What progress a session made (`progress`) ends the editor's incidents: the engine keeps it.
     this.engine = this.newEngine();
     this.discovery = new AgentDiscovery(ws.root, config, env, editorStorage, editorGlobalStorage);
@@ -132,13 +141,21 @@ export class WorkspaceMonitor {
 
   /** The engine over the logs; what progress a session made (`progress`) ends the editor's incidents, so it keeps it. */
   private newEngine(): Engine {
-    return new Engine(this.config, { trackNews: true, onEpisodeEnd: (f) => this.latest.note(f) });
+    const latest = this.latest;
+    return new Engine(this.config, { trackNews: true, ...(latest ? { onEpisodeEnd: (f: Finding) => latest.note(f) } : {}) });
   }
 
-  /** Findings raised so far, oldest first (the most recent 1000), each as it stood last (its count, evidence and words then). */
+  /** Findings raised so far, oldest first (the most recent 1000), each as it was raised. */
   get raised(): readonly Finding[] {
-    for (const f of this.engine.active()) this.latest.note(f);
-    return this.recentFindings.map((f) => this.latest.latest(f));
+    return this.recentFindings;
+  }
+
+  /** The same, each as it stood last (its count, evidence and words then), for a monitor made with `lastly`. */
+  get lastly(): readonly Finding[] {
+    const latest = this.latest;
+    if (latest === undefined) return this.recentFindings;
+    for (const f of this.engine.active()) latest.note(f);
+    return this.recentFindings.map((f) => latest.latest(f));
   }
 
   get stats() {
@@ -314,7 +331,7 @@ export class WorkspaceMonitor {
   private async rebuild(fileSkips: SkippedLine[], onRead?: () => void): Promise<MonitorUpdate> {
     this.needsRebuild = false;
     this.engine = this.newEngine();
-    this.latest.clear();
+    this.latest?.clear();
     const files = [...this.readers.keys()];
     this.readers = new Map(files.map((rel) => [rel, this.newReader(rel)]));
     this.perLog.clear();

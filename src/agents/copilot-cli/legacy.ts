@@ -1,5 +1,4 @@
-import { promptEvent, replyEvent, userEvent } from '../anthropicBlocks';
-import { resultEvent, toolEvent, type RecordScope } from '../eventBuilders';
+import { promptEvent, replyEvent, resultEvent, toolEvent, userEvent, type RecordScope } from '../eventBuilders';
 import { shellExitFailed, shellFailure } from '../copilotEvents';
 import { isObject, isoTime, parseArgsText, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
 

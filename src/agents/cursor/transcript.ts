@@ -1,6 +1,5 @@
 import type { GuardianEvent } from '../../core/events';
-import { promptEvent, replyEvent, userEvent } from '../anthropicBlocks';
-import { resultEvent, toolEvent, type RecordScope } from '../eventBuilders';
+import { promptEvent, type RecordScope, replyEvent, resultEvent, toolEvent, userEvent } from '../eventBuilders';
 import { contentText, isObject, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json, type JsonlAdapter } from '../transcript';
 
 /*

@@ -1,5 +1,4 @@
-import { promptEvent, replyEvent, userEvent } from '../anthropicBlocks';
-import { apiErrorEvent, resultEvent, type RecordScope } from '../eventBuilders';
+import { apiErrorEvent, promptEvent, replyEvent, resultEvent, toolEvent, userEvent, type RecordScope } from '../eventBuilders';
 import type { FolderTranscript } from '../agent';
 import { isObject, isoTime, parseArgsText, str, unknownType, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
 
@@ -77,7 +76,6 @@ class V1Decoder implements Decoder {
     const kind = value.kind;
     const ts = isoTime(value.timestamp);
     const scope: RecordScope = { ...this.scope, ...(ts !== undefined ? { ts } : {}) };
-    const base = { v: 1 as const, session: scope.session, agent: AGENT, ...(ts !== undefined ? { ts } : {}) };
     switch (kind) {
       case 'ActionEvent': {
         const tool = str(value.tool_name);
@@ -87,7 +85,7 @@ class V1Decoder implements Decoder {
         const args = parseArgsText(call?.arguments ?? {});
         for (const k of NOT_ARGS) delete args[k];
         if (id !== undefined) this.seen.add(id);
-        sink.event({ ...base, type: 'tool', tool, args, ...(id !== undefined ? { id } : {}) }, line);
+        sink.event(toolEvent(scope, tool, args, id), line);
         return;
       }
       case 'ObservationEvent':

@@ -1,5 +1,4 @@
-import { promptEvent, replyEvent, userEvent } from '../anthropicBlocks';
-import { resultEvent, toolEvent, type RecordScope } from '../eventBuilders';
+import { promptEvent, replyEvent, resultEvent, toolEvent, userEvent, type RecordScope } from '../eventBuilders';
 import { isObject, isoTime, jsonText, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
 
 /*

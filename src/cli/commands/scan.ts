@@ -8,12 +8,12 @@ import { EXIT, findingDetailJson, formatIncident, incidentJson, json, paint, pla
 
 /** Reads every log of the workspace once and prints the findings and the STOP_ALL state. */
 export async function scanCommand(ctx: CommandContext): Promise<number> {
-  const monitor = new WorkspaceMonitor(ctx.ws, ctx.config);
+  const monitor = new WorkspaceMonitor(ctx.ws, ctx.config, process.env, undefined, undefined, { lastly: true });
   await monitor.poll();
   const stop = await new StopAllFile(ctx.ws).read();
   const active = monitor.active();
   const activeEpisodes = new Set(active.map((f) => f.episode));
-  const raised = [...monitor.raised];
+  const raised = [...monitor.lastly];
   // History findings are re-derived on each read: make sure the active ones are listed. (A set,
   // not raised.some() per finding: that was quadratic, minutes for a workspace of many loops.)
   const listed = new Set(raised.map((r) => r.episode));

@@ -42,7 +42,7 @@ export class IdenticalCallsDetector implements Detector {
     // failure so far is a transient one within its retry budget (a flaky step tried again).
     const transient = withinTransientBudget(outcomes.list, this.ctx.config.signals['failing-call'].retries.transient);
     // The latest call aside: the hook's gate judges a call before it runs, with the most hopeful outcome.
-    const unknown = outcomes.list.slice(0, -1).every((o) => o.kind === 'unknown');
+    const unknown = noneKnown(outcomes.list, outcomes.list.length - 1);
     const progress = transient || isProgress(outcomes.list) || (unknown && chain.count < 2 * threshold);
     sink.report({ episode: chain.episode, action: progress ? 'warn' : 'halt', count: chain.count, evidence: chain.refs }, () => {
       // Said in words only when a finding is made: a call that only grows the run pays nothing.
@@ -85,4 +85,10 @@ function lastError(outcomes: readonly Outcome[]): string {
     if (o.kind === 'error') return `; it fails with: ${clip(o.error.trim(), 160)}`;
   }
   return '';
+}
+
+/** Whether none of the first `n` outcomes is known. */
+function noneKnown(outcomes: readonly Outcome[], n: number): boolean {
+  for (let i = 0; i < n; i++) if ((outcomes[i] as Outcome).kind !== 'unknown') return false;
+  return true;
 }

@@ -143,10 +143,17 @@ function newSince(steps: readonly SettledCall[], from: number, to: number): bool
     const key = step.outcome.key;
     if (i > from) {
       if (key !== undefined && !seen.has(key)) return true;
-      if (step.outcome.kind !== 'error' && !steps.slice(0, i).some((s) => sameCall(s, step))) return true;
+      if (step.outcome.kind !== 'error' && !madeBefore(steps, i)) return true;
     }
     if (key !== undefined) seen.add(key);
   }
+  return false;
+}
+
+/** Whether the call at step `i` was made at an earlier step of the window. */
+function madeBefore(steps: readonly SettledCall[], i: number): boolean {
+  const step = steps[i] as SettledCall;
+  for (let j = 0; j < i; j++) if (sameCall(steps[j] as SettledCall, step)) return true;
   return false;
 }
 
