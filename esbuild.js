@@ -1,5 +1,6 @@
 // Bundles the extension (vscode is provided by the host) and the CLI (with a shebang).
 const esbuild = require('esbuild');
+const fs = require('fs');
 const { version } = require('./package.json');
 
 const production = process.argv.includes('--production');
@@ -28,15 +29,28 @@ const zodApart = {
   },
 };
 
+/**
+ * SQLite built to WebAssembly (sql.js), for the agents that keep their sessions in a database:
+ * `require('./sqlite.js')`, a bundle of its own with its .wasm beside it (its loader finds it in
+ * its own folder), loaded only when such a database is read.
+ */
+const sqliteApart = {
+  name: 'sqlite-apart',
+  setup(build) {
+    build.onResolve({ filter: /^sql\.js$/ }, () => ({ path: './sqlite.js', external: true }));
+  },
+};
+
 // The hook's bundles are read on every tool call an agent makes: never with comments or blank
 // space, so that they are small and ASCII (read and compiled faster); names are kept.
 const hookBundle = { ...common, minifyWhitespace: true };
 
 const builds = [
-  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [sqliteApart] },
   // dist/cli.js only picks dist/cli-hook.js (the agents' hook: small, fast to start) or dist/cli-main.js.
   { ...hookBundle, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
-  { ...common, entryPoints: ['src/cli/run.ts'], outfile: 'dist/cli-main.js', plugins: [zodApart] },
+  { ...common, entryPoints: ['src/cli/run.ts'], outfile: 'dist/cli-main.js', plugins: [zodApart, sqliteApart] },
+  { ...common, entryPoints: ['sql.js'], outfile: 'dist/sqlite.js', sourcemap: false },
   { ...common, stdin: { contents: "export * from 'zod';", resolveDir: __dirname, loader: 'js' }, outfile: 'dist/cli-zod.js' },
   { ...hookBundle, entryPoints: ['src/cli/hookRun.ts'], outfile: 'dist/cli-hook.js' },
   // What the hook loads only to replay a session (a repeated call, a prompt): the engine and the detectors;
@@ -53,7 +67,8 @@ async function run() {
     return;
   }
   await Promise.all(builds.map((b) => esbuild.build(b)));
-  require('fs').chmodSync('dist/cli.js', 0o755);
+  fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), 'dist/sql-wasm.wasm');
+  fs.chmodSync('dist/cli.js', 0o755);
 }
 
 run().catch((err) => {

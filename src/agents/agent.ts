@@ -1,5 +1,5 @@
 import type { HookProtocol } from './hook';
-import type { Adapter, JsonlAdapter } from './transcript';
+import type { Adapter, DocumentAdapter, JsonlAdapter } from './transcript';
 
 /**
  * Everything the guardian knows of one agent, from its folder under `src/agents/`: how to read its
@@ -29,6 +29,8 @@ export interface Agent {
    * `agents.<id>.home` moves only the first, `discovery`.
    */
   readonly otherDiscovery?: readonly TranscriptDiscovery[];
+  /** Its sessions kept in an SQLite database, and how they are read from it. */
+  readonly database?: SessionDatabase;
   /** Its hook contract, and how its hook is registered. */
   readonly hook?: HookProtocol;
   /**
@@ -64,6 +66,32 @@ export interface FolderTranscript {
   readonly subfolder?: string;
   /** The index of the record a file holds, or undefined when the file is none of them. */
   index(name: string): number | undefined;
+}
+
+/** A row of a query, column by column. */
+export type SessionRow = Readonly<Record<string, unknown>>;
+
+/**
+ * An SQLite database that holds an agent's sessions (the watch layer opens it read-only, as an
+ * image, and runs these queries): where it is, which sessions were active since a time, and each
+ * session as one document for `adapter`.
+ */
+export interface SessionDatabase {
+  /** The environment variable of the folder its data folder is in (`XDG_DATA_HOME`). */
+  readonly homeEnv: string;
+  /** That folder otherwise (`~` is the user's home). */
+  readonly defaultHome: string;
+  /** Its data folder in it, and the database's file name there. */
+  readonly folder: string;
+  readonly file: string;
+  /** One parameter, a time in ms since the epoch; rows with `id` and `directory` (the folder the session works in). */
+  readonly sessionsSql: string;
+  /** One parameter, a session id: its messages in order, and their parts. */
+  readonly messagesSql: string;
+  readonly partsSql: string;
+  /** A session's rows as one document. */
+  document(session: SessionRow, messages: readonly SessionRow[], parts: readonly SessionRow[]): unknown;
+  readonly adapter: DocumentAdapter;
 }
 
 /** Why a registered hook does not run, and what the person does about it, in plain words. */

@@ -7,6 +7,7 @@ import { copilotCli } from './copilot-cli';
 import { cursor } from './cursor';
 import { gemini } from './gemini';
 import { kilo } from './kilo';
+import { openCode } from './opencode';
 import { openHands } from './openhands';
 import { qwen } from './qwen';
 import { roo } from './roo';
@@ -15,22 +16,23 @@ import { windsurf } from './windsurf';
 import type { HookProtocol } from './hook';
 import type { Adapter, DocumentAdapter, JsonlAdapter } from './transcript';
 
-export type { Agent, FolderTranscript, DiscoveryFs, DiscoveryScope, FoundTranscript, NotRunning, TranscriptDiscovery, TranscriptLocator, TrustScope } from './agent';
+export type { Agent, FolderTranscript, SessionDatabase, SessionRow, DiscoveryFs, DiscoveryScope, FoundTranscript, NotRunning, TranscriptDiscovery, TranscriptLocator, TrustScope } from './agent';
 
 /**
  * The registry: every agent the guardian knows, the one list that `replay --format`, `hook`,
  * `init`, discovery, the configuration and the extension's commands take theirs from. Adding an
  * agent is adding its folder and a line here.
  */
-export const AGENTS: readonly Agent[] = [claude, codex, gemini, copilot, copilotCli, cursor, windsurf, qwen, sweAgent, openHands, cline, roo, kilo];
+export const AGENTS: readonly Agent[] = [claude, codex, gemini, copilot, copilotCli, cursor, windsurf, qwen, sweAgent, openHands, cline, roo, kilo, openCode];
 
 /**
  * The order in which `--format auto` asks the agents whether a file is theirs: the formats with
  * the most specific first records first (a Codex rollout line or a Gemini chat's metadata would
  * also pass the looser Claude Code test). Roo Code's marks before Cline, which takes any file of
- * their family; Kilo Code's files cannot be told from Roo's, so Kilo, last, is reached only by name.
+ * their family; Kilo Code's files cannot be told from Roo's, so Kilo, last, is reached only by name
+ * (its database's sessions name it; its exports, like opencode's, are read as opencode's).
  */
-const DETECTION_ORDER: readonly Agent[] = [codex, gemini, copilot, copilotCli, qwen, claude, cursor, sweAgent, openHands, roo, cline, kilo];
+const DETECTION_ORDER: readonly Agent[] = [codex, gemini, copilot, copilotCli, qwen, claude, cursor, sweAgent, openHands, openCode, roo, cline, kilo];
 
 export type AgentWithHook = Agent & { readonly hook: HookProtocol };
 export type AgentWithTranscript<A = JsonlAdapter | DocumentAdapter> = Agent & { readonly transcript: A };

@@ -1,12 +1,13 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AGENTS, type Agent, type DiscoveryFs, type TranscriptDiscovery, type TranscriptLocator } from '../agents';
+import { AGENTS, type Agent, type DiscoveryFs, type SessionDatabase, type TranscriptDiscovery, type TranscriptLocator } from '../agents';
 import type { Adapter } from '../agents/transcript';
 import type { GuardianConfig } from '../core/config';
 import { isWithin } from '../state/workspace';
 import { readRegularBounded } from '../state/regularFile';
 import { globalStorageFolders } from './editorStorage';
+import { databaseFile, type DatabaseReadScope } from './sessionDatabase';
 
 /** A transcript an agent is writing (or wrote) for this workspace, with the agent that writes it. */
 export interface Transcript {
@@ -17,6 +18,8 @@ export interface Transcript {
   readonly file: string;
   /** The session id its name carries, when it carries one. */
   readonly session?: string;
+  /** The file is the agent's database of sessions: those of this workspace active since then are read. */
+  readonly database?: { readonly store: SessionDatabase } & DatabaseReadScope;
 }
 
 /** The most of a marker file or of a first line that is read. */
@@ -48,6 +51,8 @@ interface Watched {
  */
 export class AgentDiscovery {
   private readonly watched: readonly Watched[];
+  /** The agents opted in whose sessions are in a database. */
+  private readonly databases: readonly Agent[];
 
   /**
    * `editorStorage`: the editor window's storage folder (`workspaceStorage/<id>`), and
@@ -66,10 +71,11 @@ export class AgentDiscovery {
       if (agent.discovery === undefined || adapter === undefined || config.agents[agent.id]?.enabled !== true) return [];
       return [agent.discovery, ...(agent.otherDiscovery ?? [])].map((discovery, i) => ({ agent, adapter, discovery, primary: i === 0, locator: discovery.locator() }));
     });
+    this.databases = AGENTS.filter((a) => a.database !== undefined && config.agents[a.id]?.enabled === true);
   }
 
   get enabled(): boolean {
-    return this.watched.length > 0;
+    return this.watched.length > 0 || this.databases.length > 0;
   }
 
   /** The transcripts not in `known` (those already being read are not even stat-ed again). */
@@ -101,6 +107,17 @@ export class AgentDiscovery {
           out.push({ agent: w.agent, ...t, adapter: t.adapter ?? w.adapter });
         }
       }
+    }
+    for (const agent of this.databases) {
+      const store = agent.database!;
+      // `agents.<id>.home` is the database's folder for an agent with no other place of transcripts.
+      const configured = agent.discovery === undefined ? this.config.agents[agent.id]?.home : undefined;
+      const file = databaseFile(store, this.env, userHome, configured !== undefined ? expandHome(configured, userHome) : undefined);
+      if (seen.has(file) || known.has(file)) continue;
+      const st = await fs.stat(file).catch(() => undefined);
+      if (st === undefined || !st.isFile()) continue;
+      seen.add(file);
+      out.push({ agent, adapter: store.adapter, file, database: { store, since, wanted: (dir) => dir !== '' && isWithin(this.root, dir) } });
     }
     return out;
   }

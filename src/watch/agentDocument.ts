@@ -60,23 +60,18 @@ class Reported {
  * A document whose size and time have not changed is not read again.
  */
 export class AgentDocumentReader {
-  private events = 0;
-  private readonly reportedEvents = new Reported();
-  private readonly reportedSkips = new Reported();
+  private readonly reporting: DocumentReporting;
   /** The signature of the last document decoded. */
   private last: string | undefined;
   /** The last unparseable document: its signature, why it does not parse, and whether that was reported. */
   private bad: { signature: string; line: number; reason: string; reported: boolean } | undefined;
-  /** The decoder of the last reading, for `finish`. */
-  private decoder: Decoder | undefined;
   private readonly settleMs: number;
   private readonly now: () => number;
-  private readonly session: string;
 
   constructor(readonly absPath: string, readonly name: string, readonly adapter: DocumentAdapter, opts: DocumentReadOptions = {}) {
     this.settleMs = opts.settleMs ?? 5_000;
     this.now = opts.now ?? Date.now;
-    this.session = opts.session ?? fileSession(absPath);
+    this.reporting = new DocumentReporting(name, adapter, opts.session ?? fileSession(absPath));
   }
 
   async read(sink: EventSink): Promise<TailRead> {
@@ -118,19 +113,53 @@ export class AgentDocumentReader {
     }
     this.bad = undefined;
     this.last = sig;
-    this.decode(parsed.value, text, sink);
+    this.reporting.decode(parsed.value, text, sink);
     return { reset: false, bytes: text.length, missing: false };
   }
+
+  /** Everything there is has been read: what the last reading's decoder still holds is settled. */
+  finish(sink: EventSink): void {
+    this.reporting.finish(sink);
+  }
+
+  /** A document that does not parse is reported once it has been so for `settleMs`. */
+  private reportIfSettled(mtimeMs: number, sink: EventSink): void {
+    const bad = this.bad;
+    const age = this.now() - mtimeMs;
+    if (bad === undefined || bad.reported || age < this.settleMs) return;
+    bad.reported = true;
+    sink.skipped({ file: this.name, line: bad.line, field: '(file)', reason: `${bad.reason}; unchanged for ${Math.round(age / 1000)} s` });
+  }
+}
+
+/**
+ * One document's readings, decoded afresh each time, of which only what no earlier reading
+ * reported is reported (by content, each as many times as it occurs); events numbered in the
+ * order first reported, on `counter` (shared by the documents of one source).
+ */
+export class DocumentReporting {
+  private readonly reportedEvents = new Reported();
+  private readonly reportedSkips = new Reported();
+  /** The decoder of the last reading, for `finish`. */
+  private decoder: Decoder | undefined;
+
+  constructor(
+    private readonly name: string,
+    private readonly adapter: DocumentAdapter,
+    private readonly session: string,
+    private readonly counter: { events: number } = { events: 0 },
+  ) {}
 
   /** Everything there is has been read: what the last reading's decoder still holds is settled. */
   finish(sink: EventSink): void {
     if (this.decoder) this.decoder.finish(this.collecting(sink, new Map(), new Map()));
   }
 
-  private decode(doc: unknown, text: string, sink: EventSink): void {
+  /** One reading: `text` is the document's text, for the lines its records start on (undefined: a record's line is its number). */
+  decode(doc: unknown, text: string | undefined, sink: EventSink): void {
     const { key: field, items } = this.adapter.records(doc);
     // A document on one line (as the agents write theirs, unindented) has every record on line 1: not scanned for where.
-    const lines = text.includes('\n') ? linesOfOffsets(text, arrayElementOffsets(text, field)) : [];
+    const lines = text === undefined ? items.map((_, i) => i + 1) : text.includes('\n') ? linesOfOffsets(text, arrayElementOffsets(text, field)) : [];
     this.decoder = this.adapter.decoder(this.session, doc);
     const out = this.collecting(sink, new Map(), new Map());
     items.forEach((item, i) => {
@@ -143,20 +172,11 @@ export class AgentDocumentReader {
   private collecting(sink: EventSink, seenEvents: Map<string, number>, seenSkips: Map<string, number>): AdapterSink {
     return {
       event: (event: GuardianEvent, line: number) => {
-        if (this.reportedEvents.fresh(key(event), seenEvents)) sink.event({ event, ref: { file: this.name, line, event: ++this.events } });
+        if (this.reportedEvents.fresh(key(event), seenEvents)) sink.event({ event, ref: { file: this.name, line, event: ++this.counter.events } });
       },
       skipped: (line: number, field: string, reason: string) => {
         if (this.reportedSkips.fresh(key([field, reason]), seenSkips)) sink.skipped({ file: this.name, line, field, reason });
       },
     };
-  }
-
-  /** A document that does not parse is reported once it has been so for `settleMs`. */
-  private reportIfSettled(mtimeMs: number, sink: EventSink): void {
-    const bad = this.bad;
-    const age = this.now() - mtimeMs;
-    if (bad === undefined || bad.reported || age < this.settleMs) return;
-    bad.reported = true;
-    sink.skipped({ file: this.name, line: bad.line, field: '(file)', reason: `${bad.reason}; unchanged for ${Math.round(age / 1000)} s` });
   }
 }

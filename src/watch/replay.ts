@@ -1,4 +1,4 @@
-import { agentById, sniffDocument, sniffJsonl, sniffTextLine, transcriptAdapters, TRANSCRIPT_AGENTS } from '../agents';
+import { agentById, sniffDocument, sniffJsonl, sniffTextLine, transcriptAdapters, TRANSCRIPT_AGENTS, type SessionDatabase } from '../agents';
 import type { Adapter } from '../agents/transcript';
 import type { GuardianConfig } from '../core/config';
 import { Engine, LatestFindings } from '../core/engine';
@@ -9,6 +9,7 @@ import type { Finding } from '../core/finding';
 import { AgentLogReader, readAgentDocument, readDocumentText } from './agentLog';
 import type { SkippedLine } from '../core/events';
 import { EventLogReader, type EventSink } from './eventLog';
+import { databaseAgent, isDatabaseHead, SessionDatabaseReader } from './sessionDatabase';
 import { checkRegularFile, openRegularFile } from '../state/regularFile';
 
 /** The guardian's events, seed 000's history, or the id of an agent whose transcripts it reads. */
@@ -58,6 +59,8 @@ export class UnknownFormatError extends Error {
 interface Detected {
   readonly format: ReplayFormat;
   readonly adapter?: Adapter;
+  /** The file is the agent's SQLite database of sessions. */
+  readonly database?: SessionDatabase;
 }
 
 /** The format of a parsed JSON value that is a whole file. */
@@ -75,18 +78,26 @@ export async function detectFormat(file: string): Promise<ReplayFormat> {
   return (await detect(file)).format;
 }
 
-async function detect(file: string): Promise<Detected> {
+async function detect(file: string, format: ReplayFormat = 'auto'): Promise<Detected> {
   const handle = await openRegularFile(file);
   let head: string;
   let size: number;
+  let buf: Buffer;
   try {
     size = (await handle.stat()).size;
-    const buf = Buffer.alloc(Math.min(HEAD_BYTES, size));
+    buf = Buffer.alloc(Math.min(HEAD_BYTES, size));
     const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-    head = stripBom(buf.toString('utf8', 0, bytesRead));
+    buf = buf.subarray(0, bytesRead);
+    head = stripBom(buf.toString('utf8'));
   } finally {
     await handle.close();
   }
+  if (isDatabaseHead(buf)) {
+    const found = await databaseAgent(file, format);
+    if (found === undefined) throw new UnknownFormatError(file, format === 'auto' ? 'an SQLite database' : `an SQLite database, and ${format} keeps none`);
+    return { format: found.id, database: found.store };
+  }
+  if (format !== 'auto') return { format };
   return formatOf(head, size <= HEAD_BYTES, () => readDocumentText(file), file);
 }
 
@@ -155,7 +166,8 @@ type ReplaySource = { readonly file: string } | { readonly text: string };
 export async function replayFile(file: string, name: string, format: ReplayFormat, config: GuardianConfig, onFinding?: (f: Finding) => void): Promise<ReplayResult> {
   // A FIFO (or a link to one) given as a FILE would block every read: refused before any.
   await checkRegularFile(file, name);
-  const detected = format === 'auto' ? await detect(file) : { format };
+  // A database is told by its first bytes, whatever format was named.
+  const detected = await detect(file, format);
   return replay({ file }, name, detected, config, onFinding);
 }
 
@@ -231,6 +243,11 @@ async function replay(source: ReplaySource, name: string, detected: Detected, co
       await reader.read(sink);
       reader.finish(sink);
     }
+  } else if (detected.database !== undefined) {
+    // Every session in it, each decoded as the watcher decodes it.
+    const reader = new SessionDatabaseReader(path, name, detected.database, { since: 0, wanted: () => true });
+    await reader.read(sink);
+    reader.finish(sink);
   } else {
     const adapter = detected.adapter ?? (await adapterOf(resolved, source, path));
     if (adapter === undefined) throw new UnknownFormatError(path, `no format ${JSON.stringify(resolved)}`);
@@ -249,7 +266,7 @@ async function replay(source: ReplaySource, name: string, detected: Detected, co
   if (latest !== undefined) for (const f of engine.active()) latest.note(f);
   const lastly = latest === undefined ? findings : findings.map((f) => latest.latest(f));
   const skippedKinds = [...kinds.values()].sort((a, b) => b.count - a.count);
-  const blank = 'text' in source ? source.text.trim() === '' : await isBlankFile(source.file);
+  const blank = 'text' in source ? source.text.trim() === '' : detected.database === undefined && (await isBlankFile(source.file));
   return { format: resolved, events, byType, skipped, skippedLines, skippedKinds, blank, findings, lastly };
 }
 

@@ -7,6 +7,7 @@ import type { Finding } from '../core/finding';
 import { AgentDiscovery, type Transcript } from './agentDiscovery';
 import { AgentDocumentReader } from './agentDocument';
 import { AgentLogReader } from './agentLog';
+import { SessionDatabaseReader } from './sessionDatabase';
 import type { EventRef, LocatedEvent, SkippedLine } from '../core/events';
 import { EventLogReader, type EventSink } from './eventLog';
 import { historyEvents, readInvocationHistory } from '../state/invocationHistory';
@@ -25,10 +26,14 @@ export interface MonitorUpdate {
   readonly skipped: SkippedLine[];
 }
 
-type Reader = EventLogReader | AgentLogReader | AgentDocumentReader;
+type Reader = EventLogReader | AgentLogReader | AgentDocumentReader | SessionDatabaseReader;
 
-/** The reader of an agent's transcript: appended lines read as they come, or a document rewritten whole read for what is new in it. */
-function transcriptReader(t: Transcript): AgentLogReader | AgentDocumentReader {
+/**
+ * The reader of an agent's transcript: appended lines read as they come, a document rewritten
+ * whole read for what is new in it, or a database read for its sessions of the workspace.
+ */
+function transcriptReader(t: Transcript): AgentLogReader | AgentDocumentReader | SessionDatabaseReader {
+  if (t.database !== undefined) return new SessionDatabaseReader(t.file, t.file, t.database.store, t.database);
   return t.adapter.layout === 'jsonl' ? new AgentLogReader(t.file, t.file, t.adapter) : new AgentDocumentReader(t.file, t.file, t.adapter, t.session !== undefined ? { session: t.session } : {});
 }
 

@@ -30,6 +30,9 @@ export const AGENT_PACKAGES: Readonly<Record<string, AgentPackage>> = {
   'copilot-cli': { id: 'copilot-cli', label: 'Copilot CLI', spec: '@github/copilot', version: '1.0.102', bin: '.bin/copilot' },
   cline: { id: 'cline', label: 'Cline CLI', spec: 'cline', version: '3.0.65', bin: '.bin/cline' },
   qwen: { id: 'qwen', label: 'Qwen Code', spec: '@qwen-code/qwen-code', version: '0.24.4', bin: '.bin/qwen' },
+  // Both ship their binary in a platform package (the wrapper's bin is put in place by a postinstall).
+  kilo: { id: 'kilo', label: 'Kilo CLI', spec: '@kilocode/cli', version: '7.7.7', bin: '@kilocode/cli-linux-x64/bin/kilo' },
+  opencode: { id: 'opencode', label: 'opencode', spec: 'opencode-ai', version: '1.18.33', bin: 'opencode-linux-x64/bin/opencode' },
 };
 
 function installDir(pkg: AgentPackage): string {

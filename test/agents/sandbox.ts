@@ -78,7 +78,9 @@ export interface RunResult {
 export function runAgent(bin: string, args: readonly string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<RunResult> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(bin, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    // PWD follows the working folder: opencode and Kilo take their project from $PWD, not from the
+    // process's working directory, and the caller's PWD would send their commands to its folder.
+    const child = spawn(bin, args, { cwd: opts.cwd, env: { ...opts.env, PWD: opts.cwd }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
     let timedOut = false;

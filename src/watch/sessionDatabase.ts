@@ -1,0 +1,134 @@
+import * as path from 'node:path';
+import type { Database, SqlJsStatic } from 'sql.js';
+import { AGENTS, type SessionDatabase, type SessionRow } from '../agents';
+import { DocumentReporting } from './agentDocument';
+import type { EventSink } from './eventLog';
+import type { TailRead } from './logTail';
+import { imageSignature, isSqliteHeader, readDatabaseImage, sameSignature, type ImageSignature } from './sqliteImage';
+
+/*
+ * Agents' sessions kept in SQLite databases (opencode's, Kilo's), read without SQLite's locking:
+ * the database and its log are read into an image (./sqliteImage.ts) and opened by SQLite built
+ * to WebAssembly (sql.js: no native addon, so it runs wherever the editor does), in memory, read
+ * only, closed after each reading. It is loaded on first use only: a workspace with no such agent
+ * never pays for it.
+ */
+
+let engine: Promise<SqlJsStatic> | undefined;
+
+function sqlite(): Promise<SqlJsStatic> {
+  // Bundled apart (dist/sqlite.js, with its .wasm beside it): required only here.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  engine ??= (require('sql.js') as (config?: object) => Promise<SqlJsStatic>)();
+  return engine;
+}
+
+function rows(db: Database, sql: string, params: readonly (string | number)[]): SessionRow[] {
+  const stmt = db.prepare(sql);
+  try {
+    stmt.bind([...params]);
+    const out: SessionRow[] = [];
+    while (stmt.step()) out.push(stmt.getAsObject());
+    return out;
+  } finally {
+    stmt.free();
+  }
+}
+
+/** One session as read: its row and its document. */
+export interface DatabaseSession {
+  readonly id: string;
+  readonly directory: string;
+  readonly document: unknown;
+}
+
+/** An image of the database, opened; `use` runs with it, and it is closed after. */
+export async function withDatabase<T>(file: string, use: (db: Database, signature: ImageSignature) => T): Promise<T> {
+  const [SQL, image] = await Promise.all([sqlite(), readDatabaseImage(file)]);
+  const db = new SQL.Database(image.bytes);
+  try {
+    return use(db, image.signature);
+  } finally {
+    db.close();
+  }
+}
+
+/** The sessions active since `since` (ms) whose folder `wanted` accepts, each as its document. */
+export function sessionsOf(db: Database, store: SessionDatabase, since: number, wanted: (directory: string) => boolean): DatabaseSession[] {
+  const out: DatabaseSession[] = [];
+  for (const s of rows(db, store.sessionsSql, [since])) {
+    const id = String(s.id);
+    const directory = typeof s.directory === 'string' ? s.directory : '';
+    if (!wanted(directory)) continue;
+    const document = store.document(s, rows(db, store.messagesSql, [id]), rows(db, store.partsSql, [id]));
+    out.push({ id, directory, document });
+  }
+  return out;
+}
+
+/** Where an agent's database is: `home` given (its configured folder), else its environment variable's folder or its default. */
+export function databaseFile(store: SessionDatabase, env: NodeJS.ProcessEnv, userHome: string, home?: string): string {
+  if (home !== undefined) return path.join(home, store.file);
+  const base = env[store.homeEnv];
+  const root = base !== undefined && base !== '' && path.isAbsolute(base) ? base : store.defaultHome.replace(/^~(?=$|\/)/, userHome);
+  return path.join(root, store.folder, store.file);
+}
+
+/** The agent whose database this is: the one `format` names, else the one whose file name it has, else the first that reads it. */
+export async function databaseAgent(file: string, format: string | undefined): Promise<{ id: string; store: SessionDatabase } | undefined> {
+  const stores = AGENTS.flatMap((a) => (a.database !== undefined ? [{ id: a.id, store: a.database }] : []));
+  if (format !== undefined && format !== 'auto') return stores.find((s) => s.id === format);
+  return stores.find((s) => path.basename(file) === s.store.file) ?? stores[0];
+}
+
+/** Whether the file begins as an SQLite database. */
+export function isDatabaseHead(head: Uint8Array): boolean {
+  return isSqliteHeader(head);
+}
+
+export interface DatabaseReadScope {
+  /** Sessions last active before this (ms since the epoch) are not read. */
+  readonly since: number;
+  /** Whether a session's folder is one to read (the workspace or inside it). */
+  readonly wanted: (directory: string) => boolean;
+}
+
+/**
+ * An agent's database, read as it changes: each reading takes an image of it when its file or its
+ * log changed, and decodes each wanted session afresh, reporting only what no earlier reading
+ * reported (./agentDocument.ts `DocumentReporting`, one per session). A record's line is the
+ * message's number in its session, as `opencode export` lists them.
+ */
+export class SessionDatabaseReader {
+  private last: ImageSignature | undefined;
+  private readonly sessions = new Map<string, DocumentReporting>();
+  private readonly counter = { events: 0 };
+
+  constructor(
+    readonly absPath: string,
+    readonly name: string,
+    private readonly store: SessionDatabase,
+    private readonly scope: DatabaseReadScope,
+  ) {}
+
+  async read(sink: EventSink): Promise<TailRead> {
+    const now = await imageSignature(this.absPath);
+    if (now === undefined) return { reset: false, bytes: 0, missing: true };
+    if (sameSignature(now, this.last)) return { reset: false, bytes: 0, missing: false };
+    const { sessions, signature } = await withDatabase(this.absPath, (db, signature) => ({ sessions: sessionsOf(db, this.store, this.scope.since, this.scope.wanted), signature }));
+    this.last = signature;
+    for (const s of sessions) {
+      let reporting = this.sessions.get(s.id);
+      if (reporting === undefined) {
+        reporting = new DocumentReporting(this.name, this.store.adapter, s.id, this.counter);
+        this.sessions.set(s.id, reporting);
+      }
+      reporting.decode(s.document, undefined, sink);
+    }
+    return { reset: false, bytes: 0, missing: false };
+  }
+
+  finish(sink: EventSink): void {
+    for (const r of this.sessions.values()) r.finish(sink);
+  }
+}
