@@ -84,6 +84,8 @@ export interface SessionDatabase {
   /** Its data folder in it, and the database's file name there. */
   readonly folder: string;
   readonly file: string;
+  /** The environment variable that names the database itself (an absolute path, or a name in its data folder). */
+  readonly fileEnv?: string;
   /** One parameter, a time in ms since the epoch; rows with `id` and `directory` (the folder the session works in). */
   readonly sessionsSql: string;
   /** One parameter, a session id: its messages in order, and their parts. */

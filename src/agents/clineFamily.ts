@@ -450,7 +450,8 @@ class UiMessagesDecoder implements Decoder {
 
 /** The messages of a message history: the SDK's `{messages}`, or a bare array of `{role, content}`. */
 export function messagesOf(doc: unknown): unknown[] | undefined {
-  if (isObject(doc) && Array.isArray(doc.messages)) return doc.messages;
+  // Messages with a role each (another agent's `messages` of other records is not theirs: opencode's `{info, parts}`).
+  if (isObject(doc) && Array.isArray(doc.messages) && doc.messages.slice(0, 3).every((m) => isObject(m) && typeof m.role === 'string')) return doc.messages;
   if (Array.isArray(doc) && doc.length > 0 && doc.slice(0, 3).every((m) => isObject(m) && typeof m.role === 'string' && 'content' in m)) return doc;
   return undefined;
 }

@@ -43,6 +43,11 @@ export const HOOK_AGENTS: readonly AgentWithHook[] = AGENTS.filter((a): a is Age
 /** The agents whose transcripts the guardian reads: the formats of `replay --format`. */
 export const TRANSCRIPT_AGENTS: readonly AgentWithTranscript[] = AGENTS.filter((a): a is AgentWithTranscript => a.transcript !== undefined);
 
+/** Whether the guardian can find an agent's sessions by itself (its transcripts' places, or its database). */
+export function isWatchable(agent: Agent): boolean {
+  return agent.discovery !== undefined || agent.database !== undefined;
+}
+
 export function agentById(id: string): Agent | undefined {
   return AGENTS.find((a) => a.id === id);
 }

@@ -1,4 +1,4 @@
-import { AGENTS } from '../agents';
+import { AGENTS, isWatchable } from '../agents';
 import { defaultConfig, resolveConfig, type ConfigProblem, type GuardianConfig } from '../core/config';
 import { isObject } from '../core/guards';
 import { jsonWhere, parseJson } from '../core/json';
@@ -44,7 +44,7 @@ export function parseConfigText(text: string | undefined, file: string): LoadedC
 }
 
 /** The agents whose transcripts can be watched: the keys `agents` takes besides `maxAgeDays`. */
-const DISCOVERABLE = AGENTS.filter((a) => a.discovery !== undefined).map((a) => a.id);
+const DISCOVERABLE = AGENTS.filter(isWatchable).map((a) => a.id);
 
 /** Entries of `agents` that name no agent the guardian can watch: reported, and removed. */
 function unknownAgents(config: GuardianConfig): ConfigProblem[] {

@@ -1,7 +1,8 @@
-import { AGENTS, HOOK_AGENTS } from '../agents';
+import { AGENTS, HOOK_AGENTS, isWatchable } from '../agents';
 import type { GuardianConfig } from '../core/config';
 import { promises as fs } from 'node:fs';
 import { readRegularBounded } from '../state/regularFile';
+import { databaseSessions } from './sessionDatabase';
 import type { Workspace } from '../state/workspace';
 import { AgentDiscovery } from './agentDiscovery';
 
@@ -45,12 +46,14 @@ async function mentionsGuardian(ws: Workspace, rel: string): Promise<{ exists: b
  */
 export async function findAgents(ws: Workspace, config: GuardianConfig, env: NodeJS.ProcessEnv = process.env, editorStorage?: string): Promise<FoundAgent[]> {
   const everyone: GuardianConfig = { ...config, agents: { ...config.agents } };
-  for (const a of AGENTS) if (a.discovery !== undefined) everyone.agents[a.id] = { ...(config.agents[a.id] ?? {}), enabled: true };
+  for (const a of AGENTS) if (isWatchable(a)) everyone.agents[a.id] = { ...(config.agents[a.id] ?? {}), enabled: true };
   const transcripts = await new AgentDiscovery(ws.root, everyone, env, editorStorage).discover();
   const out: FoundAgent[] = [];
   for (const agent of AGENTS) {
     const own = transcripts.filter((t) => t.agent.id === agent.id);
-    const found = own.length;
+    // A database holds every folder's sessions: it counts for the sessions it has of this one.
+    let found = 0;
+    for (const t of own) found += t.database === undefined ? 1 : await databaseSessions(t.file, t.database.store, t.database).catch(() => 0);
     const hook = HOOK_AGENTS.find((a) => a.id === agent.id)?.hook.registration;
     const files = hook ? [hook.settingsFile, ...(hook.migrateFrom ?? [])] : [];
     let configured = false;
@@ -73,7 +76,7 @@ export async function findAgents(ws: Workspace, config: GuardianConfig, env: Nod
       label: agent.label,
       transcripts: found,
       watched: config.agents[agent.id]?.enabled === true,
-      watchable: agent.discovery !== undefined,
+      watchable: isWatchable(agent),
       ...(hook ? { hookFile: hook.settingsFile } : {}),
       hooked,
       configured,

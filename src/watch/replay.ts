@@ -188,7 +188,7 @@ async function adapterOf(format: ReplayFormat, source: ReplaySource, path: strin
   if (agent === undefined) return undefined;
   const adapters = transcriptAdapters(agent);
   const jsonl = adapters.filter((a) => a.layout === 'jsonl');
-  if (adapters.length <= 1 || (adapters.every((a) => a.layout === adapters[0]?.layout) && jsonl.length <= 1)) return adapters[0];
+  if (adapters.length <= 1) return adapters[0];
   const text = 'text' in source ? source.text : stripBom(await readDocumentText(source.file, path));
   const parsed = parseJson(text, Number.POSITIVE_INFINITY);
   const doc = parsed.ok ? adapters.find((a) => a.layout === 'document' && a.sniff(parsed.value)) : undefined;

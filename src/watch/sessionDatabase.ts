@@ -7,7 +7,7 @@ import type { TailRead } from './logTail';
 import { imageSignature, isSqliteHeader, readDatabaseImage, sameSignature, type ImageSignature } from './sqliteImage';
 
 /*
- * Agents' sessions kept in SQLite databases (opencode's, Kilo's), read without SQLite's locking:
+ * Agents' sessions kept in SQLite databases (`Agent.database`), read without SQLite's locking:
  * the database and its log are read into an image (./sqliteImage.ts) and opened by SQLite built
  * to WebAssembly (sql.js: no native addon, so it runs wherever the editor does), in memory, read
  * only, closed after each reading. It is loaded on first use only: a workspace with no such agent
@@ -66,11 +66,18 @@ export function sessionsOf(db: Database, store: SessionDatabase, since: number, 
   return out;
 }
 
+/** How many sessions of the database `scope` wants. */
+export async function databaseSessions(file: string, store: SessionDatabase, scope: DatabaseReadScope): Promise<number> {
+  return withDatabase(file, (db) => rows(db, store.sessionsSql, [scope.since]).filter((s) => scope.wanted(typeof s.directory === 'string' ? s.directory : '')).length);
+}
+
 /** Where an agent's database is: `home` given (its configured folder), else its environment variable's folder or its default. */
 export function databaseFile(store: SessionDatabase, env: NodeJS.ProcessEnv, userHome: string, home?: string): string {
   if (home !== undefined) return path.join(home, store.file);
   const base = env[store.homeEnv];
   const root = base !== undefined && base !== '' && path.isAbsolute(base) ? base : store.defaultHome.replace(/^~(?=$|\/)/, userHome);
+  const named = store.fileEnv !== undefined ? env[store.fileEnv] : undefined;
+  if (named !== undefined && named !== '' && named !== ':memory:') return path.isAbsolute(named) ? named : path.join(root, store.folder, named);
   return path.join(root, store.folder, store.file);
 }
 
@@ -97,7 +104,7 @@ export interface DatabaseReadScope {
  * An agent's database, read as it changes: each reading takes an image of it when its file or its
  * log changed, and decodes each wanted session afresh, reporting only what no earlier reading
  * reported (./agentDocument.ts `DocumentReporting`, one per session). A record's line is the
- * message's number in its session, as `opencode export` lists them.
+ * message's number in its session, in the order the agent's own export lists them.
  */
 export class SessionDatabaseReader {
   private last: ImageSignature | undefined;

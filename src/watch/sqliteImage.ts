@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 
 /*
  * A consistent, read-only image of an SQLite database that another process is writing in WAL mode
- * (opencode and Kilo keep theirs so: `PRAGMA journal_mode = WAL`), without opening it through
+ * (as agents that keep their sessions in SQLite do: `PRAGMA journal_mode = WAL`), without opening it through
  * SQLite: a reader that opened it would take part in its locking (the `-shm` wal-index), which a
  * WebAssembly build cannot share with a native writer, and a copy of the main file alone misses
  * every transaction not yet checkpointed (a fresh session lives wholly in the `-wal` file).

@@ -168,3 +168,28 @@ export const qwen: LiveAgent = {
   }),
   shell: (command, tools) => ({ tool: pick(tools, ['run_shell_command', 'shell'], 'Qwen Code'), args: { command, description: 'Run it' } }),
 };
+
+/**
+ * opencode and Kilo CLI 7.x (its fork), watched only (neither runs hook commands): an
+ * OpenAI-compatible provider of their own in a config file named by `OPENCODE_CONFIG` /
+ * `KILO_CONFIG` (../shared/docs/live-agents.md); their data in `~/.local/share/<name>/`.
+ */
+function openCodeFamily(id: 'opencode' | 'kilo', configEnv: string, runArgs: readonly string[]): LiveAgent {
+  const configFile = (sb: Sandbox) => path.join(sb.home, `${id}-provider.json`);
+  return {
+    pkg: AGENT_PACKAGES[id]!,
+    format: 'chat',
+    prepare: (sb, url) =>
+      writeJson(configFile(sb), {
+        provider: { mock: { npm: '@ai-sdk/openai-compatible', name: 'Scripted', options: { baseURL: `${url}/v1`, apiKey: 'live-test' }, models: { scripted: { name: 'Scripted' } } } },
+        autoupdate: false,
+        share: 'disabled',
+      }),
+    command: (sb, _url, prompt) => ({ args: ['run', '--format', 'json', ...runArgs, '-m', 'mock/scripted', prompt], env: { ...sb.env, [configEnv]: configFile(sb) } }),
+    shell: (command, tools) => ({ tool: pick(tools, ['bash'], id), args: { command, description: 'Run it' } }),
+    edit: (file, from, to, tools) => ({ tool: pick(tools, ['edit'], id), args: { filePath: file, oldString: from, newString: to } }),
+  };
+}
+
+export const openCode = openCodeFamily('opencode', 'OPENCODE_CONFIG', []);
+export const kiloCli = openCodeFamily('kilo', 'KILO_CONFIG', ['--auto']);

@@ -1,7 +1,9 @@
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { DRIVERS, qwen, type LiveAgent } from './drivers';
+import { DRIVERS, kiloCli, openCode, qwen, type LiveAgent } from './drivers';
+import { ensureAgent } from './install';
 import { liveRun, turnsAfter, type LiveRun } from './live';
 import { guardian } from './sandbox';
 import type { Step, Turn } from './model';
@@ -259,6 +261,40 @@ describe(`live: ${qwen.pkg.label} ${qwen.pkg.version}, watched (its own CLI, scr
     }
   });
 });
+
+for (const agent of [openCode, kiloCli]) {
+  const id = agent.pkg.id;
+  describe(`live: ${agent.pkg.label} ${agent.pkg.version}, watched (its own CLI, scripted model)`, function () {
+    this.timeout(240_000);
+    it('its own SQLite database (in WAL mode: read with its log), found and read by `scan`, shows the loop with the real error; `replay` reads the database and the agent\'s own export', async () => {
+      const run = await liveRun(agent, (turn, a) => (turn.index <= 3 ? a.shell(FAILING, turn.tools) : turn.index === 4 ? a.shell('ls | grep nothing-here', turn.tools) : { text: 'Giving up: the build script is missing.' }), { hook: false, maxTurns: 6, config: { agents: { [id]: { enabled: true } } } });
+      try {
+        assert.equal(npmRuns(run), 3, describeRun(run));
+        const db = path.join(run.sb.home, '.local', 'share', id, `${id}.db`);
+        assert.ok(existsSync(db) && existsSync(`${db}-wal`), `its database and its log\n${describeRun(run)}`);
+        const scan = guardian(run.sb, ['scan', '--json']);
+        const out = JSON.parse(scan.stdout) as { files: string[]; findings: { signal: string; action: string; message: string; file: string; session: string }[] };
+        const loop = out.findings.find((f) => f.action === 'halt' && /Missing script/.test(f.message));
+        assert.ok(loop, `${JSON.stringify(out.findings.map((f) => [f.signal, f.action, f.message.slice(0, 100)]))}\nfiles: ${out.files.join(', ')}\n${scan.stderr}`);
+        assert.equal(loop.file, db);
+        assert.match(loop.session, /^ses_/);
+        assert.ok(!out.findings.some((f) => /grep nothing-here/.test(f.message)), 'the search that found nothing is no loop');
+        const replay = guardian(run.sb, ['replay', db]);
+        assert.equal(replay.code, 1, `${replay.stdout}${replay.stderr}`);
+        assert.match(replay.stdout, new RegExp(`\\(${id}\\), 0 line\\(s\\) skipped`));
+        // What a person saves with `<agent> export <session>`: read too (`--format kilo` for Kilo's: an export does not say which of the two wrote it).
+        const exported = spawnSync(ensureAgent(agent.pkg), ['export', loop.session], { cwd: run.sb.ws, env: { ...run.sb.env, PWD: run.sb.ws }, encoding: 'utf8', timeout: 60_000 });
+        assert.equal(exported.status, 0, exported.stderr);
+        writeFileSync(path.join(run.sb.dir, 'export.json'), exported.stdout);
+        const fromExport = guardian(run.sb, ['replay', ...(id === 'kilo' ? ['--format', 'kilo'] : []), path.join(run.sb.dir, 'export.json')]);
+        assert.equal(fromExport.code, 1, `${fromExport.stdout}${fromExport.stderr}`);
+        assert.match(fromExport.stdout, /HALT .*Missing script|Missing script/s);
+      } finally {
+        if (process.env.LOOP_GUARDIAN_KEEP_LIVE !== '1') run.sb.cleanup();
+      }
+    });
+  });
+}
 
 describe('live: the same prompt re-sent, where the agent has a prompt hook', function () {
   this.timeout(240_000);

@@ -20,5 +20,5 @@ export const kilo: Agent = {
   transcript: kiloTranscript,
   otherTranscripts: [kiloSessions],
   discovery: kiloDiscovery,
-  database: openCodeDatabase('kilo', 'kilo.db', kiloSessions),
+  database: openCodeDatabase('kilo', 'kilo.db', 'KILO_DB', kiloSessions),
 };

@@ -5,7 +5,8 @@ import { isObject, type DocumentAdapter } from '../transcript';
 /*
  * Where opencode keeps its sessions, and Kilo CLI 7.x (its fork) too: an SQLite database in the
  * data folder, `$XDG_DATA_HOME/opencode/opencode.db` (`~/.local/share/opencode/opencode.db`; Kilo:
- * `…/kilo/kilo.db`), in WAL mode. Its tables (opencode `packages/opencode/src/session/session.sql.ts`;
+ * `…/kilo/kilo.db`), in WAL mode (opencode `packages/opencode/src/storage/db.ts`: `journal_mode = WAL`).
+ * Before 1.2 opencode kept JSON files under `storage/` (not read). Its tables (opencode `packages/opencode/src/session/session.sql.ts`;
  * the same columns in the databases opencode 1.18.33 and Kilo 7.7.7 wrote here):
  * - `session (id, project_id, parent_id, directory, title, time_created, time_updated, …)`: the
  *   folder the session works in is `directory`; a subagent's session has its `parent_id`;
@@ -25,13 +26,18 @@ function data(row: SessionRow, what: string, ids: Record<string, unknown>): unkn
   return isObject(parsed.value) ? { ...parsed.value, ...ids } : `${what} ${str(row.id)}: its data is not a JSON object`;
 }
 
-/** The database of one agent of opencode's family: its folder and file, read with `adapter`. */
-export function openCodeDatabase(folder: string, file: string, adapter: DocumentAdapter): SessionDatabase {
+/**
+ * The database of one agent of opencode's family: its folder and file, and the variable that
+ * names another (`OPENCODE_DB`; Kilo 7.7.9's `KILO_DB`: an absolute path, or a name in the data
+ * folder; `:memory:` keeps nothing to read), read with `adapter`.
+ */
+export function openCodeDatabase(folder: string, file: string, fileEnv: string, adapter: DocumentAdapter): SessionDatabase {
   return {
     homeEnv: 'XDG_DATA_HOME',
     defaultHome: '~/.local/share',
     folder,
     file,
+    fileEnv,
     adapter,
     sessionsSql: 'SELECT id, directory, title, parent_id, time_updated FROM session WHERE time_updated >= ? ORDER BY time_created, id',
     messagesSql: 'SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id',

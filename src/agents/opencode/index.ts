@@ -14,5 +14,5 @@ export const openCode: Agent = {
   label: 'opencode',
   eventAgent: OPENCODE,
   transcript,
-  database: openCodeDatabase('opencode', 'opencode.db', transcript),
+  database: openCodeDatabase('opencode', 'opencode.db', 'OPENCODE_DB', transcript),
 };

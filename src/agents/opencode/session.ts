@@ -137,10 +137,11 @@ export function openCodeSession(agent: string): DocumentAdapter {
   return {
     layout: 'document',
     agent,
-    // An export (no `agent`: opencode's unless told otherwise) or the database's sessions, which name their agent.
+    // An export (no `agent`: opencode's, as `--format auto` asks opencode first, or Kilo's named
+    // with `--format kilo`) or the database's sessions, which name their agent.
     sniff: (doc) =>
       isObject(doc) &&
-      (doc.agent === undefined ? agent === OPENCODE : doc.agent === agent) &&
+      (doc.agent === undefined || doc.agent === agent) &&
       Array.isArray(doc.messages) &&
       doc.messages.every((m) => typeof m === 'string' || isMessage(m)) &&
       (doc.messages.some(isMessage) || (isObject(doc.info) && typeof doc.info.directory === 'string')),

@@ -193,7 +193,7 @@ describe('workspace files', () => {
       assert.equal(loaded.config.agents.claude?.enabled, true);
       assert.equal(loaded.config.agents.maxAgeDays, 2);
       assert.deepEqual(loaded.problems.map((p) => p.path), ['agents.claud', 'agents.swe-agent']);
-      assert.match(loaded.problems[0]?.message ?? '', /unknown agent, ignored \(.*claude, codex, gemini, copilot, copilot-cli, cursor, qwen, cline, roo, kilo\)/);
+      assert.match(loaded.problems[0]?.message ?? '', /unknown agent, ignored \(.*claude, codex, gemini, copilot, copilot-cli, cursor, qwen, cline, roo, kilo, opencode\)/);
       assert.equal(loaded.config.agents.claud, undefined);
     });
   });
