@@ -1,3 +1,5 @@
+import type { GuardianEvent } from '../core/events';
+import type { TelemetryRecord } from './otlpLogs';
 import type { HookProtocol } from './hook';
 import type { Adapter, DocumentAdapter, JsonlAdapter } from './transcript';
 
@@ -29,6 +31,8 @@ export interface Agent {
    * `agents.<id>.home` moves only the first, `discovery`.
    */
   readonly otherDiscovery?: readonly TranscriptDiscovery[];
+  /** Its OpenTelemetry log events (OTLP), as the guardian's events: `loop-guardian otlp` reads them. */
+  readonly telemetry?: TelemetryMapping;
   /** Its sessions kept in an SQLite database, and how they are read from it. */
   readonly database?: SessionDatabase;
   /** Its hook contract, and how its hook is registered. */
@@ -66,6 +70,18 @@ export interface FolderTranscript {
   readonly subfolder?: string;
   /** The index of the record a file holds, or undefined when the file is none of them. */
   index(name: string): number | undefined;
+}
+
+/** How an agent's OpenTelemetry log records become the guardian's events. */
+export interface TelemetryMapping {
+  /** Whether a record is this agent's (by its resource's `service.name`). */
+  owns(record: TelemetryRecord): boolean;
+  /** The session a record belongs to; undefined when it names none (it is not read). */
+  session(record: TelemetryRecord): string | undefined;
+  /** The order of a record in its session, when the agent numbers them (a batch may hold them out of order). */
+  sequence?(record: TelemetryRecord): number | undefined;
+  /** The events one record becomes (none for those the signals do not read). */
+  events(record: TelemetryRecord, session: string): GuardianEvent[];
 }
 
 /** A row of a query, column by column. */

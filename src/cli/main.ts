@@ -29,7 +29,7 @@ const text = { type: 'string' } as const;
  */
 const PROJECT_COMMANDS = new Set(['record', 'break', 'escalate', 'cleanup', 'stop', 'pause', 'clear', 'init', 'scan', 'status']);
 /** The help's first commands, in the order a person meets them. */
-const FIRST = ['init', 'status', 'scan', 'replay', 'stop', 'pause', 'clear', 'hook'];
+const FIRST = ['init', 'status', 'scan', 'replay', 'otlp', 'stop', 'pause', 'clear', 'hook'];
 /** The commands of the seeds' orchestrators, listed after the others in the help. */
 const ORCHESTRATION = new Set(['check', 'record', 'analyze', 'break', 'escalate', 'cleanup']);
 const COMMANDS: Record<string, CommandSpec> = {
@@ -53,6 +53,11 @@ const COMMANDS: Record<string, CommandSpec> = {
     summary: 'Runs every detector over one log from its start; --jsonl writes each finding as a JSON line as it is raised (and keeps none). Exit 1 if a halt finding was raised.',
     options: { format: text, config: text, jsonl: { type: 'boolean' } },
     positionals: 1,
+  },
+  otlp: {
+    usage: 'otlp [--listen HOST:PORT] [--workspace DIR]',
+    summary: "An OTLP/HTTP logs receiver (default 127.0.0.1:4318, POST /v1/logs, JSON): agents' OpenTelemetry events (of the agents that export them) run through every signal; each finding a JSON line on stdout; with --workspace, the events written where the editor reads them. Runs until interrupted.",
+    options: { listen: text },
   },
   analyze: { usage: 'analyze TASK', summary: "A task's loop analysis (repeated errors, a stuck tier, a quality-gate loop), as JSON. Exit 1 when a loop pattern is found.", options: {}, positionals: 1 },
   break: { usage: 'break TASK [--reason TEXT]', summary: 'Circuit break: marks the task blocked, writes its summary, registers it.', options: { reason: text }, positionals: 1 },
@@ -157,6 +162,8 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
         return await (await import('./commands/scan')).scanCommand(ctx);
       case 'replay':
         return await (await import('./commands/replay')).replayCommand(ctx, arg, v);
+      case 'otlp':
+        return await (await import('./commands/otlp')).otlpCommand(ctx, v);
       case 'analyze':
         return await (await import('./commands/tasks')).analyzeCommand(ctx, arg);
       case 'break':
@@ -206,6 +213,7 @@ interface OptionValues {
   jsonl?: boolean;
   workspace?: string;
   command?: string;
+  listen?: string;
 }
 
 declare const __VERSION__: string | undefined;

@@ -128,7 +128,16 @@ export function shellIntent(line: string): string {
  * with a target (a path, a URL, a process, a query), that target, whichever tool acts on it (Edit,
  * MultiEdit and Write refused alike on one file are one thing tried three ways); otherwise its tool.
  */
+/**
+ * The argument a reader gives a call whose input its source does not carry (an agent's telemetry
+ * without its tool details), with the call's id: two such calls are never the same call, and their
+ * like failures are never one intent's (they warn; they cannot halt).
+ */
+export const UNEXPORTED_INPUT = '(input not exported)';
+
 export function intentOf(tool: string, args: unknown): string {
+  // A call whose source did not say what it was (its input not exported): its own intent.
+  if (args !== null && typeof args === 'object' && UNEXPORTED_INPUT in args) return `unknown\u0000${String((args as Record<string, unknown>)[UNEXPORTED_INPUT])}`;
   const command = shellCommandOf(args);
   if (command !== undefined) return `shell\u0000${shellIntent(command)}`;
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return `tool\u0000${tool}`;

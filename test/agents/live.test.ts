@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { DRIVERS, kiloCli, openCode, qwen, type LiveAgent } from './drivers';
 import { ensureAgent } from './install';
 import { liveRun, turnsAfter, type LiveRun } from './live';
-import { guardian } from './sandbox';
+import { CLI, guardian, makeSandbox } from './sandbox';
 import type { Step, Turn } from './model';
 
 /*
@@ -295,6 +295,59 @@ for (const agent of [openCode, kiloCli]) {
     });
   });
 }
+
+describe('live: Claude Code\'s OpenTelemetry, read by `loop-guardian otlp` (no hook, no transcript read)', function () {
+  this.timeout(240_000);
+  it('its OTLP/HTTP JSON logs, sent to the receiver, show the loop as a finding on its stdout, with the real error; the events written into the workspace show it to scan (and the editor)', async () => {
+    const sb = makeSandbox('claude-otlp');
+    const receiver = spawn(process.execPath, [CLI, 'otlp', '--listen', '127.0.0.1:0', '--workspace', sb.ws], { cwd: sb.ws, env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    receiver.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const port = await new Promise<number>((resolve, reject) => {
+      receiver.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)\//.exec(err);
+        if (m) resolve(Number(m[1]));
+      });
+      receiver.once('exit', () => reject(new Error(`the receiver ended: ${err}`)));
+    });
+    const claude = DRIVERS.claude as LiveAgent;
+    try {
+      const run = await liveRun(claude, always(FAILING), {
+        sandbox: sb,
+        hook: false,
+        maxTurns: 4,
+        env: {
+          CLAUDE_CODE_ENABLE_TELEMETRY: '1',
+          OTEL_LOGS_EXPORTER: 'otlp',
+          OTEL_METRICS_EXPORTER: 'none',
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+          OTEL_LOGS_EXPORT_INTERVAL: '500',
+          OTEL_LOG_TOOL_DETAILS: '1',
+        },
+      });
+      assert.equal(npmRuns(run), 4, describeRun(run));
+      // Claude Code sends what is left when it exits; the receiver has taken it by the time it answered.
+      const deadline = Date.now() + 15_000;
+      while (!/"action":"halt"/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+      const findings = out.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { signal: string; action: string; agent: string; session: string; recommendation: string; evidence: { file: string }[] });
+      const halt = findings.find((f) => f.action === 'halt');
+      assert.ok(halt, `stdout: ${out}\nstderr: ${err}\n${describeRun(run)}`);
+      assert.equal(halt.agent, 'claude-code');
+      assert.match(halt.evidence[0]?.file ?? '', /^otlp:claude-code/);
+      const scan = guardian(sb, ['scan']);
+      assert.equal(scan.code, 1, `${scan.stdout}${scan.stderr}`);
+      // What Claude Code exports of a failed shell command: "Shell command failed" (not its output).
+      assert.match(scan.stdout, /HALT .*\n.*Retry loop on Bash: npm run build-missing: failed \d times with the same error: Shell command failed/);
+      assert.match(scan.stdout, /\.tmp\/otlp\/logs\/otlp-claude-code-/);
+    } finally {
+      receiver.kill('SIGTERM');
+      if (process.env.LOOP_GUARDIAN_KEEP_LIVE !== '1') sb.cleanup();
+    }
+  });
+});
 
 describe('live: the same prompt re-sent, where the agent has a prompt hook', function () {
   this.timeout(240_000);

@@ -1,6 +1,7 @@
 import type { Agent } from '../agent';
 import { claudeDiscovery } from './discovery';
 import { claudeHook } from './hook';
+import { claudeTelemetry } from './telemetry';
 import { claudeTranscript } from './transcript';
 
 export const claude: Agent = {
@@ -10,4 +11,5 @@ export const claude: Agent = {
   transcript: claudeTranscript,
   discovery: claudeDiscovery,
   hook: claudeHook,
+  telemetry: claudeTelemetry,
 };

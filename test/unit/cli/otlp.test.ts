@@ -1,0 +1,123 @@
+import * as assert from 'node:assert/strict';
+import * as http from 'node:http';
+import * as zlib from 'node:zlib';
+import { defaultConfig } from '../../../src/core/config';
+import type { Finding } from '../../../src/core/finding';
+import { decodeLogsJson } from '../../../src/agents/otlpLogs';
+import { OtlpReceiver } from '../../../src/watch/otlpReceiver';
+import { parseListen } from '../../../src/cli/commands/otlp';
+
+/*
+ * The OTLP/HTTP logs receiver, on loopback: Claude Code's records (their shape as Claude Code
+ * 2.1.328 sent them to it in the live suite) become findings; every malformed request is answered
+ * with the specification's error and none stops it.
+ */
+
+const kv = (key: string, value: string | number | boolean) => ({ key, value: typeof value === 'string' ? { stringValue: value } : typeof value === 'number' ? { intValue: String(value) } : { boolValue: value } });
+
+function claudeRecord(seq: number, attrs: Record<string, string | number | boolean>) {
+  return { timeUnixNano: `${Date.UTC(2026, 10, 26, 4, 0, seq)}000000`, body: { stringValue: `claude_code.${String(attrs['event.name'])}` }, attributes: Object.entries({ 'session.id': 's-1', 'event.sequence': seq, ...attrs }).map(([k, v]) => kv(k, v)) };
+}
+
+function request(records: unknown[], service = 'claude-code') {
+  return { resourceLogs: [{ resource: { attributes: [kv('service.name', service), kv('host.name', 'ci-7')] }, scopeLogs: [{ scope: { name: 'com.anthropic.claude_code.events' }, logRecords: records }] }] };
+}
+
+const failing = (seq: number) => claudeRecord(seq, { 'event.name': 'tool_result', tool_name: 'Bash', tool_use_id: `toolu_${seq}`, success: 'false', error: 'Shell command failed', tool_input: JSON.stringify({ command: 'npm run build-missing', description: 'Run it' }) });
+
+async function withReceiver(fn: (post: (body: Buffer | string, headers?: Record<string, string>, path?: string, method?: string) => Promise<{ status: number; body: string }>, findings: Finding[], receiver: OtlpReceiver) => Promise<void>, maxBodyBytes?: number): Promise<void> {
+  const findings: Finding[] = [];
+  const receiver = new OtlpReceiver({ config: defaultConfig(), onFinding: (f) => findings.push(f), ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}) });
+  const { port } = await receiver.listen('127.0.0.1', 0);
+  const post = (body: Buffer | string, headers: Record<string, string> = { 'Content-Type': 'application/json' }, path = '/v1/logs', method = 'POST') =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  try {
+    await fn(post, findings, receiver);
+  } finally {
+    await receiver.close();
+  }
+}
+
+describe('loop-guardian otlp: the OTLP/HTTP logs receiver', () => {
+  it('Claude Code\'s tool_result records of one failing command, three times: a halt, its evidence at the receiver\'s origin; gzip taken', async () => {
+    await withReceiver(async (post, findings) => {
+      const first = await post(JSON.stringify(request([claudeRecord(1, { 'event.name': 'user_prompt', prompt_length: 20 }), failing(2)])));
+      assert.deepEqual([first.status, JSON.parse(first.body)], [200, {}]);
+      // Out of order within a batch: put back in order by event.sequence.
+      const second = await post(zlib.gzipSync(JSON.stringify(request([failing(4), failing(3)]))), { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' });
+      assert.equal(second.status, 200, second.body);
+      const halt = findings.find((f) => f.action === 'halt');
+      assert.ok(halt, JSON.stringify(findings.map((f) => [f.signal, f.action])));
+      assert.equal(halt.session, 's-1');
+      assert.equal(halt.evidence[0]?.file, 'otlp:claude-code@ci-7');
+      assert.deepEqual(halt.evidence.map((e) => e.line), [2, 3, 4]);
+    });
+  });
+
+  it('successes are no outcome (Claude Code exports no output) and calls without their input are each their own: four of them are no loop', async () => {
+    await withReceiver(async (post, findings) => {
+      const ok = (seq: number) => claudeRecord(seq, { 'event.name': 'tool_result', tool_name: 'Read', tool_use_id: `toolu_${seq}`, success: 'true', tool_input: JSON.stringify({ file_path: '/w/a.ts' }) });
+      const blind = (seq: number) => claudeRecord(seq, { 'event.name': 'tool_result', tool_name: 'Bash', tool_use_id: `toolu_${seq}`, success: 'false', error: 'Shell command failed' });
+      assert.equal((await post(JSON.stringify(request([ok(1), ok(2), ok(3), ok(4), blind(5), blind(6), blind(7)])))).status, 200);
+      assert.deepEqual(findings.filter((f) => f.action === 'halt').map((f) => f.signal), []);
+    });
+  });
+
+  it('malformed input: each request answered with the specification\'s error, none stops the receiver, a good one still works after', async () => {
+    await withReceiver(async (post, findings, receiver) => {
+      const cases: [string, Promise<{ status: number; body: string }>, number, RegExp][] = [
+        ['not JSON', post('{"resourceLogs": [', undefined), 400, /not JSON/],
+        ['not an object', post('[1,2,3]'), 400, /not a logs export request/],
+        ['resourceLogs not a list', post('{"resourceLogs": 7}'), 400, /resourceLogs is not a list/],
+        ['not gzip', post('plain', { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }), 400, /not gzip/],
+        ['protobuf', post(Buffer.from([0x0a, 0x00]), { 'Content-Type': 'application/x-protobuf' }), 415, /protobuf encoding is not read yet/],
+        ['text/plain', post('x', { 'Content-Type': 'text/plain' }), 415, /text\/plain: not read/],
+        ['brotli', post('x', { 'Content-Type': 'application/json', 'Content-Encoding': 'br' }), 415, /content encoding br/],
+        ['another path', post('{}', undefined, '/v1/traces'), 404, /not found/],
+        ['GET', post('', {}, '/v1/logs', 'GET'), 405, /only POST/],
+        ['too large', post('x'.repeat(5000)), 413, /more than the 4096 bytes/],
+        ['a gzip bomb', post(zlib.gzipSync(Buffer.alloc(1_000_000, 32)), { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }), 413, /inflated, more than/],
+      ];
+      for (const [what, pending, code, message] of cases) {
+        const r = await pending;
+        assert.equal(r.status, code, `${what}: ${r.status} ${r.body}`);
+        const status = JSON.parse(r.body) as { code: number; message: string };
+        assert.match(status.message, message, what);
+        assert.equal(typeof status.code, 'number', what);
+      }
+      // Records that are not records: rejected and counted, the rest taken (partial success).
+      const partial = await post(JSON.stringify(request([7, { attributes: 'nope' }, failing(1)])));
+      assert.equal(partial.status, 200);
+      assert.deepEqual(JSON.parse(partial.body), { partialSuccess: { rejectedLogRecords: '2', errorMessage: 'a log record is not an object' } });
+      // Unknown agents and unknown events: accepted, passed over.
+      assert.equal((await post(JSON.stringify(request([claudeRecord(2, { 'event.name': 'api_request' })], 'some-other-service')))).status, 200);
+      assert.equal((await post(JSON.stringify(request([failing(2), failing(3)])))).status, 200);
+      assert.ok(findings.some((f) => f.action === 'halt'), 'still reading after all that');
+      assert.equal(receiver.stats.refused, cases.length);
+    }, 4096);
+  });
+
+  it('decodes the JSON encoding\'s values: ints as strings, nested lists and maps, depth bounded; --listen parsed', () => {
+    const deep = (n: number): unknown => (n === 0 ? { stringValue: 'x' } : { arrayValue: { values: [deep(n - 1)] } });
+    const d = decodeLogsJson({ resourceLogs: [{ resource: { attributes: [kv('service.name', 'x')] }, scopeLogs: [{ logRecords: [{ timeUnixNano: '1795665600123456789', attributes: [kv('n', 42), { key: 'm', value: { kvlistValue: { values: [kv('a', true)] } } }, { key: 'd', value: deep(20) }, { key: 'bad' }] }] }] }] });
+    assert.equal(d.records.length, 1);
+    const r = d.records[0]!;
+    assert.equal(r.timeMs, 1795665600123);
+    assert.equal(r.attributes.n, 42);
+    assert.deepEqual(r.attributes.m, { a: true });
+    assert.match(JSON.stringify(r.attributes.d), /"…"/);
+    assert.equal('bad' in r.attributes, false);
+    assert.deepEqual(parseListen('0.0.0.0:4318'), { host: '0.0.0.0', port: 4318 });
+    assert.deepEqual(parseListen('[::1]:9000'), { host: '::1', port: 9000 });
+    assert.deepEqual(parseListen('4319'), { host: '127.0.0.1', port: 4319 });
+    assert.throws(() => parseListen('localhost'), /HOST:PORT/);
+  });
+});
