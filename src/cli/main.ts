@@ -56,7 +56,7 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
   otlp: {
     usage: 'otlp [--listen HOST:PORT] [--workspace DIR]',
-    summary: "An OTLP/HTTP logs receiver (default 127.0.0.1:4318, POST /v1/logs, JSON): agents' OpenTelemetry events (of the agents that export them) run through every signal; each finding a JSON line on stdout; with --workspace, the events written where the editor reads them. Runs until interrupted.",
+    summary: "An OTLP/HTTP logs receiver (default 127.0.0.1:4318, POST /v1/logs, JSON or protobuf): agents' OpenTelemetry events (of the agents that export them) run through every signal; each finding a JSON line on stdout; with --workspace, the events written where the editor reads them. Runs until interrupted.",
     options: { listen: text },
   },
   analyze: { usage: 'analyze TASK', summary: "A task's loop analysis (repeated errors, a stuck tier, a quality-gate loop), as JSON. Exit 1 when a loop pattern is found.", options: {}, positionals: 1 },

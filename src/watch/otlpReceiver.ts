@@ -8,6 +8,7 @@ import { Engine } from '../core/engine';
 import type { GuardianEvent, LocatedEvent } from '../core/events';
 import type { Finding } from '../core/finding';
 import { decodeLogsJson, NotAnExportRequest, type TelemetryRecord } from '../agents/otlpLogs';
+import { decodeLogsProtobuf, encodeAnswer } from './otlpProtobuf';
 
 /*
  * An OTLP/HTTP logs receiver (the OTLP specification, "OTLP/HTTP": `POST /v1/logs`, a request
@@ -20,8 +21,8 @@ import { decodeLogsJson, NotAnExportRequest, type TelemetryRecord } from '../age
  * - 400 with a `google.rpc.Status` (`{"code": 3, "message": …}`, INVALID_ARGUMENT) for a body that
  *   is not an export request (not JSON, not gzip, not an object); not retryable;
  * - 413 for a body over the limit (default 20 MiB, the specification's suggestion), 415 for a
- *   media type or encoding it does not read (the binary protobuf encoding: not yet, said in the
- *   message), 404 for another path, 405 for another method.
+ *   media type or encoding it does not read, 404 for another path, 405 for another method;
+ * each in the request's encoding (JSON, or protobuf: ./otlpProtobuf.ts).
  * Nothing a client sends stops it: every request is answered, and a failure inside is a 500.
  * Memory is bounded: the engine keeps a bounded number of sessions (the oldest goes), a request
  * is read up to the limit, and inflated up to it.
@@ -114,8 +115,10 @@ export class OtlpReceiver {
       answer = status(500, 13, `internal error: ${(err as Error).message}`);
     }
     if (answer.status >= 400) this.stats.refused++;
-    const body = JSON.stringify(answer.body);
-    if (!res.headersSent) res.writeHead(answer.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...(answer.status === 413 || answer.status >= 500 ? { Connection: 'close' } : {}) });
+    // Answered in the request's encoding (the specification: the response's Content-Type is the request's).
+    const protobuf = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() === 'application/x-protobuf';
+    const body = protobuf ? Buffer.from(encodeAnswer(answer.body, answer.status >= 400)) : Buffer.from(JSON.stringify(answer.body));
+    if (!res.headersSent) res.writeHead(answer.status, { 'Content-Type': protobuf ? 'application/x-protobuf' : 'application/json', 'Content-Length': body.byteLength, ...(answer.status === 413 || answer.status >= 500 ? { Connection: 'close' } : {}) });
     res.end(body);
     // What was not read of a refused body is dropped, not left to stall the connection.
     if (!req.complete) req.resume();
@@ -126,26 +129,26 @@ export class OtlpReceiver {
     if (url !== '/v1/logs') return status(404, 5, `${url}: not found (this receiver takes logs: POST /v1/logs)`);
     if (req.method !== 'POST') return status(405, 12, `${req.method ?? '?'}: only POST is accepted`);
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type === 'application/x-protobuf') return status(415, 3, 'the binary protobuf encoding is not read yet: export with http/json (OTEL_EXPORTER_OTLP_PROTOCOL=http/json)');
-    if (type !== 'application/json') return status(415, 3, `${type || 'no content type'}: not read (application/json)`);
+    const protobuf = type === 'application/x-protobuf';
+    if (!protobuf && type !== 'application/json') return status(415, 3, `${type || 'no content type'}: not read (application/json or application/x-protobuf)`);
     const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
     if (encoding !== 'identity' && encoding !== 'gzip') return status(415, 3, `content encoding ${encoding}: not read (gzip or none)`);
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > this.maxBody) return status(413, 8, `${declared} bytes: more than the ${this.maxBody} bytes a request may have`);
     const raw = await readBody(req, this.maxBody);
     if (raw === undefined) return status(413, 8, `more than the ${this.maxBody} bytes a request may have`);
-    let text: string;
+    let body: Buffer;
     try {
-      text = (encoding === 'gzip' ? zlib.gunzipSync(raw, { maxOutputLength: this.maxBody }) : raw).toString('utf8');
+      body = encoding === 'gzip' ? zlib.gunzipSync(raw, { maxOutputLength: this.maxBody }) : raw;
     } catch (err) {
       const tooLarge = (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || /maxOutputLength|buffer/i.test((err as Error).message);
       return tooLarge ? status(413, 8, `inflated, more than the ${this.maxBody} bytes a request may have`) : status(400, 3, `not gzip: ${(err as Error).message}`);
     }
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = protobuf ? decodeLogsProtobuf(body) : JSON.parse(body.toString('utf8'));
     } catch (err) {
-      return status(400, 3, `not JSON: ${(err as Error).message}`);
+      return status(400, 3, `${protobuf ? 'not an export request in protobuf' : 'not JSON'}: ${(err as Error).message}`);
     }
     let decoded;
     try {

@@ -298,7 +298,8 @@ for (const agent of [openCode, kiloCli]) {
 
 describe('live: Claude Code\'s OpenTelemetry, read by `loop-guardian otlp` (no hook, no transcript read)', function () {
   this.timeout(240_000);
-  it('its OTLP/HTTP JSON logs, sent to the receiver, show the loop as a finding on its stdout, with the real error; the events written into the workspace show it to scan (and the editor)', async () => {
+  for (const protocol of ['http/json', 'http/protobuf']) {
+  it(`its OTLP/HTTP logs (${protocol}), sent to the receiver, show the loop as a finding on its stdout, with the real error; the events written into the workspace show it to scan (and the editor)`, async () => {
     const sb = makeSandbox('claude-otlp');
     const receiver = spawn(process.execPath, [CLI, 'otlp', '--listen', '127.0.0.1:0', '--workspace', sb.ws], { cwd: sb.ws, env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -322,7 +323,7 @@ describe('live: Claude Code\'s OpenTelemetry, read by `loop-guardian otlp` (no h
           CLAUDE_CODE_ENABLE_TELEMETRY: '1',
           OTEL_LOGS_EXPORTER: 'otlp',
           OTEL_METRICS_EXPORTER: 'none',
-          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+          OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
           OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
           OTEL_LOGS_EXPORT_INTERVAL: '500',
           OTEL_LOG_TOOL_DETAILS: '1',
@@ -347,6 +348,7 @@ describe('live: Claude Code\'s OpenTelemetry, read by `loop-guardian otlp` (no h
       if (process.env.LOOP_GUARDIAN_KEEP_LIVE !== '1') sb.cleanup();
     }
   });
+  }
 });
 
 describe('live: the same prompt re-sent, where the agent has a prompt hook', function () {

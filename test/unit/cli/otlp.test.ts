@@ -5,6 +5,7 @@ import { defaultConfig } from '../../../src/core/config';
 import type { Finding } from '../../../src/core/finding';
 import { decodeLogsJson } from '../../../src/agents/otlpLogs';
 import { OtlpReceiver } from '../../../src/watch/otlpReceiver';
+import { encodeLogsProtobuf } from '../../../src/watch/otlpProtobuf';
 import { parseListen } from '../../../src/cli/commands/otlp';
 
 /*
@@ -62,6 +63,17 @@ describe('loop-guardian otlp: the OTLP/HTTP logs receiver', () => {
     });
   });
 
+  it('the binary protobuf encoding: the same records, the same halt; the answer in protobuf (an empty response)', async () => {
+    await withReceiver(async (post, findings) => {
+      const bytes = encodeLogsProtobuf(request([failing(1), failing(2), failing(3)]));
+      const r = await post(zlib.gzipSync(bytes), { 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'gzip' });
+      assert.deepEqual([r.status, r.body], [200, '']);
+      const halt = findings.find((f) => f.action === 'halt');
+      assert.ok(halt, JSON.stringify(findings.map((f) => [f.signal, f.action])));
+      assert.equal(halt.evidence[0]?.file, 'otlp:claude-code@ci-7');
+    });
+  });
+
   it('successes are no outcome (Claude Code exports no output) and calls without their input are each their own: four of them are no loop', async () => {
     await withReceiver(async (post, findings) => {
       const ok = (seq: number) => claudeRecord(seq, { 'event.name': 'tool_result', tool_name: 'Read', tool_use_id: `toolu_${seq}`, success: 'true', tool_input: JSON.stringify({ file_path: '/w/a.ts' }) });
@@ -78,7 +90,6 @@ describe('loop-guardian otlp: the OTLP/HTTP logs receiver', () => {
         ['not an object', post('[1,2,3]'), 400, /not a logs export request/],
         ['resourceLogs not a list', post('{"resourceLogs": 7}'), 400, /resourceLogs is not a list/],
         ['not gzip', post('plain', { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }), 400, /not gzip/],
-        ['protobuf', post(Buffer.from([0x0a, 0x00]), { 'Content-Type': 'application/x-protobuf' }), 415, /protobuf encoding is not read yet/],
         ['text/plain', post('x', { 'Content-Type': 'text/plain' }), 415, /text\/plain: not read/],
         ['brotli', post('x', { 'Content-Type': 'application/json', 'Content-Encoding': 'br' }), 415, /content encoding br/],
         ['another path', post('{}', undefined, '/v1/traces'), 404, /not found/],
@@ -86,6 +97,10 @@ describe('loop-guardian otlp: the OTLP/HTTP logs receiver', () => {
         ['too large', post('x'.repeat(5000)), 413, /more than the 4096 bytes/],
         ['a gzip bomb', post(zlib.gzipSync(Buffer.alloc(1_000_000, 32)), { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }), 413, /inflated, more than/],
       ];
+      // Not protobuf: a google.rpc.Status in protobuf back.
+      const badProto = await post(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]), { 'Content-Type': 'application/x-protobuf' });
+      assert.equal(badProto.status, 400);
+      assert.match(badProto.body, /not an export request in protobuf/);
       for (const [what, pending, code, message] of cases) {
         const r = await pending;
         assert.equal(r.status, code, `${what}: ${r.status} ${r.body}`);
@@ -101,7 +116,7 @@ describe('loop-guardian otlp: the OTLP/HTTP logs receiver', () => {
       assert.equal((await post(JSON.stringify(request([claudeRecord(2, { 'event.name': 'api_request' })], 'some-other-service')))).status, 200);
       assert.equal((await post(JSON.stringify(request([failing(2), failing(3)])))).status, 200);
       assert.ok(findings.some((f) => f.action === 'halt'), 'still reading after all that');
-      assert.equal(receiver.stats.refused, cases.length);
+      assert.equal(receiver.stats.refused, cases.length + 1);
     }, 4096);
   });
 
