@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { HOOK_AGENTS } from '../agents';
+import { AGENTS, HOOK_AGENTS } from '../agents';
 import { InvalidTaskIdError, WorkspaceEscapeError } from '../state/workspace';
 import { commandContext } from './context';
 import { EXIT, nearest, UsageError, type Io } from './io';
@@ -56,7 +56,9 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
   otlp: {
     usage: 'otlp [--listen HOST:PORT] [--workspace DIR]',
-    summary: "An OTLP/HTTP logs receiver (default 127.0.0.1:4318, POST /v1/logs, JSON or protobuf): agents' OpenTelemetry events (of the agents that export them) run through every signal; each finding a JSON line on stdout; with --workspace, the events written where the editor reads them. Runs until interrupted.",
+    summary: `An OTLP/HTTP logs receiver (default 127.0.0.1:4318, POST /v1/logs, JSON or protobuf): agents' OpenTelemetry events (${AGENTS.filter((a) => a.telemetry !== undefined)
+      .map((a) => a.label)
+      .join(', ')}) run through every signal; each finding a JSON line on stdout; with --workspace, the events written where the editor reads them. Runs until interrupted.`,
     options: { listen: text },
   },
   analyze: { usage: 'analyze TASK', summary: "A task's loop analysis (repeated errors, a stuck tier, a quality-gate loop), as JSON. Exit 1 when a loop pattern is found.", options: {}, positionals: 1 },

@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { DRIVERS, kiloCli, openCode, qwen, type LiveAgent } from './drivers';
 import { ensureAgent } from './install';
-import { liveRun, turnsAfter, type LiveRun } from './live';
-import { CLI, guardian, makeSandbox } from './sandbox';
+import { liveRun, turnsAfter, type LiveOptions, type LiveRun } from './live';
+import { CLI, guardian, makeSandbox, type Sandbox } from './sandbox';
 import type { Step, Turn } from './model';
 
 /*
@@ -296,58 +296,73 @@ for (const agent of [openCode, kiloCli]) {
   });
 }
 
-describe('live: Claude Code\'s OpenTelemetry, read by `loop-guardian otlp` (no hook, no transcript read)', function () {
+/** How each agent is pointed at an OTLP/HTTP receiver: its own settings (../shared/docs/live-agents.md; the research notes in src/agents/<agent>/telemetry.ts). */
+const TELEMETRY: { id: string; protocol: string; service: string; setup: (url: string) => Pick<LiveOptions, 'env' | 'before'> }[] = [
+  ...['http/json', 'http/protobuf'].map((protocol) => ({
+    id: 'claude',
+    protocol,
+    service: 'claude-code',
+    setup: (url: string) => ({ env: { CLAUDE_CODE_ENABLE_TELEMETRY: '1', OTEL_LOGS_EXPORTER: 'otlp', OTEL_METRICS_EXPORTER: 'none', OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_LOGS_EXPORT_INTERVAL: '500', OTEL_LOG_TOOL_DETAILS: '1' } }),
+  })),
+  ...['json', 'binary'].map((protocol) => ({
+    id: 'codex',
+    protocol,
+    service: 'codex_exec',
+    setup: (url: string) => ({ before: (sb: Sandbox) => appendFileSync(path.join(sb.home, '.codex', 'config.toml'), `\n[otel]\nlog_user_prompt = true\nexporter = { otlp-http = { endpoint = "${url}/v1/logs", protocol = "${protocol}" } }\n`) }),
+  })),
+  {
+    id: 'gemini',
+    protocol: 'http (JSON)',
+    service: 'gemini-cli',
+    setup: (url: string) => ({
+      before: (sb: Sandbox) => {
+        const file = path.join(sb.home, '.gemini', 'settings.json');
+        const settings = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+        writeFileSync(file, JSON.stringify({ ...settings, telemetry: { enabled: true, target: 'local', otlpEndpoint: url, otlpProtocol: 'http', logPrompts: true } }));
+      },
+    }),
+  },
+];
+
+describe('live: the agents\' OpenTelemetry, read by `loop-guardian otlp` (no hook, no transcript read)', function () {
   this.timeout(240_000);
-  for (const protocol of ['http/json', 'http/protobuf']) {
-  it(`its OTLP/HTTP logs (${protocol}), sent to the receiver, show the loop as a finding on its stdout, with the real error; the events written into the workspace show it to scan (and the editor)`, async () => {
-    const sb = makeSandbox('claude-otlp');
-    const receiver = spawn(process.execPath, [CLI, 'otlp', '--listen', '127.0.0.1:0', '--workspace', sb.ws], { cwd: sb.ws, env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    receiver.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    const port = await new Promise<number>((resolve, reject) => {
-      receiver.stderr.on('data', (d: Buffer) => {
-        err += d.toString();
-        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)\//.exec(err);
-        if (m) resolve(Number(m[1]));
-      });
-      receiver.once('exit', () => reject(new Error(`the receiver ended: ${err}`)));
+  for (const t of TELEMETRY) {
+    const agent = DRIVERS[t.id] as LiveAgent;
+    it(`${agent.pkg.label} (${t.protocol}): its OTLP/HTTP logs show the loop as a finding on the receiver's stdout; the events written into the workspace show it to scan (and the editor)`, async () => {
+      const sb = makeSandbox(`${t.id}-otlp`);
+      const receiver = spawn(process.execPath, [CLI, 'otlp', '--listen', '127.0.0.1:0', '--workspace', sb.ws], { cwd: sb.ws, env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      receiver.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      try {
+        const port = await new Promise<number>((resolve, reject) => {
+          receiver.stderr.on('data', (d: Buffer) => {
+            err += d.toString();
+            const m = /listening on http:\/\/127\.0\.0\.1:(\d+)\//.exec(err);
+            if (m) resolve(Number(m[1]));
+          });
+          receiver.once('exit', () => reject(new Error(`the receiver ended: ${err}`)));
+        });
+        const run = await liveRun(agent, always(FAILING), { sandbox: sb, hook: false, maxTurns: 4, ...t.setup(`http://127.0.0.1:${port}`) });
+        assert.equal(npmRuns(run), 4, describeRun(run));
+        // The agents send what is left as they exit; give the receiver a moment to have read it.
+        const deadline = Date.now() + 20_000;
+        while (!/"action":"halt"/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+        const findings = out.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { action: string; agent: string; evidence: { file: string }[] });
+        const halt = findings.find((f) => f.action === 'halt');
+        assert.ok(halt, `stdout: ${out}\nstderr: ${err}\n${describeRun(run)}`);
+        assert.equal(halt.agent, agent.pkg.id === 'claude' ? 'claude-code' : agent.pkg.id === 'gemini' ? 'gemini-cli' : agent.pkg.id);
+        assert.match(halt.evidence[0]?.file ?? '', new RegExp(`^otlp:${t.service}`));
+        const scan = guardian(sb, ['scan']);
+        assert.equal(scan.code, 1, `${scan.stdout}${scan.stderr}`);
+        // What each exports of the failure: Claude Code "Shell command failed", Codex the command's output, Gemini CLI its exit code.
+        assert.match(scan.stdout, /HALT .*\n.*npm run build-missing: failed \d times with the same error: (Shell command failed|npm error Missing script|Exit Code: 1)/);
+        assert.match(scan.stdout, new RegExp(`\\.tmp/otlp/logs/otlp-${t.service}-`));
+      } finally {
+        receiver.kill('SIGTERM');
+        if (process.env.LOOP_GUARDIAN_KEEP_LIVE !== '1') sb.cleanup();
+      }
     });
-    const claude = DRIVERS.claude as LiveAgent;
-    try {
-      const run = await liveRun(claude, always(FAILING), {
-        sandbox: sb,
-        hook: false,
-        maxTurns: 4,
-        env: {
-          CLAUDE_CODE_ENABLE_TELEMETRY: '1',
-          OTEL_LOGS_EXPORTER: 'otlp',
-          OTEL_METRICS_EXPORTER: 'none',
-          OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
-          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
-          OTEL_LOGS_EXPORT_INTERVAL: '500',
-          OTEL_LOG_TOOL_DETAILS: '1',
-        },
-      });
-      assert.equal(npmRuns(run), 4, describeRun(run));
-      // Claude Code sends what is left when it exits; the receiver has taken it by the time it answered.
-      const deadline = Date.now() + 15_000;
-      while (!/"action":"halt"/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-      const findings = out.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { signal: string; action: string; agent: string; session: string; recommendation: string; evidence: { file: string }[] });
-      const halt = findings.find((f) => f.action === 'halt');
-      assert.ok(halt, `stdout: ${out}\nstderr: ${err}\n${describeRun(run)}`);
-      assert.equal(halt.agent, 'claude-code');
-      assert.match(halt.evidence[0]?.file ?? '', /^otlp:claude-code/);
-      const scan = guardian(sb, ['scan']);
-      assert.equal(scan.code, 1, `${scan.stdout}${scan.stderr}`);
-      // What Claude Code exports of a failed shell command: "Shell command failed" (not its output).
-      assert.match(scan.stdout, /HALT .*\n.*Retry loop on Bash: npm run build-missing: failed \d times with the same error: Shell command failed/);
-      assert.match(scan.stdout, /\.tmp\/otlp\/logs\/otlp-claude-code-/);
-    } finally {
-      receiver.kill('SIGTERM');
-      if (process.env.LOOP_GUARDIAN_KEEP_LIVE !== '1') sb.cleanup();
-    }
-  });
   }
 });
 

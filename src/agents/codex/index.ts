@@ -1,6 +1,7 @@
 import type { Agent } from '../agent';
 import { codexDiscovery } from './discovery';
 import { codexHook } from './hook';
+import { codexTelemetry } from './telemetry';
 import { codexHookTrust } from './trust';
 import { codexTranscript } from './transcript';
 
@@ -12,4 +13,5 @@ export const codex: Agent = {
   discovery: codexDiscovery,
   hook: codexHook,
   hookTrust: codexHookTrust,
+  telemetry: codexTelemetry,
 };

@@ -1,6 +1,7 @@
 import type { Agent } from '../agent';
 import { geminiDiscovery } from './discovery';
 import { geminiHook } from './hook';
+import { geminiTelemetry } from './telemetry';
 import { geminiHookTrust } from './trust';
 import { geminiSessionDocument, geminiTranscript } from './transcript';
 
@@ -13,4 +14,5 @@ export const gemini: Agent = {
   discovery: geminiDiscovery,
   hook: geminiHook,
   hookTrust: geminiHookTrust,
+  telemetry: geminiTelemetry,
 };
