@@ -41,15 +41,36 @@ const sqliteApart = {
   },
 };
 
+/**
+ * The OpenTelemetry SDK and its exporters, which publish loops (src/watch/incidentExport.ts):
+ * `require('./otel.js')`, a bundle of its own, loaded only when an OTLP endpoint is configured.
+ */
+const otelApart = {
+  name: 'otel-apart',
+  setup(build) {
+    build.onResolve({ filter: /\/watch\/incidentExport$/ }, (args) => (args.importer.endsWith('incidentExport.ts') ? undefined : { path: './otel.js', external: true }));
+  },
+};
+
+/** The OTLP receiver (`loop-guardian otlp`, with protobufjs): `require('./cli-otlp.js')`, loaded only by that command. */
+const otlpApart = {
+  name: 'otlp-apart',
+  setup(build) {
+    build.onResolve({ filter: /\/commands\/otlp$/ }, () => ({ path: './cli-otlp.js', external: true }));
+  },
+};
+
 // The hook's bundles are read on every tool call an agent makes: never with comments or blank
 // space, so that they are small and ASCII (read and compiled faster); names are kept.
 const hookBundle = { ...common, minifyWhitespace: true };
 
 const builds = [
-  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [sqliteApart] },
+  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [sqliteApart, otelApart] },
   // dist/cli.js only picks dist/cli-hook.js (the agents' hook: small, fast to start) or dist/cli-main.js.
   { ...hookBundle, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
-  { ...common, entryPoints: ['src/cli/run.ts'], outfile: 'dist/cli-main.js', plugins: [zodApart, sqliteApart] },
+  { ...common, entryPoints: ['src/cli/run.ts'], outfile: 'dist/cli-main.js', plugins: [zodApart, sqliteApart, otelApart, otlpApart] },
+  { ...common, entryPoints: ['src/cli/commands/otlp.ts'], outfile: 'dist/cli-otlp.js', plugins: [zodApart, sqliteApart, otelApart] },
+  { ...common, entryPoints: ['src/watch/incidentExport.ts'], outfile: 'dist/otel.js' },
   { ...common, entryPoints: ['sql.js'], outfile: 'dist/sqlite.js', sourcemap: false },
   { ...common, stdin: { contents: "export * from 'zod';", resolveDir: __dirname, loader: 'js' }, outfile: 'dist/cli-zod.js' },
   { ...hookBundle, entryPoints: ['src/cli/hookRun.ts'], outfile: 'dist/cli-hook.js' },

@@ -1,5 +1,7 @@
 import { formatSkipped } from '../../core/events';
-import { groupIncidents } from '../../core/incidents';
+import { groupIncidents, type Incident } from '../../core/incidents';
+import { exportConfigured, type Seen } from '../../watch/otelConfig';
+import { readTextIfExists } from '../../state/atomicFile';
 import { StopAllFile } from '../../state/stopAllFile';
 import { PATHS } from '../../state/workspace';
 import { WorkspaceMonitor } from '../../watch/workspaceMonitor';
@@ -23,6 +25,7 @@ export async function scanCommand(ctx: CommandContext): Promise<number> {
     raised.push(f);
   }
   const incidents = groupIncidents(raised);
+  await exportIncidents(ctx, incidents.filter((inc) => inc.findings.some((f) => activeEpisodes.has(f.episode))));
   const index = new Map(raised.map((f, i) => [f, i]));
   const io = ctx.io;
   const unread = monitor.unreadLogs();
@@ -57,3 +60,38 @@ export async function scanCommand(ctx: CommandContext): Promise<number> {
   }
   return active.some((f) => f.action === 'halt') ? EXIT.loop : EXIT.ok;
 }
+
+/** Where scan remembers what it sent (so that a loop still going on is not sent as new at every run). */
+const EXPORTED = `${PATHS.guardianDir}/exported-incidents.json`;
+
+/**
+ * With an OTLP endpoint configured (`OTEL_EXPORTER_OTLP_ENDPOINT` …), the incidents going on are
+ * sent as OpenTelemetry log records: those new since the last scan, those that grew, and those
+ * over since (src/watch/incidentExport.ts). A failure to send is said on stderr; it changes nothing else.
+ */
+async function exportIncidents(ctx: CommandContext, going: readonly Incident[]): Promise<void> {
+  if (!exportConfigured(process.env)) return;
+  const { IncidentExporter } = await import('../../watch/incidentExport');
+  let seen: Record<string, Seen> = {};
+  try {
+    const text = await readTextIfExists(ctx.ws.path(EXPORTED));
+    const parsed = text !== undefined ? (JSON.parse(text) as unknown) : undefined;
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) seen = parsed as Record<string, Seen>;
+  } catch {
+    // Unreadable: every incident going on is sent as new.
+  }
+  const exporter = new IncidentExporter({ source: 'cli', version: VERSION, workspace: ctx.ws.root, seen });
+  exporter.update(going);
+  await exporter.flush();
+  await exporter.shutdown();
+  const sent = exporter.sent;
+  ctx.io.err(`OpenTelemetry: ${sent.opened} loop(s) opened, ${sent.grew} grew, ${sent.ended} ended, sent\n`);
+  try {
+    await ctx.ws.writeAtomic(EXPORTED, `${JSON.stringify(exporter.seenState())}\n`);
+  } catch (err) {
+    ctx.io.err(`warning: ${EXPORTED}: not written (${(err as Error).message})\n`);
+  }
+}
+
+declare const __VERSION__: string | undefined;
+const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : 'dev';
