@@ -5,6 +5,7 @@ import { registerCommands } from './vscode/commands';
 import { FindingDiagnostics } from './vscode/diagnostics';
 import { FindingsTree } from './vscode/findingsTree';
 import { GuardianService } from './vscode/guardianService';
+import { IncidentPublisher } from './vscode/incidentPublisher';
 import { keepLauncherCurrent } from './vscode/launcher';
 import { FindingNotifier } from './vscode/notifier';
 import { ProtectionNotifier } from './vscode/protectionNotifier';
@@ -33,6 +34,7 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
     notifier,
     protection,
     new FindingDiagnostics(service, settings),
+    new IncidentPublisher(service, log),
     findingsView,
     vscode.window.createTreeView('loopGuardian.blockedTasks', { treeDataProvider: blockedTasksTree }),
     ...registerCommands({ service, notifier, log, extensionPath: context.extensionPath, extensionId: context.extension.id, reveal: (g, i) => findingsTree.reveal(findingsView, g, i) }),

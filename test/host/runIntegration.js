@@ -8,6 +8,32 @@ const path = require('node:path');
 const util = require('node:util');
 const { startCodeServer, remoteUri } = require('./codeServer');
 const { launch } = require('./browser');
+const http = require('node:http');
+
+/**
+ * An OTLP/HTTP receiver for the trusted scenario: the editor is started with
+ * OTEL_EXPORTER_OTLP_ENDPOINT pointing at it (loops published as OpenTelemetry), and every request
+ * it receives is appended, as one JSON line `{path, body}`, to a file the tests read.
+ */
+function startCapture(file) {
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (d) => chunks.push(d));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body = null;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = null;
+      }
+      fs.appendFileSync(file, `${JSON.stringify({ path: req.url, body })}\n`);
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(() => r())) })));
+}
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TESTS = path.join(ROOT, 'out', 'test', 'integration', 'index.js');
@@ -45,9 +71,18 @@ async function runScenario(name) {
   const consoleLog = path.join(ARTIFACTS, `integration-${name}.log`);
   fs.writeFileSync(report, '');
   fs.writeFileSync(consoleLog, '');
+  const captureFile = path.join(tmp, 'otlp-capture.jsonl');
+  fs.writeFileSync(captureFile, '');
+  const capture = name === 'single' ? await startCapture(captureFile) : undefined;
   const server = await startCodeServer({
     // The launcher the extension writes goes to the scenario's own folder, never the person's home.
-    env: { LOOP_GUARDIAN_SUITE: name, LOOP_GUARDIAN_CLI: path.join(ROOT, 'dist', 'cli.js'), LOOP_GUARDIAN_REPORT: report, LOOP_GUARDIAN_HOME: path.join(tmp, 'guardian-home') },
+    env: {
+      LOOP_GUARDIAN_SUITE: name,
+      LOOP_GUARDIAN_CLI: path.join(ROOT, 'dist', 'cli.js'),
+      LOOP_GUARDIAN_REPORT: report,
+      LOOP_GUARDIAN_HOME: path.join(tmp, 'guardian-home'),
+      ...(capture ? { OTEL_EXPORTER_OTLP_ENDPOINT: capture.url, LOOP_GUARDIAN_OTLP_CAPTURE: captureFile } : {}),
+    },
     trust: !target.untrusted,
   });
   const browser = await launch();
@@ -81,6 +116,7 @@ async function runScenario(name) {
   } finally {
     await browser.close().catch(() => undefined);
     await server.stop();
+    await capture?.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 }

@@ -72,6 +72,35 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     assert.ok(diagnostics[0]?.severity === vscode.DiagnosticSeverity.Error && diagnostics[0]?.source === 'Loop Guardian');
   });
 
+  it('publishes the loop as an OpenTelemetry log record (the editor started with OTEL_EXPORTER_OTLP_ENDPOINT)', async () => {
+    const capture = process.env.LOOP_GUARDIAN_OTLP_CAPTURE;
+    assert.ok(capture, 'the runner starts a receiver and names its file');
+    type Value = { stringValue?: string; intValue?: string | number };
+    type Req = { path: string; body: { resourceLogs?: { resource: { attributes: { key: string; value: Value }[] }; scopeLogs: { logRecords: { eventName?: string; attributes: { key: string; value: Value }[] }[] }[] }[] } | null };
+    const record = await waitFor(
+      'the loop at the OTLP receiver',
+      async () => {
+        const lines = (await fs.readFile(capture, 'utf8')).split('\n').filter((l) => l.trim() !== '');
+        for (const r of lines.map((l) => JSON.parse(l) as Req)) {
+          for (const rl of r.body?.resourceLogs ?? []) {
+            for (const lr of rl.scopeLogs.flatMap((s) => s.logRecords)) {
+              const attrs = Object.fromEntries(lr.attributes.map((a) => [a.key, a.value.stringValue ?? a.value.intValue]));
+              const resource = Object.fromEntries(rl.resource.attributes.map((a) => [a.key, a.value.stringValue]));
+              if (lr.eventName === 'loop_guardian.incident' && attrs['loop_guardian.incident.state'] === 'opened') return { attrs, resource };
+            }
+          }
+        }
+        return undefined;
+      },
+      15_000,
+    );
+    assert.equal(record.attrs['loop_guardian.action'], 'halt');
+    assert.equal(record.attrs['gen_ai.conversation.id'], 's1');
+    assert.equal(record.attrs['gen_ai.agent.name'], 'coder');
+    assert.equal(record.resource['loop_guardian.source'], 'extension');
+    assert.equal(record.attrs['loop_guardian.workspace'], root);
+  });
+
   it('leaves the Problems panel alone while the log grows without changing the loop', async () => {
     const uri = vscode.Uri.file(log).toString();
     let problemChanges = 0;
