@@ -52,11 +52,12 @@ const otelApart = {
   },
 };
 
-/** The OTLP receiver (`loop-guardian otlp`, with protobufjs): `require('./cli-otlp.js')`, loaded only by that command. */
+/** The OTLP receiver (`loop-guardian otlp`, with protobufjs): `require('./cli-otlp.js')`, loaded only by that command; in the editor `./otlp-receiver.js`, only when its setting is on. */
 const otlpApart = {
   name: 'otlp-apart',
   setup(build) {
     build.onResolve({ filter: /\/commands\/otlp$/ }, () => ({ path: './cli-otlp.js', external: true }));
+    build.onResolve({ filter: /\/watch\/otlpReceiver$/ }, (args) => (args.importer.includes(`${require('path').sep}vscode${require('path').sep}`) ? { path: './otlp-receiver.js', external: true } : undefined));
   },
 };
 
@@ -65,7 +66,8 @@ const otlpApart = {
 const hookBundle = { ...common, minifyWhitespace: true };
 
 const builds = [
-  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [sqliteApart, otelApart] },
+  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [sqliteApart, otelApart, otlpApart] },
+  { ...common, entryPoints: ['src/watch/otlpReceiver.ts'], outfile: 'dist/otlp-receiver.js' },
   // dist/cli.js only picks dist/cli-hook.js (the agents' hook: small, fast to start) or dist/cli-main.js.
   { ...hookBundle, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   { ...common, entryPoints: ['src/cli/run.ts'], outfile: 'dist/cli-main.js', plugins: [zodApart, sqliteApart, otelApart, otlpApart] },

@@ -7,6 +7,7 @@ import { FindingsTree } from './vscode/findingsTree';
 import { GuardianService } from './vscode/guardianService';
 import { IncidentPublisher } from './vscode/incidentPublisher';
 import { keepLauncherCurrent } from './vscode/launcher';
+import { OtlpListener } from './vscode/otlpListener';
 import { FindingNotifier } from './vscode/notifier';
 import { ProtectionNotifier } from './vscode/protectionNotifier';
 import { LoopStatusBar } from './vscode/statusBar';
@@ -35,6 +36,7 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
     protection,
     new FindingDiagnostics(service, settings),
     new IncidentPublisher(service, log),
+    new OtlpListener(service, log),
     findingsView,
     vscode.window.createTreeView('loopGuardian.blockedTasks', { treeDataProvider: blockedTasksTree }),
     ...registerCommands({ service, notifier, log, extensionPath: context.extensionPath, extensionId: context.extension.id, reveal: (g, i) => findingsTree.reveal(findingsView, g, i) }),

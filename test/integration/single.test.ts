@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
+import * as http from 'node:http';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -441,5 +443,44 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
       return n && /^5 events · no loops/.test(String(n.item.description)) && n;
     });
     assert.ok(calm);
+  });
+
+  it('runs the OTLP receiver itself when asked (loopGuardian.otlp.listen, loopback only): a remote agent\'s loop shows beside the local ones', async () => {
+    const free = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const port = (probe.address() as net.AddressInfo).port;
+        probe.close(() => resolve(port));
+      });
+    });
+    const settings = vscode.workspace.getConfiguration('loopGuardian.otlp');
+    const post = (body: unknown) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port: free, path: '/v1/logs', method: 'POST', headers: { 'Content-Type': 'application/json' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify(body));
+      });
+    const kv = (key: string, v: string | number) => ({ key, value: typeof v === 'number' ? { intValue: String(v) } : { stringValue: v } });
+    const failingCall = (seq: number) => ({ attributes: [kv('event.name', 'tool_result'), kv('session.id', 'remote-1'), kv('event.sequence', seq), kv('tool_name', 'Bash'), kv('tool_use_id', `toolu_${seq}`), kv('success', 'false'), kv('error', 'Shell command failed'), kv('tool_input', JSON.stringify({ command: 'make deploy' }))] });
+    try {
+      // Not a loopback address, and remote not allowed: it does not listen.
+      await settings.update('listen', `0.0.0.0:${free}`, vscode.ConfigurationTarget.Global);
+      await new Promise((r) => setTimeout(r, 500));
+      await assert.rejects(post({}), /ECONNREFUSED/);
+      await settings.update('listen', `127.0.0.1:${free}`, vscode.ConfigurationTarget.Global);
+      const status = await waitFor('the receiver listening', () => post({ resourceLogs: [{ resource: { attributes: [kv('service.name', 'claude-code'), kv('host.name', 'ci-runner')] }, scopeLogs: [{ logRecords: [1, 2, 3].map(failingCall) }] }] }).catch(() => undefined));
+      assert.equal(status, 200);
+      const nodes = await waitFor('the remote session in the sidebar', async () => {
+        const all = await walk(api.findingsTree);
+        return all.some((n) => n.node.kind === 'session' && /remote-1/.test(label(n.item))) && all;
+      });
+      assert.ok(nodes.some((n) => n.node.kind === 'incident' && /make deploy/.test(label(n.item))), nodes.map((n) => label(n.item)).join(' | '));
+      assert.ok(await exists(path.join(root, '.tmp', 'otlp', 'logs', 'otlp-claude-code-ci-runner.jsonl')));
+    } finally {
+      await settings.update('listen', undefined, vscode.ConfigurationTarget.Global);
+    }
+    await waitFor('the receiver closed', () => post({}).then(() => false, () => true));
   });
 });

@@ -1,0 +1,101 @@
+import * as net from 'node:net';
+import * as vscode from 'vscode';
+import { defaultConfig } from '../core/config';
+import type { GuardianEvent } from '../core/events';
+import { HOOK_LOG_MAX_BYTES } from '../state/hookLog';
+import type { OtlpReceiver, Origin } from '../watch/otlpReceiver';
+import type { GuardianService } from './guardianService';
+
+/** `HOST:PORT` or `[v6]:PORT`; undefined when it is not one. */
+export function parseAddress(text: string): { host: string; port: number } | undefined {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text.trim());
+  const port = m ? Number(m[3]) : NaN;
+  return m && port >= 0 && port <= 65535 ? { host: (m[1] ?? m[2]) as string, port } : undefined;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || (net.isIPv4(host) && host.startsWith('127.')) || host === '::1';
+}
+
+function safe(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || '_';
+}
+
+/**
+ * The OTLP receiver run by the editor itself (`loopGuardian.otlp.listen`, machine scope, off by
+ * default; loopback only unless `loopGuardian.otlp.allowRemote`): the events it maps are appended
+ * to the first trusted folder's `.tmp/otlp/logs/otlp-<service>-<host>.jsonl`, which that folder's
+ * guardian reads like any event log — remote agents' loops show where the local ones do. In an
+ * untrusted workspace nothing is written, so it does not start.
+ */
+export class OtlpListener implements vscode.Disposable {
+  private receiver: OtlpReceiver | undefined;
+  private readonly subscription: vscode.Disposable;
+  private current = '';
+
+  constructor(private readonly service: GuardianService, private readonly log: vscode.LogOutputChannel) {
+    this.subscription = vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('loopGuardian.otlp')) void this.apply();
+    });
+    void this.apply();
+  }
+
+  /** Where it listens, when it does (`HOST:PORT`). */
+  get address(): string | undefined {
+    return this.receiver !== undefined ? this.current : undefined;
+  }
+
+  private async apply(): Promise<void> {
+    const c = vscode.workspace.getConfiguration('loopGuardian.otlp');
+    const listen = (c.get<string>('listen') ?? '').trim();
+    const allowRemote = c.get<boolean>('allowRemote') === true;
+    const wanted = `${listen}|${allowRemote}`;
+    if (wanted === this.current) return;
+    await this.stop();
+    this.current = wanted;
+    if (listen === '') return;
+    const address = parseAddress(listen);
+    if (address === undefined) return this.refuse(`loopGuardian.otlp.listen: "${listen}" is not HOST:PORT (for example 127.0.0.1:4318)`);
+    if (!isLoopback(address.host) && !allowRemote) return this.refuse(`loopGuardian.otlp.listen: ${address.host} is not a loopback address; turn on loopGuardian.otlp.allowRemote to take other machines' events`);
+    const guardian = this.service.all[0];
+    if (guardian === undefined) return this.refuse('the OTLP receiver writes the events it receives into the first workspace folder: there is none');
+    if (!vscode.workspace.isTrusted) return this.refuse('the OTLP receiver writes the events it receives into the workspace: not in an untrusted workspace');
+    const { OtlpReceiver } = await import('../watch/otlpReceiver');
+    const receiver = new OtlpReceiver({
+      config: guardian.guardianConfig ?? defaultConfig(),
+      onFinding: () => undefined,
+      onEvents: (origin: Origin, events: readonly GuardianEvent[]) => {
+        const rel = `.tmp/otlp/logs/otlp-${safe(origin.service)}-${safe(origin.host || 'local')}.jsonl`;
+        try {
+          guardian.ws.appendSync(rel, events.map((e) => `${JSON.stringify(e)}\n`).join(''), { rotateOver: HOOK_LOG_MAX_BYTES });
+        } catch (err) {
+          this.log.warn(`OTLP receiver: ${rel} not written (${(err as Error).message})`);
+        }
+      },
+    });
+    try {
+      const bound = await receiver.listen(address.host, address.port);
+      this.receiver = receiver;
+      this.current = wanted;
+      this.log.info(`OTLP receiver listening on http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}/v1/logs; events into ${guardian.folder.name}/.tmp/otlp/logs/`);
+    } catch (err) {
+      this.refuse(`the OTLP receiver cannot listen on ${listen}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  }
+
+  private refuse(message: string): void {
+    this.log.warn(message);
+    void vscode.window.showWarningMessage(`Loop Guardian: ${message}`);
+  }
+
+  private async stop(): Promise<void> {
+    const r = this.receiver;
+    this.receiver = undefined;
+    if (r !== undefined) await r.close();
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    void this.stop();
+  }
+}
