@@ -1,0 +1,185 @@
+/**
+ * npm run bench (third part), issue 26: the OTLP receiver at scale, on this machine. The OTLP/HTTP
+ * traffic of BENCH_OTLP_SESSIONS (10,000) concurrent Claude Code sessions, split by session over
+ * BENCH_OTLP_RECEIVERS (2) receivers on loopback as the Collector's load-balancing exporter would
+ * (each session always to the same receiver), each receiver the shipped CLI (`loop-guardian otlp`)
+ * in a process of its own. Every session makes BENCH_OTLP_CALLS (12) tool calls, its records
+ * interleaved with all the other sessions' in batches of BENCH_OTLP_BATCH (200) records (a
+ * Collector's batches mix sessions); one session in ten loops (the same failing command three
+ * times: a halt at its third record). Then as many new sessions again, the first ones gone: the
+ * receiver keeps a bounded number of sessions (its engine's 10,000), so its memory must not grow.
+ *
+ * Printed: records and events per second per receiver; the time from sending a loop's third record
+ * to its finding on the receiver's stdout (p50, p99); the receivers' resident memory before, with
+ * 10,000 sessions and after the second 10,000 (per 1,000 sessions); and what a fleet of 100,000
+ * agents needs, by throughput and by the session bound.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { quantile } from './stats';
+
+const CLI = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
+const SESSIONS = Number(process.env.BENCH_OTLP_SESSIONS ?? 10_000);
+const RECEIVERS = Number(process.env.BENCH_OTLP_RECEIVERS ?? 2);
+const CALLS = Number(process.env.BENCH_OTLP_CALLS ?? 12);
+const BATCH = Number(process.env.BENCH_OTLP_BATCH ?? 200);
+const IN_FLIGHT = 4;
+/** What one agent sends, for the fleet estimate: a tool call every 5 s (two events: the call, its result). */
+const AGENT_EVENTS_PER_S = 0.4;
+const FLEET = 100_000;
+
+interface Receiver {
+  readonly child: ChildProcess;
+  readonly port: number;
+  readonly agent: http.Agent;
+  /** When each session's halt was seen on stdout. */
+  readonly halts: Map<string, number>;
+}
+
+function start(): Promise<Receiver> {
+  const child = spawn(process.execPath, [CLI, 'otlp', '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const halts = new Map<string, number>();
+  let buf = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    buf += d.toString();
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      if (!line.includes('"halt"')) continue;
+      const f = JSON.parse(line) as { action: string; session: string };
+      if (f.action === 'halt' && !halts.has(f.session)) halts.set(f.session, performance.now());
+    }
+  });
+  return new Promise((resolve, reject) => {
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)\//.exec(err);
+      if (m) resolve({ child, port: Number(m[1]), agent: new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT }), halts });
+    });
+    child.once('exit', (code) => reject(new Error(`receiver ended (${code}): ${err}`)));
+  });
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+const kv = (key: string, v: string | number) => ({ key, value: typeof v === 'number' ? { intValue: String(v) } : { stringValue: v } });
+
+/** Record `k` of session `s`: a looping session's first three fail the same way; the rest are different calls that pass. */
+function record(s: string, looping: boolean, k: number, now: number) {
+  const failing = looping && k < 3;
+  const command = failing ? 'make deploy' : `npm test -- --grep case-${k}`;
+  return {
+    timeUnixNano: `${Math.floor(now)}000000`,
+    attributes: [
+      kv('event.name', 'tool_result'),
+      kv('session.id', s),
+      kv('event.sequence', k + 1),
+      kv('tool_name', 'Bash'),
+      kv('tool_use_id', `toolu_${s}_${k}`),
+      kv('success', failing ? 'false' : 'true'),
+      ...(failing ? [kv('error', 'Shell command failed')] : []),
+      kv('tool_input', JSON.stringify({ command, description: 'Run it' })),
+    ],
+  };
+}
+
+function post(r: Receiver, body: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: r.port, path: '/v1/logs', method: 'POST', agent: r.agent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Sends every record of `sessions` to their receivers, interleaved; returns the seconds each receiver took and when each loop's third record went. */
+async function drive(receivers: readonly Receiver[], sessions: readonly string[]): Promise<{ seconds: number[]; records: number[]; sentThird: Map<string, number> }> {
+  const sentThird = new Map<string, number>();
+  const seconds: number[] = [];
+  const records: number[] = [];
+  await Promise.all(
+    receivers.map(async (r, ri) => {
+      const mine = sessions.filter((_, i) => i % receivers.length === ri);
+      const queue: { s: string; looping: boolean; k: number }[] = [];
+      for (let k = 0; k < CALLS; k++) for (const s of mine) queue.push({ s, looping: Number(s.split('-')[1]) % 10 === 0, k });
+      records.push(queue.length);
+      const t0 = performance.now();
+      let next = 0;
+      const worker = async () => {
+        while (next < queue.length) {
+          const batch = queue.slice(next, next + BATCH);
+          next += BATCH;
+          const now = Date.now();
+          const body = JSON.stringify({ resourceLogs: [{ resource: { attributes: [kv('service.name', 'claude-code'), kv('host.name', `host-${ri}`)] }, scopeLogs: [{ logRecords: batch.map((q) => record(q.s, q.looping, q.k, now)) }] }] });
+          const sent = performance.now();
+          for (const q of batch) if (q.looping && q.k === 2) sentThird.set(q.s, sent);
+          await post(r, body);
+        }
+      };
+      await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+      seconds.push((performance.now() - t0) / 1000);
+    }),
+  );
+  return { seconds, records, sentThird };
+}
+
+async function main(): Promise<void> {
+  const receivers: Receiver[] = [];
+  for (let i = 0; i < RECEIVERS; i++) receivers.push(await start());
+  try {
+    const before = receivers.map((r) => rssMb(r.child.pid!));
+    const first = Array.from({ length: SESSIONS }, (_, i) => `s-${i}`);
+    const run1 = await drive(receivers, first);
+    await new Promise((r) => setTimeout(r, 500));
+    const with10k = receivers.map((r) => rssMb(r.child.pid!));
+    const latencies: number[] = [];
+    let missing = 0;
+    for (const [s, sent] of run1.sentThird) {
+      const seen = receivers.map((r) => r.halts.get(s)).find((t) => t !== undefined);
+      if (seen === undefined) missing++;
+      else latencies.push(seen - sent);
+    }
+    // Sessions coming and going: twice as many new ones, twice over; past its 10,000 a receiver forgets the oldest.
+    const rounds: number[][] = [];
+    for (let round = 1; round <= 2; round++) {
+      const next = Array.from({ length: 2 * SESSIONS }, (_, i) => `s-${SESSIONS * (2 * round - 1) + i}`);
+      await drive(receivers, next);
+      await new Promise((r) => setTimeout(r, 500));
+      rounds.push(receivers.map((r) => rssMb(r.child.pid!)));
+    }
+    latencies.sort((a, b) => a - b);
+
+    const perReceiver = run1.seconds.map((sec, i) => ({ records: (run1.records[i] as number) / sec, events: ((run1.records[i] as number) * 2) / sec }));
+    const eventsPerS = Math.min(...perReceiver.map((p) => p.events));
+    const mbPer1000 = Math.max(...with10k.map((m, i) => m - (before[i] as number))) / (SESSIONS / RECEIVERS / 1000);
+    const byThroughput = Math.ceil((FLEET * AGENT_EVENTS_PER_S) / (eventsPerS * 0.5));
+    const bySessions = Math.ceil(FLEET / 10_000);
+    const lines = [
+      '',
+      `  OTLP receivers: ${SESSIONS} concurrent sessions × ${CALLS} calls, ${RECEIVERS} receivers (split by session), batches of ${BATCH} records, ${IN_FLIGHT} requests in flight per receiver`,
+      ...perReceiver.map((p, i) => `  receiver ${i + 1}: ${Math.round(p.records)} records/s, ${Math.round(p.events)} events/s`),
+      `  a loop's third record sent → its halt on the receiver's stdout: p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms (${latencies.length} loops${missing > 0 ? `, ${missing} NOT FOUND` : ''})`,
+      `  resident memory per receiver: ${before.map((m) => m.toFixed(0)).join(' / ')} MB idle, ${with10k.map((m) => m.toFixed(0)).join(' / ')} MB with its ${SESSIONS / RECEIVERS} sessions (about ${mbPer1000.toFixed(1)} MB per 1,000 sessions); after ${(2 * SESSIONS) / RECEIVERS} more sessions each (the oldest forgotten past 10,000): ${rounds[0]!.map((m) => m.toFixed(0)).join(' / ')} MB, after ${(2 * SESSIONS) / RECEIVERS} more again: ${rounds[1]!.map((m) => m.toFixed(0)).join(' / ')} MB`,
+      `  a fleet of ${FLEET} agents (${AGENT_EVENTS_PER_S} events/s each, receivers at half their measured rate): ${byThroughput} receiver(s) by throughput, ${bySessions} by the 10,000 sessions a receiver keeps: ${Math.max(byThroughput, bySessions)}`,
+    ];
+    console.log(lines.join('\n'));
+    if (missing > 0) process.exitCode = 1;
+  } finally {
+    for (const r of receivers) {
+      r.agent.destroy();
+      r.child.kill('SIGTERM');
+    }
+  }
+}
+
+void main();
