@@ -15,26 +15,43 @@ export class SettingsShapeError extends Error {
  */
 export const LAUNCHER_IN_SHELL = '${LOOP_GUARDIAN_HOME:-$HOME/.loop-guardian}/bin/loop-guardian';
 
+/** What an agent is told when STOP_ALL says STOP on a machine where the guardian is not installed. */
+export const STOP_WITHOUT_GUARDIAN = 'STOP_ALL is set to STOP (.github/guardian/STOP_ALL): every agent halts. Loop Guardian is not installed on this machine: only STOP is honoured here.';
+
+/** A reply as a shell prints it: stdout, stderr, then the exit code (inside the hook command's double quotes). */
+function printed(reply: { stdout: string; stderr: string; exitCode: number }): string {
+  const quoted = (text: string) => `"${text.trim().replace(/[\\"`]/g, '\\$&')}"`;
+  return `${reply.stdout.trim() === '' ? '' : `printf "%s\\n" ${quoted(reply.stdout)}; `}${reply.stderr.trim() === '' ? '' : `printf "%s\\n" ${quoted(reply.stderr)} >&2; `}exit ${reply.exitCode};`;
+}
+
 /**
  * The command `init` registers for an agent: the per-user launcher, not this install's path, so
- * that the same line works on every machine and after every update. Run by a POSIX shell; where
- * the launcher is missing (a teammate who never installed the guardian), it exits 0 with the
- * agent's own "no decision" answer, so the call runs as if there were no hook: fail-open for
- * every agent, including those that refuse a call whose hook fails (Copilot's pre-call hooks).
+ * that the same line works on every machine and after every update. Run by a POSIX shell. Where
+ * the launcher is missing (a teammate who never installed the guardian, a cloud agent's fresh
+ * clone), STOP still wins: when `.github/guardian/STOP_ALL` (in the working folder, else at the
+ * top of its git repository) says STOP — its first non-blank line's first word, in any case, after
+ * a byte-order mark, as `parseStopAll` reads it — the call is refused with the agent's own answer
+ * (ending its run where the agent allows it); otherwise it exits 0 with the agent's "no decision"
+ * answer, so the call runs as if there were no hook: fail-open for every agent, including those
+ * that refuse a call whose hook fails (Copilot's pre-call hooks).
  *
- * It names no variable of its own: some agents expand `$NAME` and `${NAME:-default}` in a hook
- * command from their own environment before a shell sees it (Gemini CLI's
- * `resolveEnvVarsInString`, google-gemini/gemini-cli `packages/core/src/utils/envVarResolver.ts`),
- * so a shell variable such as `l=…; "$l"` would become whatever `l` is in the agent's environment.
- * The only `$` in it are `HOME` and `LOOP_GUARDIAN_HOME`, which read the same whoever expands them,
- * and `"$@"`, which no agent expands.
+ * It names no variable of its own: some agents expand `$NAME` and `${NAME}` in a hook command from
+ * their own environment before a shell sees it (Gemini CLI's `resolveEnvVarsInString`,
+ * google-gemini/gemini-cli `packages/core/src/utils/envVarResolver.ts`: `\$(\w+)` or `\${…}`), so a
+ * shell variable such as `l=…; "$l"` would become whatever `l` is in the agent's environment. The
+ * only `$` followed by a name are `HOME` and `LOOP_GUARDIAN_HOME`, which read the same whoever
+ * expands them; the others are `"$@"`, `$(` and a regular expression's `$)`, which none expands.
  */
-export function hookCommand(agentId: string, hook: Pick<HookProtocol, 'allow'>): string {
-  const idle = hook.allow().stdout.trim();
-  // The script is single-quoted for the outer shell; the idle answer is double-quoted inside it.
-  if (idle.includes("'") || idle.includes('$') || !/^[a-z][a-z0-9-]*$/.test(agentId)) throw new Error(`cannot build a hook command for ${JSON.stringify(agentId)}`);
+export function hookCommand(agentId: string, hook: Pick<HookProtocol, 'allow' | 'deny' | 'halt'>): string {
+  const idle = hook.allow();
+  const stop = hook.halt?.(STOP_WITHOUT_GUARDIAN) ?? hook.deny(STOP_WITHOUT_GUARDIAN);
+  // The script is single-quoted for the outer shell; the answers are double-quoted inside it.
+  for (const text of [idle.stdout, stop.stdout, stop.stderr]) if (text.includes("'") || text.includes('$')) throw new Error(`cannot build a hook command for ${JSON.stringify(agentId)}`);
+  if (!/^[a-z][a-z0-9-]*$/.test(agentId)) throw new Error(`cannot build a hook command for ${JSON.stringify(agentId)}`);
+  // STOP_ALL's first non-blank line, a byte-order mark removed: STOP, then a blank or the end.
+  const stopSet = '{ cat .github/guardian/STOP_ALL || cat "$(git rev-parse --show-toplevel)/.github/guardian/STOP_ALL"; } 2>/dev/null | tr -d "\\357\\273\\277" | sed -n "/[^[:space:]]/{p;q;}" | grep -qiE "^[[:space:]]*stop([[:space:]]|\\$)"';
   // stdin is read to its end first: an agent writing the call to a hook that already exited would get EPIPE.
-  const missing = `{ cat >/dev/null; ${idle === '' ? '' : `printf "%s\\n" "${idle.replace(/[\\"`]/g, '\\$&')}"; `}exit 0; }`;
+  const missing = `{ cat >/dev/null; if ${stopSet}; then ${printed(stop)} fi; ${idle.stdout.trim() === '' ? '' : `printf "%s\\n" "${idle.stdout.trim().replace(/[\\"`]/g, '\\$&')}"; `}exit 0; }`;
   // Arguments after the command (a hook file's `--workspace DIR`) reach the hook: "loop-guardian" is the script's $0.
   return `sh -c '[ -f "${LAUNCHER_IN_SHELL}" ] || ${missing}; exec sh "${LAUNCHER_IN_SHELL}" hook ${agentId} "$@"' loop-guardian`;
 }

@@ -80,9 +80,9 @@ const COMMANDS: Record<string, CommandSpec> = {
     options: {},
   },
   init: {
-    usage: `init ${HOOK_IDS} [--command CMD]`,
-    summary: `Registers the hook in the project's agent settings (${[...new Set(HOOK_AGENTS.map((a) => a.hook.registration.settingsFile))].join(', ')}), merged, through the per-user launcher ~/.loop-guardian/bin/loop-guardian ($LOOP_GUARDIAN_HOME), which it points at this install; --command registers CMD instead.`,
-    options: { command: text },
+    usage: `init ${HOOK_IDS} [--command CMD] [--shared]`,
+    summary: `Registers the hook in the project's agent settings (${[...new Set(HOOK_AGENTS.map((a) => a.hook.registration.settingsFile))].join(', ')}), merged, through the per-user launcher ~/.loop-guardian/bin/loop-guardian ($LOOP_GUARDIAN_HOME), which it points at this install; --command registers CMD instead; --shared registers it in the team's settings file (to commit) where an agent's own is one person's (git-ignored).`,
+    options: { command: text, shared: { type: 'boolean' } },
     positionals: 1,
   },
 };
@@ -216,6 +216,7 @@ interface OptionValues {
   workspace?: string;
   command?: string;
   listen?: string;
+  shared?: boolean;
 }
 
 declare const __VERSION__: string | undefined;

@@ -35,7 +35,7 @@ export class OtlpListener implements vscode.Disposable {
 
   constructor(private readonly service: GuardianService, private readonly log: vscode.LogOutputChannel) {
     this.subscription = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('loopGuardian.otlp')) void this.apply();
+      if (e.affectsConfiguration('loopGuardian.otlp.listen') || e.affectsConfiguration('loopGuardian.otlp.allowRemote')) void this.apply();
     });
     void this.apply();
   }
@@ -46,9 +46,9 @@ export class OtlpListener implements vscode.Disposable {
   }
 
   private async apply(): Promise<void> {
-    const c = vscode.workspace.getConfiguration('loopGuardian.otlp');
-    const listen = (c.get<string>('listen') ?? '').trim();
-    const allowRemote = c.get<boolean>('allowRemote') === true;
+    const c = vscode.workspace.getConfiguration('loopGuardian');
+    const listen = (c.get<string>('otlp.listen') ?? '').trim();
+    const allowRemote = c.get<boolean>('otlp.allowRemote') === true;
     const wanted = `${listen}|${allowRemote}`;
     if (wanted === this.current) return;
     await this.stop();

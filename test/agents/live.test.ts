@@ -427,6 +427,15 @@ describe('live: whether each agent is protected, seen from outside (loop-guardia
     assert.equal(status(trusted).agents.find((a) => a.id === 'codex')?.state, 'enforced');
   });
 
+  for (const id of ['claude', 'codex', 'gemini']) {
+    it(`${(DRIVERS[id] as LiveAgent).pkg.label}, a missing launcher (a fresh clone where the guardian was never installed): a committed STOP_ALL still refuses every call`, async () => {
+      const run = await liveRun(DRIVERS[id] as LiveAgent, always(FAILING), { maxTurns: 3, stopBefore: `STOP ${new Date().toISOString()}\nreason: the team stopped every agent\n`, before: (sb) => rmSync(path.join(sb.home, '.loop-guardian'), { recursive: true, force: true }) });
+      runs.push(run);
+      assert.equal(npmRuns(run), 0, `nothing ran under STOP\n${describeRun(run)}`);
+      assert.ok(run.turns.length <= 1 || /STOP_ALL is set to STOP/.test(agentSaid(run)), describeRun(run));
+    });
+  }
+
   it('a missing launcher (a teammate without the guardian): every call runs, and status says so with the fix', async () => {
     const run = await liveRun(DRIVERS.claude as LiveAgent, always(FAILING), { maxTurns: 4, before: (sb) => rmSync(path.join(sb.home, '.loop-guardian'), { recursive: true, force: true }) });
     runs.push(run);

@@ -452,7 +452,7 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
         probe.close(() => resolve(port));
       });
     });
-    const settings = vscode.workspace.getConfiguration('loopGuardian.otlp');
+    const settings = vscode.workspace.getConfiguration('loopGuardian');
     const post = (body: unknown) =>
       new Promise<number>((resolve, reject) => {
         const req = http.request({ host: '127.0.0.1', port: free, path: '/v1/logs', method: 'POST', headers: { 'Content-Type': 'application/json' } }, (res) => {
@@ -466,10 +466,10 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     const failingCall = (seq: number) => ({ attributes: [kv('event.name', 'tool_result'), kv('session.id', 'remote-1'), kv('event.sequence', seq), kv('tool_name', 'Bash'), kv('tool_use_id', `toolu_${seq}`), kv('success', 'false'), kv('error', 'Shell command failed'), kv('tool_input', JSON.stringify({ command: 'make deploy' }))] });
     try {
       // Not a loopback address, and remote not allowed: it does not listen.
-      await settings.update('listen', `0.0.0.0:${free}`, vscode.ConfigurationTarget.Global);
+      await settings.update('otlp.listen', `0.0.0.0:${free}`, vscode.ConfigurationTarget.Global);
       await new Promise((r) => setTimeout(r, 500));
       await assert.rejects(post({}), /ECONNREFUSED/);
-      await settings.update('listen', `127.0.0.1:${free}`, vscode.ConfigurationTarget.Global);
+      await settings.update('otlp.listen', `127.0.0.1:${free}`, vscode.ConfigurationTarget.Global);
       const status = await waitFor('the receiver listening', () => post({ resourceLogs: [{ resource: { attributes: [kv('service.name', 'claude-code'), kv('host.name', 'ci-runner')] }, scopeLogs: [{ logRecords: [1, 2, 3].map(failingCall) }] }] }).catch(() => undefined));
       assert.equal(status, 200);
       const nodes = await waitFor('the remote session in the sidebar', async () => {
@@ -479,7 +479,7 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
       assert.ok(nodes.some((n) => n.node.kind === 'incident' && /make deploy/.test(label(n.item))), nodes.map((n) => label(n.item)).join(' | '));
       assert.ok(await exists(path.join(root, '.tmp', 'otlp', 'logs', 'otlp-claude-code-ci-runner.jsonl')));
     } finally {
-      await settings.update('listen', undefined, vscode.ConfigurationTarget.Global);
+      await settings.update('otlp.listen', undefined, vscode.ConfigurationTarget.Global);
     }
     await waitFor('the receiver closed', () => post({}).then(() => false, () => true));
   });

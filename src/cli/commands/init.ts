@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
-import { HOOK_AGENTS, hookAgent } from '../../agents';
+import { HOOK_AGENTS, hookAgent, type AgentWithHook } from '../../agents';
 import { hookCommand } from '../../agents/hookSettings';
 import { excludeFromGit, installHook } from '../../state/agentSettings';
 import { installLauncher, windowsCommandFor, type LauncherResult } from '../../state/launcher';
@@ -18,12 +18,26 @@ function thisCli(): string {
 }
 
 /**
+ * The agent registered in its team's settings file instead of the person's own: for an agent whose
+ * hook `init` puts in a git-ignored file of one person (`registration.gitIgnored`), the shared file
+ * it would otherwise move a registration out of (its `migrateFrom`), to be committed, so that every clone of the branch runs the hook (a cloud agent's too: STOP reaches it
+ * even where the guardian is not installed). Other agents' files are shared already.
+ */
+function sharedRegistration(agent: AgentWithHook): AgentWithHook {
+  const reg = agent.hook.registration;
+  const shared = reg.gitIgnored === true ? reg.migrateFrom?.[0] : undefined;
+  if (shared === undefined) return agent;
+  return { ...agent, hook: { ...agent.hook, registration: { ...reg, settingsFile: shared, migrateFrom: [], gitIgnored: false } } };
+}
+
+/**
  * Registers the hook: the per-user launcher is pointed at this install, and the agent's settings
  * run the launcher (a command that works on every machine and after updates). `--command` registers
  * a command of the person's choosing instead, and leaves the launcher alone.
  */
-export async function initCommand(ctx: CommandContext, agent: string | undefined, opts: { command?: string }): Promise<number> {
-  const target = agent === undefined ? undefined : hookAgent(agent);
+export async function initCommand(ctx: CommandContext, agent: string | undefined, opts: { command?: string; shared?: boolean }): Promise<number> {
+  const found = agent === undefined ? undefined : hookAgent(agent);
+  const target = found !== undefined && opts.shared === true ? sharedRegistration(found) : found;
   if (target === undefined) {
     const ids = HOOK_AGENTS.map((a) => a.id);
     const near = agent === undefined ? undefined : nearest(agent, ids);

@@ -97,6 +97,26 @@ describe('loop-guardian init (hook registration)', () => {
     assert.deepEqual(await read(ws, '.claude/settings.json'), team);
   });
 
+  it('--shared: Claude Code\'s hook goes into the team\'s .claude/settings.json (to commit: not excluded from git), and a later plain init leaves it there', async () => {
+    const ws = await tmpdir();
+    await fs.mkdir(path.join(ws, '.git', 'info'), { recursive: true });
+    await write(ws, '.claude/settings.json', JSON.stringify({ permissions: { allow: ['Bash(npm test)'] } }, null, 2));
+    const r = await cli(['init', 'claude', '--shared', '--workspace', ws]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Updated \.claude\/settings\.json: the hook runs on PreToolUse/);
+    const s = await read(ws, '.claude/settings.json');
+    assert.deepEqual(s.permissions, { allow: ['Bash(npm test)'] });
+    assert.equal(s.hooks.PreToolUse[0].hooks[0].command, hookCommand('claude', claude.hook!));
+    await assert.rejects(fs.stat(path.join(ws, '.claude', 'settings.local.json')));
+    assert.doesNotMatch(await fs.readFile(path.join(ws, '.git', 'info', 'exclude'), 'utf8').catch(() => ''), /settings/);
+    const again = await cli(['init', 'claude', '--workspace', ws]);
+    assert.equal(again.code, 0, again.stderr);
+    await assert.rejects(fs.stat(path.join(ws, '.claude', 'settings.local.json')), 'the shared registration stays the one');
+    // Another agent's file is its team's already: --shared changes nothing there.
+    const g = await cli(['init', 'gemini', '--shared', '--workspace', ws]);
+    assert.match(g.stdout, /\.gemini\/settings\.json/);
+  });
+
   it('registers the prompt hook: UserPromptSubmit without a matcher (Claude Code), userPromptSubmitted (the Copilot hook file); an older install gains it and nothing else', async () => {
     const ws = await tmpdir();
     const command = hookCommand('claude', claude.hook!);

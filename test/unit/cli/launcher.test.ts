@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { HOOK_AGENTS } from '../../../src/agents';
-import { hookCommand } from '../../../src/agents/hookSettings';
+import { hookCommand, STOP_WITHOUT_GUARDIAN } from '../../../src/agents/hookSettings';
 import { installLauncher, launcherPath, launcherScript, refreshLauncher, windowsHookCommand } from '../../../src/state/launcher';
 import { extensionLauncherTarget } from '../../../src/vscode/launcher';
 import { CLI, cli, tmpdir, write } from '../helpers';
@@ -58,14 +58,32 @@ describe('the per-user launcher', () => {
     assert.equal((await fs.stat(launcherPath(env))).mtimeMs, before);
   });
 
-  it('where the launcher is missing (a teammate without the guardian), every agent\'s registered command exits 0 with the agent\'s own "no decision", even under STOP', async () => {
+  it('where the launcher is missing (a teammate without the guardian, a fresh clone), every agent\'s registered command lets the call run with its own "no decision", but STOP still wins: the agent\'s own refusal', async () => {
     const ws = await tmpdir();
-    await write(ws, '.github/guardian/STOP_ALL', 'STOP 2026-11-23T10:00:00Z\n');
     const empty = await tmpdir('lg-home-');
-    for (const agent of HOOK_AGENTS) {
-      const r = sh(hookCommand(agent.id, agent.hook), JSON.stringify({ hook_event_name: agent.hook.events.pre, tool_name: 'Bash', tool_input: { command: 'ls' }, session_id: 's' }), { LOOP_GUARDIAN_HOME: empty, CLAUDE_PROJECT_DIR: ws }, ws);
-      assert.deepEqual([r.code, r.stdout], [0, agent.hook.allow().stdout], agent.id);
+    const payload = (agent: (typeof HOOK_AGENTS)[number]) => JSON.stringify({ hook_event_name: agent.hook.events.pre, tool_name: 'Bash', tool_input: { command: 'ls' }, session_id: 's' });
+    for (const [text, stops] of [
+      ['STOP 2026-11-23T10:00:00Z\nreason: the team stopped\n', true],
+      ['\uFEFF\n  stop\r\n', true],
+      ['CLEAR 2026-11-23T10:00:00Z\n', false],
+      ['PAUSE 2026-11-23T10:00:00Z\n', false],
+      ['STOPPED\n', false],
+      ['CLEAR x\nSTOP y\n', false],
+    ] as const) {
+      await write(ws, '.github/guardian/STOP_ALL', text);
+      for (const agent of HOOK_AGENTS) {
+        const r = sh(hookCommand(agent.id, agent.hook), payload(agent), { LOOP_GUARDIAN_HOME: empty, CLAUDE_PROJECT_DIR: ws }, ws);
+        const expected = stops ? (agent.hook.halt?.(STOP_WITHOUT_GUARDIAN) ?? agent.hook.deny(STOP_WITHOUT_GUARDIAN)) : agent.hook.allow();
+        assert.deepEqual([r.code, r.stdout], [expected.exitCode, expected.stdout], `${agent.id} under ${JSON.stringify(text)}`);
+      }
     }
+    // From a subfolder: the STOP_ALL at the top of the repository.
+    await write(ws, '.github/guardian/STOP_ALL', 'STOP 2026-11-23T10:00:00Z\n');
+    spawnSync('git', ['init', '-q'], { cwd: ws });
+    await fs.mkdir(path.join(ws, 'pkg', 'a'), { recursive: true });
+    const deep = sh(hookCommand('claude', HOOK_AGENTS[0]!.hook), '{}', { LOOP_GUARDIAN_HOME: empty }, path.join(ws, 'pkg', 'a'));
+    assert.match(deep.stdout, /STOP_ALL is set to STOP/);
+    await write(ws, '.github/guardian/STOP_ALL', 'CLEAR 2026-11-23T10:00:00Z\n');
     // The call is read to its end before the exit: an agent writing a large one never meets a closed pipe (EPIPE).
     const large = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { content: 'x'.repeat(2 * 1024 * 1024) } });
     const big = sh(hookCommand('claude', HOOK_AGENTS[0]!.hook), large, { LOOP_GUARDIAN_HOME: empty }, ws);
