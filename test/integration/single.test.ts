@@ -483,4 +483,49 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     }
     await waitFor('the receiver closed', () => post({}).then(() => false, () => true));
   });
+
+  it('the real Claude Code, its telemetry sent to the receiver the editor runs, shows its loop in the sidebar (no hook, no transcript)', async function () {
+    this.timeout(180_000);
+    const { AGENT_PACKAGES } = await import('../agents/install');
+    const pkg = AGENT_PACKAGES.claude!;
+    const installed = path.resolve(__dirname, '..', '..', '..', '.vscode-test', 'agents', `${pkg.id}-${pkg.version}`, '.installed');
+    if (!(await exists(installed))) {
+      note(`      skipped: ${pkg.label} ${pkg.version} is not installed (npm run test:agents installs it; npm test runs that first)`);
+      this.skip();
+    }
+    const { liveRun } = await import('../agents/live');
+    const { DRIVERS } = await import('../agents/drivers');
+    const free = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const port = (probe.address() as net.AddressInfo).port;
+        probe.close(() => resolve(port));
+      });
+    });
+    const settings = vscode.workspace.getConfiguration('loopGuardian');
+    await settings.update('otlp.listen', `127.0.0.1:${free}`, vscode.ConfigurationTarget.Global);
+    let run: Awaited<ReturnType<typeof liveRun>> | undefined;
+    try {
+      // Listening once a request is answered.
+      await waitFor('the receiver listening', () => new Promise<boolean>((resolve) => net.connect(free, '127.0.0.1').on('connect', function (this: net.Socket) { this.destroy(); resolve(true); }).on('error', () => resolve(false))));
+      run = await liveRun(DRIVERS.claude!, (_turn, a) => a.shell('npm run build-missing', _turn.tools), {
+        hook: false,
+        maxTurns: 4,
+        env: { CLAUDE_CODE_ENABLE_TELEMETRY: '1', OTEL_LOGS_EXPORTER: 'otlp', OTEL_METRICS_EXPORTER: 'none', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${free}`, OTEL_LOGS_EXPORT_INTERVAL: '500', OTEL_LOG_TOOL_DETAILS: '1' },
+      });
+      const nodes = await waitFor(
+        'the Claude Code session and its loop in the sidebar',
+        async () => {
+          const all = await walk(api.findingsTree);
+          return all.some((n) => n.node.kind === 'incident' && /Bash: npm run build-missing/.test(label(n.item))) && all;
+        },
+        30_000,
+      );
+      const incident = nodes.find((n) => n.node.kind === 'incident' && /Bash: npm run build-missing/.test(label(n.item)));
+      note(`      the real Claude Code's loop, by its telemetry: "${label(incident!.item)}" (${String(incident!.item.description)})`);
+      assert.match(String(incident!.item.description), /^Loop · [34] times/);
+    } finally {
+      await settings.update('otlp.listen', undefined, vscode.ConfigurationTarget.Global);
+      run?.sb.cleanup();
+    }
+  });
 });
