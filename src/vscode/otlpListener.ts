@@ -1,24 +1,13 @@
 import * as net from 'node:net';
 import * as vscode from 'vscode';
 import { defaultConfig } from '../core/config';
-import type { GuardianEvent } from '../core/events';
 import { HOOK_LOG_MAX_BYTES } from '../state/hookLog';
-import type { OtlpReceiver, Origin } from '../watch/otlpReceiver';
+import { parseHostPort } from '../watch/otelConfig';
+import type { OtlpReceiver } from '../watch/otlpReceiver';
 import type { GuardianService } from './guardianService';
-
-/** `HOST:PORT` or `[v6]:PORT`; undefined when it is not one. */
-export function parseAddress(text: string): { host: string; port: number } | undefined {
-  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text.trim());
-  const port = m ? Number(m[3]) : NaN;
-  return m && port >= 0 && port <= 65535 ? { host: (m[1] ?? m[2]) as string, port } : undefined;
-}
 
 function isLoopback(host: string): boolean {
   return host === 'localhost' || (net.isIPv4(host) && host.startsWith('127.')) || host === '::1';
-}
-
-function safe(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || '_';
 }
 
 /**
@@ -54,24 +43,17 @@ export class OtlpListener implements vscode.Disposable {
     await this.stop();
     this.current = wanted;
     if (listen === '') return;
-    const address = parseAddress(listen);
+    const address = /^\d+$/.test(listen) ? undefined : parseHostPort(listen);
     if (address === undefined) return this.refuse(`loopGuardian.otlp.listen: "${listen}" is not HOST:PORT (for example 127.0.0.1:4318)`);
     if (!isLoopback(address.host) && !allowRemote) return this.refuse(`loopGuardian.otlp.listen: ${address.host} is not a loopback address; turn on loopGuardian.otlp.allowRemote to take other machines' events`);
     const guardian = this.service.all[0];
     if (guardian === undefined) return this.refuse('the OTLP receiver writes the events it receives into the first workspace folder: there is none');
     if (!vscode.workspace.isTrusted) return this.refuse('the OTLP receiver writes the events it receives into the workspace: not in an untrusted workspace');
-    const { OtlpReceiver } = await import('../watch/otlpReceiver');
+    const { OtlpReceiver, workspaceEvents } = await import('../watch/otlpReceiver');
     const receiver = new OtlpReceiver({
       config: guardian.guardianConfig ?? defaultConfig(),
       onFinding: () => undefined,
-      onEvents: (origin: Origin, events: readonly GuardianEvent[]) => {
-        const rel = `.tmp/otlp/logs/otlp-${safe(origin.service)}-${safe(origin.host || 'local')}.jsonl`;
-        try {
-          guardian.ws.appendSync(rel, events.map((e) => `${JSON.stringify(e)}\n`).join(''), { rotateOver: HOOK_LOG_MAX_BYTES });
-        } catch (err) {
-          this.log.warn(`OTLP receiver: ${rel} not written (${(err as Error).message})`);
-        }
-      },
+      onEvents: workspaceEvents(guardian.ws, HOOK_LOG_MAX_BYTES, (rel, err) => this.log.warn(`OTLP receiver: ${rel} not written (${err.message})`)),
     });
     try {
       const bound = await receiver.listen(address.host, address.port);

@@ -1,6 +1,7 @@
 /*
- * Whether loops are to be published as OpenTelemetry (./incidentExport.ts), told without loading
- * the OpenTelemetry SDK: the callers load it only when this says so.
+ * Whether loops are to be published as OpenTelemetry (./incidentExport.ts), and where a receiver
+ * is to listen (./otlpReceiver.ts), told without loading the OpenTelemetry SDK or the receiver: the
+ * callers load them only when these say so.
  */
 
 /** Whether exporting is configured in this environment. */
@@ -14,4 +15,11 @@ export interface Seen {
   readonly action: string;
   readonly count: number;
   readonly agent: string;
+}
+
+/** `HOST:PORT`, `[v6]:PORT`, or `PORT` (on 127.0.0.1); undefined when it is none of them. */
+export function parseHostPort(text: string): { host: string; port: number } | undefined {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text.trim()) ?? /^()()(\d{1,5})$/.exec(text.trim());
+  const port = m ? Number(m[3]) : NaN;
+  return m && port >= 0 && port <= 65535 ? { host: m[1] || m[2] || '127.0.0.1', port } : undefined;
 }

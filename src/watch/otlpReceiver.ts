@@ -7,6 +7,7 @@ import type { GuardianConfig } from '../core/config';
 import { Engine } from '../core/engine';
 import type { GuardianEvent, LocatedEvent } from '../core/events';
 import type { Finding } from '../core/finding';
+import type { Workspace } from '../state/workspace';
 import { decodeLogsJson, NotAnExportRequest, type TelemetryRecord } from '../agents/otlpLogs';
 import { decodeLogsProtobuf, encodeAnswer } from './otlpProtobuf';
 
@@ -29,6 +30,27 @@ import { decodeLogsProtobuf, encodeAnswer } from './otlpProtobuf';
  */
 
 export const DEFAULT_MAX_BODY = 20 * 1024 * 1024;
+
+/** A name as a file-name part: letters, digits, `.`, `_` and `-`. */
+function fileSafe(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || '_';
+}
+
+/**
+ * Where a receiver keeps what it maps, for a workspace's guardian to read like any event log:
+ * `.tmp/otlp/logs/otlp-<service>-<host>.jsonl`, each session's batch appended in one write, rotated
+ * past `rotateOver` bytes. `onError` is told what could not be written.
+ */
+export function workspaceEvents(ws: Workspace, rotateOver: number, onError: (rel: string, err: Error) => void): NonNullable<ReceiverOptions['onEvents']> {
+  return (origin, events) => {
+    const rel = `.tmp/otlp/logs/otlp-${fileSafe(origin.service)}-${fileSafe(origin.host || 'local')}.jsonl`;
+    try {
+      ws.appendSync(rel, events.map((e) => `${JSON.stringify(e)}\n`).join(''), { rotateOver });
+    } catch (err) {
+      onError(rel, err as Error);
+    }
+  };
+}
 
 export interface ReceiverOptions {
   readonly config: GuardianConfig;

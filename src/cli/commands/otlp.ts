@@ -1,20 +1,14 @@
 import { HOOK_LOG_MAX_BYTES } from '../../state/hookLog';
-import { OtlpReceiver, type Origin } from '../../watch/otlpReceiver';
-import type { GuardianEvent } from '../../core/events';
+import { parseHostPort } from '../../watch/otelConfig';
+import { OtlpReceiver, workspaceEvents } from '../../watch/otlpReceiver';
 import type { CommandContext } from '../context';
 import { EXIT, findingJson, UsageError } from '../io';
 
-/** `HOST:PORT`, `[v6]:PORT` or `PORT`. */
+/** `--listen`'s value. */
 export function parseListen(text: string): { host: string; port: number } {
-  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text) ?? /^()()(\d{1,5})$/.exec(text);
-  const port = m ? Number(m[3]) : NaN;
-  if (!m || !(port >= 0 && port <= 65535)) throw new UsageError(`--listen ${JSON.stringify(text)}: HOST:PORT (for example 127.0.0.1:4318)`);
-  return { host: m[1] || m[2] || '127.0.0.1', port };
-}
-
-/** A name as a file-name part: letters, digits, `.`, `_` and `-`. */
-function safe(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || '_';
+  const address = parseHostPort(text);
+  if (address === undefined) throw new UsageError(`--listen ${JSON.stringify(text)}: HOST:PORT (for example 127.0.0.1:4318)`);
+  return address;
 }
 
 /**
@@ -31,18 +25,7 @@ export async function otlpCommand(ctx: CommandContext, opts: { listen?: string; 
   const receiver = new OtlpReceiver({
     config: ctx.config,
     onFinding: (f) => io.out(`${JSON.stringify(findingJson(f))}\n`),
-    ...(write
-      ? {
-          onEvents: (origin: Origin, events: readonly GuardianEvent[]) => {
-            const rel = `.tmp/otlp/logs/otlp-${safe(origin.service)}-${safe(origin.host || 'local')}.jsonl`;
-            try {
-              ctx.ws.appendSync(rel, events.map((e) => `${JSON.stringify(e)}\n`).join(''), { rotateOver: HOOK_LOG_MAX_BYTES });
-            } catch (err) {
-              io.err(`loop-guardian otlp: warning: ${rel}: not written (${(err as Error).message})\n`);
-            }
-          },
-        }
-      : {}),
+    ...(write ? { onEvents: workspaceEvents(ctx.ws, HOOK_LOG_MAX_BYTES, (rel, err) => io.err(`loop-guardian otlp: warning: ${rel}: not written (${err.message})\n`)) } : {}),
   });
   let address;
   try {
