@@ -16,6 +16,7 @@ import { handoverFailed, recordHandover, recordHeartbeat, settleHandover } from 
 import { appendEvent, hookConfig, hookLogPath, readHookTail, withSessionLock } from '../state/hookLog';
 import { readStopAllAtSync } from '../state/stopAllFile';
 import { findProject, PATHS, PROJECT_MARKERS, Workspace } from '../state/workspace';
+import { exportConfigured } from '../watch/otelConfig';
 import { readToEnd } from '../watch/streamText';
 import type { PreviousTurn } from '../watch/transcriptTail';
 import { requireWithCodeCache } from './codeCache';
@@ -175,6 +176,7 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
       return allow();
     }
     log('WARN', `hook ${who.id}: refused ${what}${end && agent.hook.halt !== undefined ? ' and ended the run' : ''}: ${verdict.reason}`);
+    if (verdict.why === 'loop' && ws !== undefined) publishInBackground(io.env, ws.root);
     return reply;
   };
 
@@ -542,5 +544,28 @@ function readPipeNow(): { bytes: Buffer; ended: boolean } {
     }
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * With an OTLP endpoint configured, a loop the hook refuses is published as OpenTelemetry (its
+ * incident, as `scan` sends it: src/watch/incidentExport.ts) by a `scan` started apart, detached,
+ * its output dropped: the agent's call is answered at once, whatever the endpoint does (a slow or
+ * unreachable endpoint never holds up the refusal). Only from the shipped CLI, whose path is this
+ * process's script; a failure to start is nothing the agent hears of.
+ */
+function publishInBackground(env: NodeJS.ProcessEnv, root: string): void {
+  const script = process.argv[1];
+  if (!exportConfigured(env) || script === undefined || !/cli(?:-hook)?\.js$/.test(script)) return;
+  try {
+    // Required here only: loading child_process loads net, which the hook otherwise never does.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { spawn } = require('node:child_process') as typeof import('node:child_process');
+    const cli = script.replace(/cli-hook\.js$/, 'cli.js');
+    const child = spawn(process.execPath, [cli, 'scan', '--workspace', root], { detached: true, stdio: 'ignore', env: { ...env, LOOP_GUARDIAN_OTEL_SOURCE: 'hook' } });
+    child.on('error', () => undefined);
+    child.unref();
+  } catch {
+    // Not published: the refusal stands.
   }
 }

@@ -80,7 +80,9 @@ async function exportIncidents(ctx: CommandContext, going: readonly Incident[]):
   } catch {
     // Unreadable: every incident going on is sent as new.
   }
-  const exporter = new IncidentExporter({ source: 'cli', version: VERSION, workspace: ctx.ws.root, seen });
+  // A scan the hook started to publish the loop it refused says so (src/cli/hook.ts).
+  const source = process.env.LOOP_GUARDIAN_OTEL_SOURCE === 'hook' ? 'hook' : 'cli';
+  const exporter = new IncidentExporter({ source, version: VERSION, workspace: ctx.ws.root, seen });
   exporter.update(going);
   await exporter.flush();
   await exporter.shutdown();

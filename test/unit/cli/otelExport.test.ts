@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { cli, tmpProject } from '../helpers';
+import { cli, runHook, tmpProject } from '../helpers';
 
 /*
  * Loops published as OpenTelemetry: `scan` with an OTLP endpoint set sends each incident going on
@@ -84,6 +84,31 @@ describe('loops published as OpenTelemetry (OTEL_EXPORTER_OTLP_ENDPOINT)', () =>
       await fs.appendFile(log, `${JSON.stringify({ v: 1, type: 'user', session: 'sess-7', text: 'try something else' })}\n`);
       const ended = await cli(['scan'], { cwd: ws, env });
       assert.match(ended.stderr, /0 loop\(s\) opened, 0 grew, 1 ended/);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('the hook, refusing a loop, has it published (a scan started apart, detached): the refusal is not held up, the record arrives', async () => {
+    const ws = await tmpProject('lg-otel-hook-');
+    const r = await receiver();
+    try {
+      const env = { OTEL_EXPORTER_OTLP_ENDPOINT: r.url };
+      const pre = (id: string) => ({ session_id: 'sess-h', transcript_path: '/home/u/.claude/projects/p/sess-h.jsonl', cwd: ws, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'npm test', description: 'run it' }, tool_use_id: id });
+      const fail = (id: string) => ({ ...pre(id), hook_event_name: 'PostToolUseFailure', error: 'Exit code 1\nError: Cannot find module "./config"' });
+      for (const id of ['t1', 't2']) {
+        await runHook(ws, 'claude', pre(id), [], { env });
+        await runHook(ws, 'claude', fail(id), [], { env });
+      }
+      const third = await runHook(ws, 'claude', pre('t3'), [], { env });
+      assert.match(third.stdout, /"permissionDecision":"deny"/);
+      const deadline = Date.now() + 20_000;
+      while (!records(r.got).some((x) => x.attrs['loop_guardian.incident.state'] === 'opened') && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
+      const opened = records(r.got).find((x) => x.attrs['loop_guardian.incident.state'] === 'opened');
+      assert.ok(opened, 'the refused loop arrived at the receiver');
+      assert.equal(opened.resource['loop_guardian.source'], 'hook');
+      assert.equal(opened.attrs['gen_ai.conversation.id'], 'sess-h');
+      assert.equal(opened.attrs['loop_guardian.action'], 'halt');
     } finally {
       await r.close();
     }
