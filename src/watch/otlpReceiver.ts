@@ -31,6 +31,9 @@ import { decodeLogsProtobuf, encodeAnswer } from './otlpProtobuf';
 
 export const DEFAULT_MAX_BODY = 20 * 1024 * 1024;
 
+/** The most origins (service and host) whose events are numbered apart; past it, the oldest starts over. */
+const MAX_ORIGINS = 10_000;
+
 /** A name as a file-name part: letters, digits, `.`, `_` and `-`. */
 function fileSafe(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || '_';
@@ -213,6 +216,8 @@ export class OtlpReceiver {
         for (const event of mapping.events(r, origin.session)) {
           events.push(event);
           const n = (this.counters.get(file) ?? 0) + 1;
+          // One counter per origin (service and host): bounded like the sessions, however many hosts come and go.
+          if (!this.counters.has(file) && this.counters.size >= MAX_ORIGINS) this.counters.delete(this.counters.keys().next().value as string);
           this.counters.set(file, n);
           const located: LocatedEvent = { event, ref: { file, line, event: n } };
           this.stats.events++;
