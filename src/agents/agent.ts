@@ -1,4 +1,5 @@
 import type { GuardianEvent } from '../core/events';
+import type { RecordScope } from './eventBuilders';
 import type { TelemetryRecord } from './otlpLogs';
 import type { HookProtocol } from './hook';
 import type { Adapter, DocumentAdapter, JsonlAdapter } from './transcript';
@@ -80,8 +81,8 @@ export interface TelemetryMapping {
   session(record: TelemetryRecord): string | undefined;
   /** The order of a record in its session, when the agent numbers them (a batch may hold them out of order). */
   sequence?(record: TelemetryRecord): number | undefined;
-  /** The events one record becomes (none for those the signals do not read). */
-  events(record: TelemetryRecord, session: string): GuardianEvent[];
+  /** The events one record becomes (none for those the signals do not read), in its scope: its session, the agent's `eventAgent`, its time. */
+  events(record: TelemetryRecord, scope: RecordScope): GuardianEvent[];
 }
 
 /** A row of a query, column by column. */

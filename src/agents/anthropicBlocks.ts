@@ -1,10 +1,7 @@
 import type { GuardianEvent } from '../core/events';
 import { boundedText } from '../core/redact';
-import { argsObject, contentText, isObject, str, type AdapterSink, type Json, type RecentSet } from './transcript';
-
 import { common, resultEvent, type RecordScope } from './eventBuilders';
-
-export { promptEvent, replyEvent, userEvent, type RecordScope } from './eventBuilders';
+import { argsObject, contentText, isObject, str, type AdapterSink, type Json, type RecentSet } from './transcript';
 
 const TOOL_USE_ERROR = /<tool_use_error>([\s\S]*?)(<\/tool_use_error>|$)/;
 const EXIT_CODE = /^Exit code (\d+)/;

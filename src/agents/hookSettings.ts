@@ -46,12 +46,12 @@ export function hookCommand(agentId: string, hook: Pick<HookProtocol, 'allow' | 
   const idle = hook.allow();
   const stop = hook.halt?.(STOP_WITHOUT_GUARDIAN) ?? hook.deny(STOP_WITHOUT_GUARDIAN);
   // The script is single-quoted for the outer shell; the answers are double-quoted inside it.
-  for (const text of [idle.stdout, stop.stdout, stop.stderr]) if (text.includes("'") || text.includes('$')) throw new Error(`cannot build a hook command for ${JSON.stringify(agentId)}`);
+  for (const text of [idle.stdout, idle.stderr, stop.stdout, stop.stderr]) if (text.includes("'") || text.includes('$')) throw new Error(`cannot build a hook command for ${JSON.stringify(agentId)}`);
   if (!/^[a-z][a-z0-9-]*$/.test(agentId)) throw new Error(`cannot build a hook command for ${JSON.stringify(agentId)}`);
   // STOP_ALL's first non-blank line, a byte-order mark removed: STOP, then a blank or the end.
   const stopSet = '{ cat .github/guardian/STOP_ALL || cat "$(git rev-parse --show-toplevel)/.github/guardian/STOP_ALL"; } 2>/dev/null | tr -d "\\357\\273\\277" | sed -n "/[^[:space:]]/{p;q;}" | grep -qiE "^[[:space:]]*stop([[:space:]]|\\$)"';
   // stdin is read to its end first: an agent writing the call to a hook that already exited would get EPIPE.
-  const missing = `{ cat >/dev/null; if ${stopSet}; then ${printed(stop)} fi; ${idle.stdout.trim() === '' ? '' : `printf "%s\\n" "${idle.stdout.trim().replace(/[\\"`]/g, '\\$&')}"; `}exit 0; }`;
+  const missing = `{ cat >/dev/null; if ${stopSet}; then ${printed(stop)} fi; ${printed({ ...idle, exitCode: 0 })} }`;
   // Arguments after the command (a hook file's `--workspace DIR`) reach the hook: "loop-guardian" is the script's $0.
   return `sh -c '[ -f "${LAUNCHER_IN_SHELL}" ] || ${missing}; exec sh "${LAUNCHER_IN_SHELL}" hook ${agentId} "$@"' loop-guardian`;
 }

@@ -1,4 +1,5 @@
 import { isObject } from '../core/guards';
+import { parseJson } from '../core/json';
 
 /*
  * An OTLP logs export request in its JSON encoding (OTLP/HTTP, `Content-Type: application/json`:
@@ -95,6 +96,19 @@ function nanosToMs(v: unknown): number | undefined {
   return v.length > 6 ? Number(v.slice(0, -6)) : 0;
 }
 
+/** An attribute as text: a non-empty string, or a number written out; undefined otherwise. */
+export function attrText(v: Plain | undefined): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
+}
+
+/** An attribute that holds an object: as a map, or as its JSON text (as agents export them); undefined otherwise. */
+export function attrObject(v: Plain | undefined): Record<string, unknown> | undefined {
+  if (isObject(v)) return v as Record<string, unknown>;
+  if (typeof v !== 'string') return undefined;
+  const parsed = parseJson(v);
+  return parsed.ok && isObject(parsed.value) ? parsed.value : undefined;
+}
+
 export class NotAnExportRequest extends Error {}
 
 /** The records of a JSON export request; throws NotAnExportRequest when the body is not one. */
@@ -106,8 +120,8 @@ export function decodeLogsJson(value: unknown): DecodedLogs {
   const records: TelemetryRecord[] = [];
   let rejected = 0;
   let reason: string | undefined;
-  const reject = (why: string, n = 1) => {
-    rejected += n;
+  const reject = (why: string) => {
+    rejected++;
     reason ??= why;
   };
   for (const rl of resourceLogs) {

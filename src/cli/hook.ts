@@ -556,13 +556,12 @@ function readPipeNow(): { bytes: Buffer; ended: boolean } {
  */
 function publishInBackground(env: NodeJS.ProcessEnv, root: string): void {
   const script = process.argv[1];
-  if (!exportConfigured(env) || script === undefined || !/cli(?:-hook)?\.js$/.test(script)) return;
+  if (!exportConfigured(env) || script === undefined || !/(?:^|[\\/])cli\.js$/.test(script)) return;
   try {
     // Required here only: loading child_process loads net, which the hook otherwise never does.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { spawn } = require('node:child_process') as typeof import('node:child_process');
-    const cli = script.replace(/cli-hook\.js$/, 'cli.js');
-    const child = spawn(process.execPath, [cli, 'scan', '--workspace', root], { detached: true, stdio: 'ignore', env: { ...env, LOOP_GUARDIAN_OTEL_SOURCE: 'hook' } });
+    const child = spawn(process.execPath, [script, 'scan', '--workspace', root], { detached: true, stdio: 'ignore', env: { ...env, LOOP_GUARDIAN_OTEL_SOURCE: 'hook' } });
     child.on('error', () => undefined);
     child.unref();
   } catch {

@@ -4,9 +4,6 @@ import { exportConfigured } from '../watch/otelConfig';
 import type { FolderGuardian } from './folderGuardian';
 import type { GuardianService } from './guardianService';
 
-declare const __VERSION__: string | undefined;
-const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : 'dev';
-
 /**
  * Publishes the loops the editor follows as OpenTelemetry (src/watch/incidentExport.ts), when the
  * editor's environment names an OTLP endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT` …): one exporter per
@@ -27,7 +24,7 @@ export class IncidentPublisher implements vscode.Disposable {
     try {
       let exporter = this.exporters.get(guardian);
       if (exporter === undefined) {
-        exporter = import('../watch/incidentExport').then(({ IncidentExporter }) => new IncidentExporter({ source: 'extension', version: VERSION, workspace: guardian.folder.uri.fsPath }));
+        exporter = import('../watch/incidentExport').then(({ IncidentExporter }) => new IncidentExporter({ source: 'extension', workspace: guardian.folder.uri.fsPath }));
         this.exporters.set(guardian, exporter);
       }
       (await exporter).update(guardian.state.incidents.filter((i) => i.state === 'open'));

@@ -1,6 +1,5 @@
 import * as net from 'node:net';
 import * as vscode from 'vscode';
-import { defaultConfig } from '../core/config';
 import { HOOK_LOG_MAX_BYTES } from '../state/hookLog';
 import { parseHostPort } from '../watch/otelConfig';
 import type { OtlpReceiver } from '../watch/otlpReceiver';
@@ -29,11 +28,6 @@ export class OtlpListener implements vscode.Disposable {
     void this.apply();
   }
 
-  /** Where it listens, when it does (`HOST:PORT`). */
-  get address(): string | undefined {
-    return this.receiver !== undefined ? this.current : undefined;
-  }
-
   private async apply(): Promise<void> {
     const c = vscode.workspace.getConfiguration('loopGuardian');
     const listen = (c.get<string>('otlp.listen') ?? '').trim();
@@ -49,17 +43,15 @@ export class OtlpListener implements vscode.Disposable {
     const guardian = this.service.all[0];
     if (guardian === undefined) return this.refuse('the OTLP receiver writes the events it receives into the first workspace folder: there is none');
     if (!vscode.workspace.isTrusted) return this.refuse('the OTLP receiver writes the events it receives into the workspace: not in an untrusted workspace');
-    const { OtlpReceiver, workspaceEvents } = await import('../watch/otlpReceiver');
+    const { logsUrl, OtlpReceiver, workspaceEvents } = await import('../watch/otlpReceiver');
+    // No signal runs in the receiver: the folder's guardian reads the events it writes, and judges them.
     const receiver = new OtlpReceiver({
-      config: guardian.guardianConfig ?? defaultConfig(),
-      onFinding: () => undefined,
       onEvents: workspaceEvents(guardian.ws, HOOK_LOG_MAX_BYTES, (rel, err) => this.log.warn(`OTLP receiver: ${rel} not written (${err.message})`)),
     });
     try {
       const bound = await receiver.listen(address.host, address.port);
       this.receiver = receiver;
-      this.current = wanted;
-      this.log.info(`OTLP receiver listening on http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}/v1/logs; events into ${guardian.folder.name}/.tmp/otlp/logs/`);
+      this.log.info(`OTLP receiver listening on ${logsUrl(bound)}; events into ${guardian.folder.name}/.tmp/otlp/logs/`);
     } catch (err) {
       this.refuse(`the OTLP receiver cannot listen on ${listen}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }

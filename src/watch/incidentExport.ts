@@ -6,7 +6,10 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import type { Incident } from '../core/incidents';
-import type { Seen } from './otelConfig';
+import { exportTargets, type Seen } from './otelConfig';
+
+declare const __VERSION__: string | undefined;
+const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : 'dev';
 
 export { exportConfigured, type Seen } from './otelConfig';
 
@@ -33,11 +36,9 @@ export { exportConfigured, type Seen } from './otelConfig';
 
 export type IncidentState = 'opened' | 'grew' | 'ended';
 
-const SEVERITY = { warn: SeverityNumber.WARN, halt: SeverityNumber.ERROR } as const;
 
 export interface ExporterOptions {
   readonly source: 'cli' | 'extension' | 'hook';
-  readonly version: string;
   readonly workspace: string;
   readonly env?: NodeJS.ProcessEnv;
   /** What an earlier run sent (a one-shot command's memory): those incidents are not new. */
@@ -54,14 +55,12 @@ export class IncidentExporter {
 
   constructor(private readonly opts: ExporterOptions) {
     for (const [id, s] of Object.entries(opts.seen ?? {})) if (typeof s?.count === 'number' && typeof s.action === 'string' && typeof s.agent === 'string') this.seen.set(id, s);
-    const resource = resourceFromAttributes({ 'service.name': 'loop-guardian', 'service.version': opts.version, 'host.name': os.hostname(), 'loop_guardian.source': opts.source });
-    const env = opts.env ?? process.env;
-    const logsWanted = Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT?.trim());
-    const metricsWanted = Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT?.trim());
-    this.logs = new LoggerProvider({ resource, processors: logsWanted ? [new BatchLogRecordProcessor({ exporter: new OTLPLogExporter(), scheduledDelayMillis: 1000 })] : [] });
-    this.logger = this.logs.getLogger('loop-guardian', opts.version);
-    this.meters = new MeterProvider({ resource, readers: metricsWanted ? [new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: 10_000 })] : [] });
-    const gauge = this.meters.getMeter('loop-guardian', opts.version).createObservableGauge('loop_guardian.loops.active', { description: 'Loops going on, per agent', unit: '{loop}' });
+    const resource = resourceFromAttributes({ 'service.name': 'loop-guardian', 'service.version': VERSION, 'host.name': os.hostname(), 'loop_guardian.source': opts.source });
+    const to = exportTargets(opts.env ?? process.env);
+    this.logs = new LoggerProvider({ resource, processors: to.logs ? [new BatchLogRecordProcessor({ exporter: new OTLPLogExporter(), scheduledDelayMillis: 1000 })] : [] });
+    this.logger = this.logs.getLogger('loop-guardian', VERSION);
+    this.meters = new MeterProvider({ resource, readers: to.metrics ? [new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: 10_000 })] : [] });
+    const gauge = this.meters.getMeter('loop-guardian', VERSION).createObservableGauge('loop_guardian.loops.active', { description: 'Loops going on, per agent', unit: '{loop}' });
     gauge.addCallback((result) => {
       const perAgent = new Map<string, number>();
       for (const s of this.seen.values()) perAgent.set(s.agent, (perAgent.get(s.agent) ?? 0) + 1);
@@ -86,38 +85,37 @@ export class IncidentExporter {
     for (const [id, s] of [...this.seen]) {
       if (now.has(id)) continue;
       this.seen.delete(id);
-      this.sent.ended++;
-      this.logger.emit({
-        eventName: 'loop_guardian.incident',
-        severityNumber: SeverityNumber.INFO,
-        severityText: 'INFO',
-        body: `Loop ${id} is over`,
-        attributes: { 'event.name': 'loop_guardian.incident', 'loop_guardian.incident.id': id, 'loop_guardian.incident.state': 'ended', 'loop_guardian.action': s.action, 'loop_guardian.count': s.count, 'gen_ai.agent.name': s.agent, 'loop_guardian.workspace': this.opts.workspace },
-      });
+      this.send('ended', { id, action: s.action, count: s.count, agent: s.agent }, `Loop ${id} is over`, 'INFO');
     }
   }
 
   private emit(i: Incident, state: IncidentState): void {
+    this.send(state, { id: i.id, action: i.action, count: i.lead.count, ...(i.agent !== undefined ? { agent: i.agent } : {}) }, i.lead.message, i.action === 'halt' ? 'ERROR' : 'WARN', {
+      'loop_guardian.signal': i.lead.signal,
+      'loop_guardian.signals': [...new Set(i.findings.map((f) => f.signal))],
+      'loop_guardian.recommendation': i.lead.recommendation,
+      'gen_ai.conversation.id': i.session,
+      ...(i.task !== undefined ? { 'loop_guardian.task': i.task } : {}),
+    });
+  }
+
+  /** One record of an incident: what every state says of it, and what only a going one says (`more`). */
+  private send(state: IncidentState, what: { id: string; action: string; count: number; agent?: string }, body: string, severity: 'INFO' | 'WARN' | 'ERROR', more: Record<string, string | string[]> = {}): void {
     this.sent[state]++;
-    const severity = SEVERITY[i.action as 'warn' | 'halt'] ?? SeverityNumber.INFO;
     this.logger.emit({
       eventName: 'loop_guardian.incident',
-      severityNumber: severity,
-      severityText: i.action === 'halt' ? 'ERROR' : 'WARN',
-      body: i.lead.message,
+      severityNumber: SeverityNumber[severity],
+      severityText: severity,
+      body,
       attributes: {
         'event.name': 'loop_guardian.incident',
-        'loop_guardian.incident.id': i.id,
+        'loop_guardian.incident.id': what.id,
         'loop_guardian.incident.state': state,
-        'loop_guardian.action': i.action,
-        'loop_guardian.signal': i.lead.signal,
-        'loop_guardian.signals': [...new Set(i.findings.map((f) => f.signal))],
-        'loop_guardian.count': i.lead.count,
-        'loop_guardian.recommendation': i.lead.recommendation,
+        'loop_guardian.action': what.action,
+        'loop_guardian.count': what.count,
         'loop_guardian.workspace': this.opts.workspace,
-        'gen_ai.conversation.id': i.session,
-        ...(i.agent !== undefined ? { 'gen_ai.agent.name': i.agent } : {}),
-        ...(i.task !== undefined ? { 'loop_guardian.task': i.task } : {}),
+        ...(what.agent !== undefined ? { 'gen_ai.agent.name': what.agent } : {}),
+        ...more,
       },
     });
   }
@@ -127,11 +125,7 @@ export class IncidentExporter {
     return Object.fromEntries(this.seen);
   }
 
-  /** Sends what is waiting (the end of a one-shot command). */
-  async flush(): Promise<void> {
-    await Promise.allSettled([this.logs.forceFlush(), this.meters.forceFlush()]);
-  }
-
+  /** Sends what is waiting, and ends (the end of a one-shot command, or of the editor). */
   async shutdown(): Promise<void> {
     await Promise.allSettled([this.logs.shutdown(), this.meters.shutdown()]);
   }

@@ -4,10 +4,17 @@
  * callers load them only when these say so.
  */
 
+/** Where there is somewhere to send: logs and metrics each (the shared endpoint, or their own). */
+export function exportTargets(env: NodeJS.ProcessEnv): { readonly logs: boolean; readonly metrics: boolean } {
+  const set = (v: string | undefined) => v !== undefined && v.trim() !== '';
+  if ((env.OTEL_SDK_DISABLED ?? '').toLowerCase() === 'true') return { logs: false, metrics: false };
+  return { logs: set(env.OTEL_EXPORTER_OTLP_ENDPOINT) || set(env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT), metrics: set(env.OTEL_EXPORTER_OTLP_ENDPOINT) || set(env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) };
+}
+
 /** Whether exporting is configured in this environment. */
 export function exportConfigured(env: NodeJS.ProcessEnv): boolean {
-  if ((env.OTEL_SDK_DISABLED ?? '').toLowerCase() === 'true') return false;
-  return [env.OTEL_EXPORTER_OTLP_ENDPOINT, env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT, env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT].some((v) => v !== undefined && v.trim() !== '');
+  const to = exportTargets(env);
+  return to.logs || to.metrics;
 }
 
 /** What was last sent of an incident (kept by a one-shot command between its runs: `seenState`). */

@@ -1,5 +1,6 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
 import * as zlib from 'node:zlib';
 import { AGENTS, type Agent } from '../agents';
 import type { TelemetryMapping } from '../agents/agent';
@@ -8,7 +9,8 @@ import { Engine } from '../core/engine';
 import type { GuardianEvent, LocatedEvent } from '../core/events';
 import type { Finding } from '../core/finding';
 import type { Workspace } from '../state/workspace';
-import { decodeLogsJson, NotAnExportRequest, type TelemetryRecord } from '../agents/otlpLogs';
+import { attrText, decodeLogsJson, NotAnExportRequest, type TelemetryRecord } from '../agents/otlpLogs';
+import { isoTime } from '../agents/transcript';
 import { decodeLogsProtobuf, encodeAnswer } from './otlpProtobuf';
 
 /*
@@ -34,6 +36,13 @@ export const DEFAULT_MAX_BODY = 20 * 1024 * 1024;
 /** The most origins (service and host) whose events are numbered apart; past it, the oldest starts over. */
 const MAX_ORIGINS = 10_000;
 
+const gunzip = promisify(zlib.gunzip);
+
+/** The URL a receiver listening at this address takes logs at. */
+export function logsUrl(address: AddressInfo): string {
+  return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/v1/logs`;
+}
+
 /** A name as a file-name part: letters, digits, `.`, `_` and `-`. */
 function fileSafe(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || '_';
@@ -56,9 +65,12 @@ export function workspaceEvents(ws: Workspace, rotateOver: number, onError: (rel
 }
 
 export interface ReceiverOptions {
-  readonly config: GuardianConfig;
-  /** Each finding as it is raised (new, or more severe). */
-  readonly onFinding: (f: Finding) => void;
+  /**
+   * The signals run here, with this configuration, each finding told as it is raised (new, or more
+   * severe). Without it none runs: the events go to `onEvents` only (the editor's receiver, whose
+   * folder guardian reads them and judges them).
+   */
+  readonly judge?: { readonly config: GuardianConfig; readonly onFinding: (f: Finding) => void };
   /** Each batch of events of one session, as mapped (to be written where the editor reads them). */
   readonly onEvents?: (origin: Origin, events: readonly GuardianEvent[]) => void;
   readonly maxBodyBytes?: number;
@@ -90,14 +102,14 @@ const TELEMETRY_AGENTS = AGENTS.filter((a): a is Agent & { telemetry: TelemetryM
 
 export class OtlpReceiver {
   readonly stats: ReceiverStats = { requests: 0, records: 0, events: 0, rejected: 0, refused: 0 };
-  private readonly engine: Engine;
+  private readonly engine: Engine | undefined;
   private readonly maxBody: number;
   private server: http.Server | undefined;
   /** Events numbered per origin file, for the findings' evidence. */
   private readonly counters = new Map<string, number>();
 
   constructor(private readonly opts: ReceiverOptions) {
-    this.engine = new Engine(opts.config);
+    if (opts.judge !== undefined) this.engine = new Engine(opts.judge.config);
     this.maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY;
   }
 
@@ -126,22 +138,18 @@ export class OtlpReceiver {
     });
   }
 
-  /** The findings still going on. */
-  active(): Finding[] {
-    return this.engine.active();
-  }
-
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     this.stats.requests++;
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    // Answered in the request's encoding (the specification: the response's Content-Type is the request's).
+    const protobuf = type === 'application/x-protobuf';
     let answer: Answer;
     try {
-      answer = await this.answer(req);
+      answer = await this.answer(req, type);
     } catch (err) {
       answer = status(500, 13, `internal error: ${(err as Error).message}`);
     }
     if (answer.status >= 400) this.stats.refused++;
-    // Answered in the request's encoding (the specification: the response's Content-Type is the request's).
-    const protobuf = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() === 'application/x-protobuf';
     const body = protobuf ? Buffer.from(encodeAnswer(answer.body, answer.status >= 400)) : Buffer.from(JSON.stringify(answer.body));
     if (!res.headersSent) res.writeHead(answer.status, { 'Content-Type': protobuf ? 'application/x-protobuf' : 'application/json', 'Content-Length': body.byteLength, ...(answer.status === 413 || answer.status >= 500 ? { Connection: 'close' } : {}) });
     res.end(body);
@@ -149,11 +157,11 @@ export class OtlpReceiver {
     if (!req.complete) req.resume();
   }
 
-  private async answer(req: http.IncomingMessage): Promise<Answer> {
+  /** `type`: the request's media type. */
+  private async answer(req: http.IncomingMessage, type: string): Promise<Answer> {
     const url = (req.url ?? '/').split('?')[0];
     if (url !== '/v1/logs') return status(404, 5, `${url}: not found (this receiver takes logs: POST /v1/logs)`);
     if (req.method !== 'POST') return status(405, 12, `${req.method ?? '?'}: only POST is accepted`);
-    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     const protobuf = type === 'application/x-protobuf';
     if (!protobuf && type !== 'application/json') return status(415, 3, `${type || 'no content type'}: not read (application/json or application/x-protobuf)`);
     const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
@@ -164,7 +172,8 @@ export class OtlpReceiver {
     if (raw === undefined) return status(413, 8, `more than the ${this.maxBody} bytes a request may have`);
     let body: Buffer;
     try {
-      body = encoding === 'gzip' ? zlib.gunzipSync(raw, { maxOutputLength: this.maxBody }) : raw;
+      // Inflated off the event loop: a large body does not hold up the other requests.
+      body = encoding === 'gzip' ? await gunzip(raw, { maxOutputLength: this.maxBody }) : raw;
     } catch (err) {
       const tooLarge = (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || /maxOutputLength|buffer/i.test((err as Error).message);
       return tooLarge ? status(413, 8, `inflated, more than the ${this.maxBody} bytes a request may have`) : status(400, 3, `not gzip: ${(err as Error).message}`);
@@ -189,7 +198,7 @@ export class OtlpReceiver {
   }
 
   /** A batch's records: grouped by session, in each agent's order, through the engine. */
-  take(records: readonly TelemetryRecord[]): void {
+  private take(records: readonly TelemetryRecord[]): void {
     const bySession = new Map<string, { origin: Origin; mapping: TelemetryMapping; records: TelemetryRecord[] }>();
     for (const r of records) {
       const agent = TELEMETRY_AGENTS.find((a) => a.telemetry.owns(r));
@@ -213,15 +222,18 @@ export class OtlpReceiver {
       const events: GuardianEvent[] = [];
       for (const r of list) {
         const line = seq?.(r) ?? 0;
-        for (const event of mapping.events(r, origin.session)) {
+        // The record's time: the agents' `event.timestamp` (all three send one), else the record's own.
+        const ts = isoTime(attrText(r.attributes['event.timestamp']) ?? r.timeMs);
+        for (const event of mapping.events(r, { session: origin.session, agent: origin.agent.eventAgent, ...(ts !== undefined ? { ts } : {}) })) {
           events.push(event);
+          this.stats.events++;
+          if (this.engine === undefined) continue;
           const n = (this.counters.get(file) ?? 0) + 1;
           // One counter per origin (service and host): bounded like the sessions, however many hosts come and go.
           if (!this.counters.has(file) && this.counters.size >= MAX_ORIGINS) this.counters.delete(this.counters.keys().next().value as string);
           this.counters.set(file, n);
           const located: LocatedEvent = { event, ref: { file, line, event: n } };
-          this.stats.events++;
-          for (const f of this.engine.push(located)) this.opts.onFinding(f);
+          for (const f of this.engine.push(located)) this.opts.judge?.onFinding(f);
         }
       }
       if (events.length > 0) this.opts.onEvents?.(origin, events);

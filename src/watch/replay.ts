@@ -9,7 +9,8 @@ import type { Finding } from '../core/finding';
 import { AgentLogReader, readAgentDocument, readDocumentText } from './agentLog';
 import type { SkippedLine } from '../core/events';
 import { EventLogReader, type EventSink } from './eventLog';
-import { databaseAgent, isDatabaseHead, SessionDatabaseReader } from './sessionDatabase';
+import { databaseAgent, SessionDatabaseReader } from './sessionDatabase';
+import { isSqliteHeader } from './sqliteImage';
 import { checkRegularFile, openRegularFile } from '../state/regularFile';
 
 /** The guardian's events, seed 000's history, or the id of an agent whose transcripts it reads. */
@@ -92,8 +93,8 @@ async function detect(file: string, format: ReplayFormat = 'auto'): Promise<Dete
   } finally {
     await handle.close();
   }
-  if (isDatabaseHead(buf)) {
-    const found = await databaseAgent(file, format);
+  if (isSqliteHeader(buf)) {
+    const found = databaseAgent(file, format);
     if (found === undefined) throw new UnknownFormatError(file, format === 'auto' ? 'an SQLite database' : `an SQLite database, and ${format} keeps none`);
     return { format: found.id, database: found.store };
   }

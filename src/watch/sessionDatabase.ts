@@ -4,7 +4,7 @@ import { AGENTS, type SessionDatabase, type SessionRow } from '../agents';
 import { DocumentReporting } from './agentDocument';
 import type { EventSink } from './eventLog';
 import type { TailRead } from './logTail';
-import { imageSignature, isSqliteHeader, readDatabaseImage, sameSignature, type ImageSignature } from './sqliteImage';
+import { imageSignature, readDatabaseImage, sameSignature, type ImageSignature } from './sqliteImage';
 
 /*
  * Agents' sessions kept in SQLite databases (`Agent.database`), read without SQLite's locking:
@@ -35,16 +35,15 @@ function rows(db: Database, sql: string, params: readonly (string | number)[]): 
   }
 }
 
-/** One session as read: its row and its document. */
+/** One session as read: its id and its document. */
 export interface DatabaseSession {
   readonly id: string;
-  readonly directory: string;
   readonly document: unknown;
 }
 
-/** An image of the database, opened; `use` runs with it, and it is closed after. */
-export async function withDatabase<T>(file: string, use: (db: Database, signature: ImageSignature) => T): Promise<T> {
-  const [SQL, image] = await Promise.all([sqlite(), readDatabaseImage(file)]);
+/** An image of the database, opened (`known`: its files' signature as just taken); `use` runs with it, and it is closed after. */
+export async function withDatabase<T>(file: string, use: (db: Database, signature: ImageSignature) => T, known?: ImageSignature): Promise<T> {
+  const [SQL, image] = await Promise.all([sqlite(), readDatabaseImage(file, known)]);
   const db = new SQL.Database(image.bytes);
   try {
     return use(db, image.signature);
@@ -53,22 +52,22 @@ export async function withDatabase<T>(file: string, use: (db: Database, signatur
   }
 }
 
-/** The sessions active since `since` (ms) whose folder `wanted` accepts, each as its document. */
-export function sessionsOf(db: Database, store: SessionDatabase, since: number, wanted: (directory: string) => boolean): DatabaseSession[] {
-  const out: DatabaseSession[] = [];
-  for (const s of rows(db, store.sessionsSql, [since])) {
+/** The rows of the sessions `scope` wants: active since its time, in a folder it accepts. */
+function wantedSessions(db: Database, store: SessionDatabase, scope: DatabaseReadScope): SessionRow[] {
+  return rows(db, store.sessionsSql, [scope.since]).filter((s) => scope.wanted(typeof s.directory === 'string' ? s.directory : ''));
+}
+
+/** The sessions `scope` wants, each as its document. */
+function sessionsOf(db: Database, store: SessionDatabase, scope: DatabaseReadScope): DatabaseSession[] {
+  return wantedSessions(db, store, scope).map((s) => {
     const id = String(s.id);
-    const directory = typeof s.directory === 'string' ? s.directory : '';
-    if (!wanted(directory)) continue;
-    const document = store.document(s, rows(db, store.messagesSql, [id]), rows(db, store.partsSql, [id]));
-    out.push({ id, directory, document });
-  }
-  return out;
+    return { id, document: store.document(s, rows(db, store.messagesSql, [id]), rows(db, store.partsSql, [id])) };
+  });
 }
 
 /** How many sessions of the database `scope` wants. */
 export async function databaseSessions(file: string, store: SessionDatabase, scope: DatabaseReadScope): Promise<number> {
-  return withDatabase(file, (db) => rows(db, store.sessionsSql, [scope.since]).filter((s) => scope.wanted(typeof s.directory === 'string' ? s.directory : '')).length);
+  return withDatabase(file, (db) => wantedSessions(db, store, scope).length);
 }
 
 /** Where an agent's database is: `home` given (its configured folder), else its environment variable's folder or its default. */
@@ -82,15 +81,10 @@ export function databaseFile(store: SessionDatabase, env: NodeJS.ProcessEnv, use
 }
 
 /** The agent whose database this is: the one `format` names, else the one whose file name it has, else the first that reads it. */
-export async function databaseAgent(file: string, format: string | undefined): Promise<{ id: string; store: SessionDatabase } | undefined> {
+export function databaseAgent(file: string, format: string | undefined): { id: string; store: SessionDatabase } | undefined {
   const stores = AGENTS.flatMap((a) => (a.database !== undefined ? [{ id: a.id, store: a.database }] : []));
   if (format !== undefined && format !== 'auto') return stores.find((s) => s.id === format);
   return stores.find((s) => path.basename(file) === s.store.file) ?? stores[0];
-}
-
-/** Whether the file begins as an SQLite database. */
-export function isDatabaseHead(head: Uint8Array): boolean {
-  return isSqliteHeader(head);
 }
 
 export interface DatabaseReadScope {
@@ -122,7 +116,7 @@ export class SessionDatabaseReader {
     const now = await imageSignature(this.absPath);
     if (now === undefined) return { reset: false, bytes: 0, missing: true };
     if (sameSignature(now, this.last)) return { reset: false, bytes: 0, missing: false };
-    const { sessions, signature } = await withDatabase(this.absPath, (db, signature) => ({ sessions: sessionsOf(db, this.store, this.scope.since, this.scope.wanted), signature }));
+    const { sessions, signature } = await withDatabase(this.absPath, (db, signature) => ({ sessions: sessionsOf(db, this.store, this.scope), signature }), now);
     this.last = signature;
     for (const s of sessions) {
       let reporting = this.sessions.get(s.id);

@@ -177,9 +177,10 @@ async function readBounded(file: string, max: number): Promise<Uint8Array | unde
  * a checkpoint that started the log over in between would pair an old main file with a new log,
  * so the reading is tried again (three times at most, then it throws: the next poll tries again).
  */
-export async function readDatabaseImage(file: string): Promise<DatabaseImage> {
+export async function readDatabaseImage(file: string, known?: ImageSignature): Promise<DatabaseImage> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const before = await imageSignature(file);
+    // The signature the caller just took stands for the first attempt's "before".
+    const before = attempt === 0 && known !== undefined ? known : await imageSignature(file);
     if (before === undefined) throw Object.assign(new Error(`${file}: no such database`), { code: 'ENOENT' });
     const walHead = await readHead(`${file}-wal`);
     const main = await readBounded(file, MAX_DATABASE_BYTES);

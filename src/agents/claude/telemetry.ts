@@ -1,10 +1,8 @@
 import type { GuardianEvent } from '../../core/events';
 import { UNEXPORTED_INPUT } from '../../core/intent';
-import { parseJson } from '../../core/json';
-import type { Plain, TelemetryRecord } from '../otlpLogs';
+import { attrObject, attrText, type TelemetryRecord } from '../otlpLogs';
 import type { TelemetryMapping } from '../agent';
-import { apiErrorEvent, httpStatus, promptEvent, resultEvent, toolEvent, userEvent, type RecordScope } from '../eventBuilders';
-import { isObject, isoTime } from '../transcript';
+import { apiErrorEvent, promptEvent, resultEvent, toolEvent, userEvent } from '../eventBuilders';
 
 /*
  * Claude Code's OpenTelemetry log events (its docs, code.claude.com "Monitoring usage"; seen on
@@ -25,53 +23,36 @@ import { isObject, isoTime } from '../transcript';
 
 const SERVICE = 'claude-code';
 
-function text(v: Plain | undefined): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
-}
-
 function eventName(r: TelemetryRecord): string | undefined {
-  const name = text(r.attributes['event.name']) ?? r.eventName ?? (typeof r.body === 'string' && r.body.startsWith('claude_code.') ? r.body : undefined);
+  const name = attrText(r.attributes['event.name']) ?? r.eventName ?? (typeof r.body === 'string' && r.body.startsWith('claude_code.') ? r.body : undefined);
   return name?.replace(/^claude_code\./, '');
-}
-
-/** The call's input, as Claude Code exports it (a JSON string, or already an object). */
-function input(r: TelemetryRecord): Record<string, unknown> | undefined {
-  for (const key of ['tool_input', 'tool_parameters']) {
-    const v = r.attributes[key];
-    if (typeof v === 'string') {
-      const parsed = parseJson(v);
-      if (parsed.ok && isObject(parsed.value)) return parsed.value;
-    } else if (isObject(v)) return v as Record<string, unknown>;
-  }
-  return undefined;
 }
 
 export const claudeTelemetry: TelemetryMapping = {
   owns: (r) => r.resource['service.name'] === SERVICE,
-  session: (r) => text(r.attributes['session.id']),
+  session: (r) => attrText(r.attributes['session.id']),
   sequence: (r) => (typeof r.attributes['event.sequence'] === 'number' ? r.attributes['event.sequence'] : undefined),
-  events(r, session): GuardianEvent[] {
-    const ts = isoTime(text(r.attributes['event.timestamp']) ?? r.timeMs);
-    const scope: RecordScope = { session, agent: 'claude-code', ...(ts !== undefined ? { ts } : {}) };
+  events(r, scope): GuardianEvent[] {
     switch (eventName(r)) {
       case 'tool_result': {
-        const tool = text(r.attributes.tool_name);
-        const id = text(r.attributes.tool_use_id);
+        const tool = attrText(r.attributes.tool_name);
+        const id = attrText(r.attributes.tool_use_id);
         if (tool === undefined || id === undefined) return [];
         const failed = r.attributes.success === false || r.attributes.success === 'false';
-        const error = text(r.attributes.error) ?? text(r.attributes.error_type) ?? 'failed';
+        const error = attrText(r.attributes.error) ?? attrText(r.attributes.error_type) ?? 'failed';
         // Without the input each call is its own: its id stands in for what it was.
-        const args = input(r) ?? { [UNEXPORTED_INPUT]: id };
+        // Its input, a JSON string (`tool_parameters` for some tools).
+        const args = attrObject(r.attributes.tool_input) ?? attrObject(r.attributes.tool_parameters) ?? { [UNEXPORTED_INPUT]: id };
         return [toolEvent(scope, tool, args, id), resultEvent(scope, id, failed ? { ok: false, error } : undefined)];
       }
       case 'user_prompt': {
-        const prompt = text(r.attributes.prompt);
+        const prompt = attrText(r.attributes.prompt);
         const typed = prompt !== undefined && !/^<REDACTED>$/i.test(prompt) ? prompt : '';
         return [userEvent(scope, typed), ...(typed !== '' ? [promptEvent(scope, typed)] : [])];
       }
       case 'api_error': {
         const attempt = typeof r.attributes.attempt === 'number' ? r.attributes.attempt : undefined;
-        return [apiErrorEvent(scope, { error: text(r.attributes.error), status: httpStatus(Number(r.attributes.status_code)), model: text(r.attributes.model), ...(attempt !== undefined && attempt > 1 ? { retry: attempt - 1 } : {}) })];
+        return [apiErrorEvent(scope, { error: attrText(r.attributes.error), status: Number(r.attributes.status_code), model: attrText(r.attributes.model), ...(attempt !== undefined && attempt > 1 ? { retry: attempt - 1 } : {}) })];
       }
       default:
         return [];

@@ -1,6 +1,6 @@
-import { apiErrorEvent, httpStatus } from '../eventBuilders';
+import { apiErrorEvent, httpStatus, promptEvent, replyEvent, userEvent, type RecordScope } from '../eventBuilders';
 import { contentText, isObject, isoTime, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
-import { promptEvent, replyEvent, replyText, toolBlocks, userEvent, userText, type RecordScope } from '../anthropicBlocks';
+import { replyText, toolBlocks, userText } from '../anthropicBlocks';
 
 /** Record types Claude Code writes that say nothing about tool calls. */
 const IGNORED = new Set([

@@ -1,8 +1,8 @@
 import type { GuardianEvent } from '../../core/events';
-import type { Plain, TelemetryRecord } from '../otlpLogs';
+import { attrText } from '../otlpLogs';
 import type { TelemetryMapping } from '../agent';
-import { apiErrorEvent, httpStatus, promptEvent, resultEvent, toolEvent, userEvent, type RecordScope } from '../eventBuilders';
-import { isoTime, parseArgsText } from '../transcript';
+import { apiErrorEvent, httpStatus, promptEvent, resultEvent, toolEvent, userEvent } from '../eventBuilders';
+import { parseArgsText } from '../transcript';
 import { codexOutcome } from './transcript';
 
 /*
@@ -22,34 +22,27 @@ import { codexOutcome } from './transcript';
  * Not read: `codex.tool_decision`, `codex.sse_event`, `codex.conversation_starts` and the rest.
  */
 
-function text(v: Plain | undefined): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
-}
-
 export const codexTelemetry: TelemetryMapping = {
   owns: (r) => typeof r.resource['service.name'] === 'string' && /^codex/.test(r.resource['service.name']) && typeof r.attributes['event.name'] === 'string' && r.attributes['event.name'].startsWith('codex.'),
-  session: (r) => text(r.attributes['conversation.id']),
-  sequence: () => undefined,
-  events(r: TelemetryRecord, session: string): GuardianEvent[] {
-    const ts = isoTime(text(r.attributes['event.timestamp']) ?? r.timeMs);
-    const scope: RecordScope = { session, agent: 'codex', ...(ts !== undefined ? { ts } : {}) };
+  session: (r) => attrText(r.attributes['conversation.id']),
+  events(r, scope): GuardianEvent[] {
     switch (r.attributes['event.name']) {
       case 'codex.tool_result': {
-        const tool = text(r.attributes.tool_name);
-        const id = text(r.attributes.call_id);
+        const tool = attrText(r.attributes.tool_name);
+        const id = attrText(r.attributes.call_id);
         if (tool === undefined || id === undefined) return [];
         const outcome = codexOutcome(r.attributes.output ?? '');
         const failed = !outcome.ok || r.attributes.success === 'false' || r.attributes.success === false;
         return [toolEvent(scope, tool, parseArgsText(r.attributes.arguments ?? {}), id), resultEvent(scope, id, failed ? { ok: false, error: outcome.text.trim() || 'failed' } : { ok: true, output: outcome.text })];
       }
       case 'codex.user_prompt': {
-        const prompt = text(r.attributes.prompt);
+        const prompt = attrText(r.attributes.prompt);
         const typed = prompt !== undefined && prompt !== '[REDACTED]' ? prompt : '';
         return [userEvent(scope, typed), ...(typed !== '' ? [promptEvent(scope, typed)] : [])];
       }
       case 'codex.api_request': {
         const status = httpStatus(Number(r.attributes['http.response.status_code']));
-        const error = text(r.attributes['error.message']);
+        const error = attrText(r.attributes['error.message']);
         if (error === undefined && (status === undefined || status < 400)) return [];
         const attempt = Number(r.attributes.attempt);
         return [apiErrorEvent(scope, { error: error ?? `HTTP ${status}`, status, ...(Number.isInteger(attempt) && attempt > 0 ? { retry: attempt } : {}) })];

@@ -1,9 +1,8 @@
 import type { GuardianEvent } from '../../core/events';
-import { parseJson } from '../../core/json';
-import type { Plain, TelemetryRecord } from '../otlpLogs';
+import { attrObject, attrText } from '../otlpLogs';
 import type { TelemetryMapping } from '../agent';
-import { apiErrorEvent, httpStatus, promptEvent, resultEvent, toolEvent, userEvent, type RecordScope } from '../eventBuilders';
-import { isObject, isoTime, parseArgsText } from '../transcript';
+import { apiErrorEvent, promptEvent, resultEvent, toolEvent, userEvent } from '../eventBuilders';
+import { parseArgsText } from '../transcript';
 
 /*
  * Gemini CLI's OpenTelemetry log events (google-gemini/gemini-cli `packages/core/src/telemetry/`
@@ -14,49 +13,36 @@ import { isObject, isoTime, parseArgsText } from '../transcript';
  * - `gemini_cli.tool_call`: `function_name`, `function_args` (a JSON string, with `logPrompts`),
  *   `success`, `error` / `error_type` when the tool failed, and `metadata` (a JSON string) with the
  *   shell's `exitCode` and `isError`: a shell command that exited 1 is `success: true` with
- *   `metadata.isError`; read as a failure. No output and no call id are exported: the call's time
- *   and name stand in for its id; a success has no outcome (its output is not known).
+ *   `metadata.isError`; read as a failure. No output and no call id are exported: a success has
+ *   no outcome (its output is not known).
  * - `gemini_cli.user_prompt`: `prompt` (with `logPrompts`): a turn.
  * - `gemini_cli.api_error`: `error`, `status_code`, `model`.
  * Not read: the requests and responses, routing, the GenAI-convention duplicates, and Gemini's
  * own `loop_detected`.
  */
 
-function text(v: Plain | undefined): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
-}
-
-function json(v: Plain | undefined): Record<string, unknown> | undefined {
-  if (isObject(v)) return v as Record<string, unknown>;
-  if (typeof v !== 'string') return undefined;
-  const parsed = parseJson(v);
-  return parsed.ok && isObject(parsed.value) ? parsed.value : undefined;
-}
-
 export const geminiTelemetry: TelemetryMapping = {
   owns: (r) => r.resource['service.name'] === 'gemini-cli',
-  session: (r) => text(r.attributes['session.id']) ?? text(r.resource['session.id']),
-  events(r: TelemetryRecord, session: string): GuardianEvent[] {
-    const stamp = text(r.attributes['event.timestamp']);
-    const ts = isoTime(stamp ?? r.timeMs);
-    const scope: RecordScope = { session, agent: 'gemini-cli', ...(ts !== undefined ? { ts } : {}) };
+  session: (r) => attrText(r.attributes['session.id']) ?? attrText(r.resource['session.id']),
+  events(r, scope): GuardianEvent[] {
     switch (r.attributes['event.name']) {
       case 'gemini_cli.tool_call': {
-        const tool = text(r.attributes.function_name);
+        const tool = attrText(r.attributes.function_name);
         if (tool === undefined) return [];
-        const id = `${stamp ?? r.timeMs ?? ''}:${tool}`;
-        const meta = json(r.attributes.metadata);
+        // No call id is exported: the call's time and name stand in for it.
+        const id = `${scope.ts ?? ''}:${tool}`;
+        const meta = attrObject(r.attributes.metadata);
         const exit = typeof meta?.exitCode === 'number' ? meta.exitCode : undefined;
         const failed = r.attributes.success === false || r.attributes.success === 'false' || meta?.isError === true || (exit !== undefined && exit !== 0);
-        const error = text(r.attributes.error) ?? text(r.attributes['error.message']) ?? (exit !== undefined ? `Exit Code: ${exit}` : text(r.attributes.error_type) ?? 'failed');
+        const error = attrText(r.attributes.error) ?? attrText(r.attributes['error.message']) ?? (exit !== undefined ? `Exit Code: ${exit}` : attrText(r.attributes.error_type) ?? 'failed');
         return [toolEvent(scope, tool, parseArgsText(r.attributes.function_args ?? {}), id), resultEvent(scope, id, failed ? { ok: false, error } : undefined)];
       }
       case 'gemini_cli.user_prompt': {
-        const prompt = text(r.attributes.prompt) ?? '';
+        const prompt = attrText(r.attributes.prompt) ?? '';
         return [userEvent(scope, prompt), ...(prompt !== '' ? [promptEvent(scope, prompt)] : [])];
       }
       case 'gemini_cli.api_error':
-        return [apiErrorEvent(scope, { error: text(r.attributes.error) ?? text(r.attributes['error.message']), status: httpStatus(Number(r.attributes.status_code)), model: text(r.attributes.model) })];
+        return [apiErrorEvent(scope, { error: attrText(r.attributes.error) ?? attrText(r.attributes['error.message']), status: Number(r.attributes.status_code), model: attrText(r.attributes.model) })];
       default:
         return [];
     }

@@ -18,12 +18,13 @@ import { isObject, type DocumentAdapter } from '../transcript';
  * the ids put back in; a row whose data is not JSON is a string that says so, in its place.
  */
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : String(v));
+/** A column's value as text. */
+const asText = (v: unknown): string => (typeof v === 'string' ? v : String(v));
 
 function data(row: SessionRow, what: string, ids: Record<string, unknown>): unknown {
-  const parsed = parseJson(str(row.data));
-  if (!parsed.ok) return `${what} ${str(row.id)}: its data is not JSON (${parsed.error})`;
-  return isObject(parsed.value) ? { ...parsed.value, ...ids } : `${what} ${str(row.id)}: its data is not a JSON object`;
+  const parsed = parseJson(asText(row.data));
+  if (!parsed.ok) return `${what} ${asText(row.id)}: its data is not JSON (${parsed.error})`;
+  return isObject(parsed.value) ? { ...parsed.value, ...ids } : `${what} ${asText(row.id)}: its data is not a JSON object`;
 }
 
 /**
@@ -43,20 +44,20 @@ export function openCodeDatabase(folder: string, file: string, fileEnv: string, 
     messagesSql: 'SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id',
     partsSql: 'SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY message_id, id',
     document(session, messages, parts) {
-      const id = str(session.id);
+      const id = asText(session.id);
       const byMessage = new Map<string, unknown[]>();
       for (const p of parts) {
-        const m = str(p.message_id);
+        const m = asText(p.message_id);
         const list = byMessage.get(m) ?? [];
-        list.push(data(p, 'part', { id: str(p.id), sessionID: id, messageID: m }));
+        list.push(data(p, 'part', { id: asText(p.id), sessionID: id, messageID: m }));
         byMessage.set(m, list);
       }
       return {
         agent: adapter.agent,
-        info: { id, directory: str(session.directory), title: str(session.title ?? ''), ...(session.parent_id != null ? { parentID: str(session.parent_id) } : {}) },
+        info: { id, directory: asText(session.directory), title: asText(session.title ?? ''), ...(session.parent_id != null ? { parentID: asText(session.parent_id) } : {}) },
         messages: messages.map((m) => {
-          const info = data(m, 'message', { id: str(m.id), sessionID: id });
-          return typeof info === 'string' ? info : { info, parts: byMessage.get(str(m.id)) ?? [] };
+          const info = data(m, 'message', { id: asText(m.id), sessionID: id });
+          return typeof info === 'string' ? info : { info, parts: byMessage.get(asText(m.id)) ?? [] };
         }),
       };
     },

@@ -1,6 +1,6 @@
 import { HOOK_LOG_MAX_BYTES } from '../../state/hookLog';
 import { parseHostPort } from '../../watch/otelConfig';
-import { OtlpReceiver, workspaceEvents } from '../../watch/otlpReceiver';
+import { logsUrl, OtlpReceiver, workspaceEvents } from '../../watch/otlpReceiver';
 import type { CommandContext } from '../context';
 import { EXIT, findingJson, UsageError } from '../io';
 
@@ -12,7 +12,7 @@ export function parseListen(text: string): { host: string; port: number } {
 }
 
 /**
- * `loop-guardian otlp`: an OTLP/HTTP logs receiver (src/telemetry/receiver.ts). Each finding is a
+ * `loop-guardian otlp`: an OTLP/HTTP logs receiver (src/watch/otlpReceiver.ts). Each finding is a
  * JSON line on stdout (replay --jsonl's shape, with the agent's service and host); with
  * --workspace, each session's events are appended to `.tmp/otlp/logs/otlp-<service>-<host>.jsonl`
  * there, where the editor's guardian reads them as it reads every event log. Runs until
@@ -23,8 +23,7 @@ export async function otlpCommand(ctx: CommandContext, opts: { listen?: string; 
   const io = ctx.io;
   const write = opts.workspace !== undefined;
   const receiver = new OtlpReceiver({
-    config: ctx.config,
-    onFinding: (f) => io.out(`${JSON.stringify(findingJson(f))}\n`),
+    judge: { config: ctx.config, onFinding: (f) => io.out(`${JSON.stringify(findingJson(f))}\n`) },
     ...(write ? { onEvents: workspaceEvents(ctx.ws, HOOK_LOG_MAX_BYTES, (rel, err) => io.err(`loop-guardian otlp: warning: ${rel}: not written (${err.message})\n`)) } : {}),
   });
   let address;
@@ -34,8 +33,7 @@ export async function otlpCommand(ctx: CommandContext, opts: { listen?: string; 
     io.err(`loop-guardian otlp: cannot listen on ${host}:${port}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
     return EXIT.error;
   }
-  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  io.err(`loop-guardian otlp: listening on http://${shown}:${address.port}/v1/logs${write ? `; events written to ${ctx.ws.root}/.tmp/otlp/logs/` : ''}\n`);
+  io.err(`loop-guardian otlp: listening on ${logsUrl(address)}${write ? `; events written to ${ctx.ws.root}/.tmp/otlp/logs/` : ''}\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -25,7 +25,8 @@ export async function scanCommand(ctx: CommandContext): Promise<number> {
     raised.push(f);
   }
   const incidents = groupIncidents(raised);
-  await exportIncidents(ctx, incidents.filter((inc) => inc.findings.some((f) => activeEpisodes.has(f.episode))));
+  const going = new Set(incidents.filter((inc) => inc.findings.some((f) => activeEpisodes.has(f.episode))));
+  await exportIncidents(ctx, [...going]);
   const index = new Map(raised.map((f, i) => [f, i]));
   const io = ctx.io;
   const unread = monitor.unreadLogs();
@@ -42,7 +43,7 @@ export async function scanCommand(ctx: CommandContext): Promise<number> {
         skipped_lines: monitor.skipped,
         unread: unread.map((u) => ({ file: u.file, skipped: u.skipped, read_as: u.readAs })),
         findings: raised.map((f) => findingDetailJson(f, activeEpisodes.has(f.episode))),
-        incidents: incidents.map((inc) => ({ ...incidentJson(inc, (f) => index.get(f) ?? -1), active: inc.findings.some((f) => activeEpisodes.has(f.episode)) })),
+        incidents: incidents.map((inc) => ({ ...incidentJson(inc, (f) => index.get(f) ?? -1), active: going.has(inc) })),
       }),
     );
   } else {
@@ -53,9 +54,8 @@ export async function scanCommand(ctx: CommandContext): Promise<number> {
     if (stopError) io.out(`          ${paint(io, 'red', `unreadable: ${plain(stopError)}; treated as CLEAR`)}\n`);
     io.out(`Read      ${monitor.files.length} log(s), ${monitor.stats.events} event(s), ${monitor.skippedCount} line(s) skipped\n`);
     for (const sk of monitor.skipped) io.out(`          ${paint(io, 'dim', `skipped ${plain(formatSkipped(sk))}`)}\n`);
-    const live = incidents.filter((inc) => inc.findings.some((f) => activeEpisodes.has(f.episode))).length;
-    io.out(`Loops     ${incidents.length} (${live} active), from ${raised.length} finding(s)\n`);
-    for (const inc of incidents) io.out(`${formatIncident(io, inc)}${inc.findings.some((f) => activeEpisodes.has(f.episode)) ? '' : `\n         ${paint(io, 'dim', '(over: the pattern has since been broken)')}`}\n`);
+    io.out(`Loops     ${incidents.length} (${going.size} active), from ${raised.length} finding(s)\n`);
+    for (const inc of incidents) io.out(`${formatIncident(io, inc)}${going.has(inc) ? '' : `\n         ${paint(io, 'dim', '(over: the pattern has since been broken)')}`}\n`);
     if (raised.length === 0) io.out(paint(io, 'green', 'No loops detected.\n'));
   }
   return active.some((f) => f.action === 'halt') ? EXIT.loop : EXIT.ok;
@@ -82,9 +82,8 @@ async function exportIncidents(ctx: CommandContext, going: readonly Incident[]):
   }
   // A scan the hook started to publish the loop it refused says so (src/cli/hook.ts).
   const source = process.env.LOOP_GUARDIAN_OTEL_SOURCE === 'hook' ? 'hook' : 'cli';
-  const exporter = new IncidentExporter({ source, version: VERSION, workspace: ctx.ws.root, seen });
+  const exporter = new IncidentExporter({ source, workspace: ctx.ws.root, seen });
   exporter.update(going);
-  await exporter.flush();
   await exporter.shutdown();
   const sent = exporter.sent;
   ctx.io.err(`OpenTelemetry: ${sent.opened} loop(s) opened, ${sent.grew} grew, ${sent.ended} ended, sent\n`);
@@ -94,6 +93,3 @@ async function exportIncidents(ctx: CommandContext, going: readonly Incident[]):
     ctx.io.err(`warning: ${EXPORTED}: not written (${(err as Error).message})\n`);
   }
 }
-
-declare const __VERSION__: string | undefined;
-const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : 'dev';

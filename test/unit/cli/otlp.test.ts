@@ -28,7 +28,7 @@ const failing = (seq: number) => claudeRecord(seq, { 'event.name': 'tool_result'
 
 async function withReceiver(fn: (post: (body: Buffer | string, headers?: Record<string, string>, path?: string, method?: string) => Promise<{ status: number; body: string }>, findings: Finding[], receiver: OtlpReceiver) => Promise<void>, maxBodyBytes?: number): Promise<void> {
   const findings: Finding[] = [];
-  const receiver = new OtlpReceiver({ config: defaultConfig(), onFinding: (f) => findings.push(f), ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}) });
+  const receiver = new OtlpReceiver({ judge: { config: defaultConfig(), onFinding: (f) => findings.push(f) }, ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}) });
   const { port } = await receiver.listen('127.0.0.1', 0);
   const post = (body: Buffer | string, headers: Record<string, string> = { 'Content-Type': 'application/json' }, path = '/v1/logs', method = 'POST') =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
