@@ -8,6 +8,7 @@ import { boundedArgs, boundedText, boundedValue } from '../core/redact';
 import type { StopState } from '../core/stopAll';
 import { HOOKED_AGENTS, hookedAgent, type HookedAgent } from '../agents/hooks';
 import { denyReply, outcomeOf, type DenyStyle, type HookCall, type HookReply } from '../agents/hook';
+import { attemptKey } from '../core/attempt';
 import { Canonicalizer } from '../core/canonical';
 import { mayRepeatIn, quickVerdict, stopGate, type GateVerdict } from '../core/verdict';
 import { LockTimeoutError } from '../state/atomicFile';
@@ -346,7 +347,7 @@ export const REFUSED_PREFIX = 'Refused by Loop Guardian';
  */
 function before(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall & { tool: string }, stop: StopState, config: GuardianConfig): { verdict: GateVerdict; persisting: boolean } {
   const args = boundedArgs(call.input);
-  // A call whose signature cannot be in the log is allowed by quickVerdict whatever the log holds: not parsed.
+  // A call whose attempt cannot be in the log is allowed by quickVerdict whatever the log holds: not parsed.
   const history = readHookTail(ws.path(rel), rel, (text) => mayRepeatIn(text, { tool: call.tool, args }, config));
   const ts = new Date().toISOString();
   const base = { v: 1 as const, ts, session: call.session, agent: agent.eventAgent };
@@ -356,8 +357,8 @@ function before(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall &
   if (verdict.allow) appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, id: call.id ?? newId() });
   else if (verdict.why === 'loop') {
     const canon = new Canonicalizer(config.volatileKeys, config.volatileArgs);
-    const hash = canon.signatureHash(call.tool, args);
-    persisting = history.some(({ event: e }) => e.type === 'tool' && e.ok === false && e.error?.startsWith(REFUSED_PREFIX) === true && canon.signatureHash(e.tool, e.args ?? {}) === hash);
+    const attempt = attemptKey(canon, call.tool, args);
+    persisting = history.some(({ event: e }) => e.type === 'tool' && e.ok === false && e.error?.startsWith(REFUSED_PREFIX) === true && e.tool === call.tool && attemptKey(canon, e.tool, e.args ?? {}) === attempt);
     // The refused call is recorded as a failed one: trying it again goes on counting.
     appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, ok: false, error: `${REFUSED_PREFIX} (${verdict.finding?.signal ?? 'loop'})` });
   }

@@ -12,6 +12,8 @@ export class SessionState {
   readonly slots: unknown[] = [];
   /** The session's attempts so far: calls made before any of their results came back are one (see `SettledCall.attempt`). */
   attempts = 0;
+  /** The session's latest failed call (a command piped through a filter is read against it: `Engine.dispatch`). */
+  lastFailed: SettledCall | undefined;
 
   constructor(readonly name: string) {}
 }

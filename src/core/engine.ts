@@ -1,11 +1,12 @@
-import { callSignature, outcomeOf, reduceHash, UNKNOWN, type Outcome, type SettledCall } from './calls';
+import { callSignature, ErrorOutcome, outcomeOf, reduceHash, UNKNOWN, type Outcome, type SettledCall } from './calls';
 import { Canonicalizer, hash53 } from './canonical';
 import type { GuardianConfig, SignalId } from './config';
 import { SessionSlot, SessionState, type Detector, type DetectorContext, type EpisodeState, type FindingSink, type Scope } from './detector';
 import { createDetectors } from './detectors';
 import type { EventRef, LocatedEvent, ToolEvent } from './events';
 import { severity, type Finding } from './finding';
-import { intentOf, searchFoundNothing } from './intent';
+import { ErrorText, sameError } from './errorMatch';
+import { filteredPipeline, intentOf, searchFoundNothing, shellCommandOf } from './intent';
 
 /** A call that waits for its `tool_result` waits behind at most this many later calls. */
 export const MAX_PENDING = 8;
@@ -31,6 +32,8 @@ class Call implements SettledCall {
   private text: string | undefined;
   private sig: string | undefined;
   private purpose: string | undefined;
+  /** What a command piped through filters printed (see `Engine.dispatch`); kept for such calls only. */
+  pipedOutput: string | undefined;
   outcome: Outcome;
   settledAt: EventRef;
   readonly signatureHash: number;
@@ -53,6 +56,7 @@ class Call implements SettledCall {
     this.tool = e.tool;
     this.raw = e.args ?? {};
     this.outcome = settled(this.raw, outcome);
+    this.keepPiped(e.output);
     this.settledAt = ref;
     this.signatureHash = reduceHash(canon.signatureHash(this.tool, this.raw));
     this.time = e.ts;
@@ -69,8 +73,16 @@ class Call implements SettledCall {
   }
 
   /** Its result came: how it ended. */
-  settle(outcome: Outcome): void {
+  settle(outcome: Outcome, output?: unknown): void {
     this.outcome = settled(this.raw, outcome);
+    this.keepPiped(output);
+  }
+
+  /** A command piped through filters succeeds whatever it ran did: what it printed is kept, to be read (`Engine.dispatch`). */
+  private keepPiped(output: unknown): void {
+    if (this.outcome.kind !== 'ok' || typeof output !== 'string' || output === '') return;
+    const command = shellCommandOf(this.raw);
+    if (command !== undefined && filteredPipeline(command)) this.pipedOutput = output;
   }
 
   get args(): string {
@@ -287,7 +299,7 @@ export class Engine {
           break;
         }
         this.waiting.delete(key);
-        queued.call.settle(outcomeOf(e, this.ctx.canon) ?? UNKNOWN);
+        queued.call.settle(outcomeOf(e, this.ctx.canon) ?? UNKNOWN, e.output);
         queued.call.answered = true;
         queued.call.settledAt = located.ref;
         queued.settled = true;
@@ -385,6 +397,15 @@ export class Engine {
     call.attempt = call.batchedAfter?.answered === true ? call.batchedAfter.attempt : ++state.attempts;
     // Dispatched in order, so the call before it was judged: no chain of calls is kept alive.
     call.batchedAfter = undefined;
+    // A command piped through a filter (`npm run migrate 2>&1 | tail -20`) exits with the filter's
+    // status: when what it printed is the error its intent last failed with, it failed again, as a
+    // person reading the output sees.
+    if (call.pipedOutput !== undefined) {
+      const failed = state.lastFailed;
+      if (failed !== undefined && failed.outcome.kind === 'error' && failed.intent === call.intent && sameError(new ErrorText(call.pipedOutput), new ErrorText(failed.outcome.error)) !== undefined) call.outcome = new ErrorOutcome(call.pipedOutput);
+      call.pipedOutput = undefined;
+    }
+    if (call.outcome.kind === 'error') state.lastFailed = call;
     if (this.news !== undefined) this.noteNews(call);
     for (const d of this.callDetectors) d.call?.(call, this.sink);
   }

@@ -1,4 +1,4 @@
-import { callSignature } from './calls';
+import { attemptKey } from './attempt';
 import { Canonicalizer } from './canonical';
 import type { GuardianConfig, SignalId } from './config';
 import { Engine } from './engine';
@@ -8,20 +8,20 @@ import type { StopState } from './stopAll';
 import { quickVerdict, stopGate, type GateInput, type GateVerdict, type Refusal } from './verdict';
 
 /**
- * Whether the call may run: what `quickVerdict` says (STOP_ALL, or a call that repeats none of
- * the session's recent calls). Otherwise the session's history is replayed and the call is tried
- * as the next event, assuming it would succeed with a new result: when even then a halt signal
- * trips on it, or it repeats the very call a standing halt is about, it is refused with what
- * repeated and what to do.
+ * Whether the call may run: what `quickVerdict` says (STOP_ALL, or a call that is none of the
+ * session's recent calls tried again). Otherwise the session's history is replayed through the
+ * engine `scan` and `replay` run, and the call is refused when it is the same attempt (attempt.ts)
+ * as the calls of a loop the engine halts there, or when, tried as the next event with the most
+ * hopeful outcome, it trips a halt itself: one judgement, with what repeated and what to do.
  */
 export function gate(input: GateInput): GateVerdict {
   return quickVerdict(input) ?? judgeByReplay(input);
 }
 
 /**
- * `gate` by replaying the history and trying the call as the next event, STOP_ALL aside: what it
- * answers for a call that repeats an earlier one (exported for the hook, which loads it only then,
- * and for the test that holds `quickVerdict`'s shortcut to it).
+ * `gate` by replaying the history and asking the engine, STOP_ALL aside: what it answers for a
+ * call that is an earlier one tried again (exported for the hook, which loads it only then, and
+ * for the test that holds `quickVerdict`'s shortcut to it).
  */
 export function judgeByReplay(input: GateInput): GateVerdict {
   const { call, config } = input;
@@ -31,30 +31,33 @@ export function judgeByReplay(input: GateInput): GateVerdict {
   const key = (ref: EventRef) => `${ref.file}:${ref.line}`;
   const position = new Map<string, number>();
   input.history.forEach((e, i) => position.set(key(e.ref), i));
-  // The signature of the call at a history line: written only for the lines a standing halt's
+  // The attempt of the call at a history line: written only for the lines a standing halt's
   // evidence names (most replays have none), once each.
-  const signatures = new Map<string, string | undefined>();
-  const signatureAt = (ref: EventRef): string | undefined => {
+  const attempts = new Map<string, string | undefined>();
+  const attemptAt = (ref: EventRef): string | undefined => {
     const k = key(ref);
-    if (signatures.has(k)) return signatures.get(k);
+    if (attempts.has(k)) return attempts.get(k);
     const e = input.history[position.get(k) ?? -1]?.event;
-    const sig = e?.type === 'tool' ? callSignature(e.tool, canon.args(e.tool, e.args ?? {})) : undefined;
-    signatures.set(k, sig);
-    return sig;
+    const attempt = e?.type === 'tool' ? attemptKey(canon, e.tool, e.args ?? {}) : undefined;
+    attempts.set(k, attempt);
+    return attempt;
   };
   for (const e of input.history) engine.push(e);
   engine.flush();
-  const signature = callSignature(call.tool, canon.args(call.tool, call.args));
-  // A standing halt about this very call: retrying it is the loop, unless the agent did something
-  // else that ended in a new way since (it read the file the failing edit needed): that is recovery.
+  const attempt = attemptKey(canon, call.tool, call.args);
+  // A standing halt whose calls this call tries again: it is the loop, unless the agent did
+  // something else that ended in a new way since (it read the file the failing edit needed):
+  // that is recovery. A variation of the loop's own call that failed anew is no such thing.
   const news = engine.lastNews(call.session);
   for (const f of engine.active()) {
     if (f.action !== 'halt' || !deny.has(f.signal)) continue;
     const last = f.evidence[f.evidence.length - 1];
     if (last === undefined) continue;
-    const about = signatureAt(last) === signature || (f.signal === 'cycle' && nextInCycle(f.evidence.map(signatureAt)) === signature);
+    // A cycle goes on with its next call (another of its calls, out of turn, is breaking out);
+    // any other loop with any of its calls tried again.
+    const about = f.signal === 'cycle' ? attemptAt(last) === attempt || nextInCycle(f.evidence.map(attemptAt)) === attempt : f.evidence.some((r) => attemptAt(r) === attempt);
     if (!about) continue;
-    const recovered = news !== undefined && news.signature !== signature && (position.get(key(news.ref)) ?? -1) > (position.get(key(last)) ?? Infinity);
+    const recovered = news !== undefined && attemptAt(news.ref) !== attempt && (position.get(key(news.ref)) ?? -1) > (position.get(key(last)) ?? Infinity);
     if (!recovered) return loopVerdict(f);
   }
   const last = input.history[input.history.length - 1];
@@ -78,11 +81,11 @@ export function judgeByReplay(input: GateInput): GateVerdict {
 }
 
 /** The call a cycle's evidence says comes next: the one a period before the end. */
-function nextInCycle(sigs: readonly (string | undefined)[]): string | undefined {
-  for (let p = 2; p * 2 <= sigs.length; p++) {
+function nextInCycle(attempts: readonly (string | undefined)[]): string | undefined {
+  for (let p = 2; p * 2 <= attempts.length; p++) {
     let periodic = true;
-    for (let i = p; i < sigs.length && periodic; i++) periodic = sigs[i] !== undefined && sigs[i] === sigs[i - p];
-    if (periodic) return sigs[sigs.length - p];
+    for (let i = p; i < attempts.length && periodic; i++) periodic = attempts[i] !== undefined && attempts[i] === attempts[i - p];
+    if (periodic) return attempts[attempts.length - p];
   }
   return undefined;
 }

@@ -192,3 +192,84 @@ export function searchFoundNothing(args: unknown, error: string): boolean {
   if (error.length > 4096) return false;
   return error.split(/\r?\n/).every((l) => l.trim() === '' || BOILERPLATE.some((re) => re.test(l.trim())));
 }
+
+/*
+ * The attempt a call makes (issue 36): narrower than its intent. Two calls are the same attempt
+ * when a person reading them sees one thing tried again, its trivial variations aside: a shell
+ * command retried with its output redirected (`2>&1`, `> /dev/null`), piped through a filter of
+ * what it prints (`| tail -20`), made louder or quieter (`--verbose`, `--quiet`), paced
+ * (`sleep 1 && …`) or run from the project named in full (`cd /abs/project && …`). Anything else
+ * that changes is a new attempt: another preparatory step (`npm install && …`), another folder
+ * named relatively (`cd backend && …`), an environment variable, another operand or flag, another
+ * argument of the call (its working folder, its time-out). The hook refuses a call that is the
+ * same attempt as the calls of a loop it halted: never a new attempt, which may be the fix.
+ */
+
+/** Commands that only pace, show or mark a chain: the attempt is the rest of it. */
+const PACING = new Set(['sleep', 'true', ':', 'echo', 'printf', 'clear', 'wait', 'pwd', 'date']);
+/** Programs that only filter or page what the command before them prints. */
+const FILTERS = new Set(['tail', 'head', 'grep', 'egrep', 'fgrep', 'rg', 'cat', 'tee', 'less', 'more', 'sort', 'uniq', 'wc', 'cut', 'column', 'nl', 'fold', 'ts']);
+/** Flags that change only how much a command says (long forms: a short `-v` means other things to other programs). */
+const LOUDNESS = /^--(?:verbose|debug|quiet|silent|no-colou?r|colou?r(?:=\S*)?|ansi|no-ansi|progress|no-progress|stacktrace|info|loglevel=\S*|log-level=\S*)$|^-vv+$/i;
+/** Loudness flags that take their level as the next word. */
+const LOUDNESS_WITH_VALUE = new Set(['--loglevel', '--log-level']);
+/** A redirection of a stream (`2>&1`, `>/dev/null`, `&>> log`, `2>` followed by its target). */
+const REDIRECT = /^(?:\d*|&)>>?(?:&\d+|\S*)$/;
+
+/** A chain's command as it would run, its output's redirections and loudness flags left out. */
+function attemptWords(stage: string): string {
+  const w = words(stage);
+  const kept: string[] = [];
+  for (let i = 0; i < w.length; i++) {
+    const word = w[i] as string;
+    if (REDIRECT.test(word)) {
+      // `2> file`: the target is the next word.
+      if (/>$/.test(word)) i++;
+      continue;
+    }
+    if (LOUDNESS_WITH_VALUE.has(word)) {
+      i++;
+      continue;
+    }
+    if (LOUDNESS.test(word) || (word === 'time' && kept.length === 0)) continue;
+    kept.push(word);
+  }
+  return kept.join(' ');
+}
+
+/** Whether a chain's command only changes to a folder named in full (`cd /abs/project`, `cd ~/p`, `cd "$PROJECT"`). */
+function namesFolderInFull(stage: string): boolean {
+  const [name, target, ...rest] = words(stage);
+  return name === 'cd' && rest.length === 0 && target !== undefined && /^(?:\/|~|\$|[A-Za-z]:[\\/])/.test(target);
+}
+
+/** A shell command line's attempt: its chain without pacing and full-path `cd`s, each command's filters, redirections and loudness left out. */
+export function shellAttempt(line: string): string {
+  const parts: string[] = [];
+  for (const command of split(line, false)) {
+    if (namesFolderInFull(command)) continue;
+    const name = program(command)[0];
+    // `echo … > file` writes a file: a step of its own, not pacing.
+    if (name === undefined || (PACING.has(name) && !words(command).some((w) => REDIRECT.test(w)))) continue;
+    const stages = split(command, true);
+    // Later stages that only filter what the first prints: the attempt is the first.
+    const kept = stages.length > 1 && stages.slice(1).every((s) => FILTERS.has(program(s)[0] ?? '')) ? stages.slice(0, 1) : stages;
+    parts.push(kept.map(attemptWords).join(' | '));
+  }
+  return parts.join(' && ');
+}
+
+/** Whether a shell command line's last command pipes the command it runs through filters only: its exit status is the last filter's. */
+export function filteredPipeline(line: string): boolean {
+  if (!line.includes('|')) return false;
+  const chain = split(line, false);
+  const stages = split(chain[chain.length - 1] ?? '', true);
+  return stages.length > 1 && stages.slice(1).every((s) => FILTERS.has(program(s)[0] ?? ''));
+}
+
+/** The argument of a call that holds its shell command, when it has one. */
+export function commandKeyOf(args: unknown): string | undefined {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return undefined;
+  const o = args as Record<string, unknown>;
+  return COMMAND_KEYS.find((k) => asText(o[k]) !== undefined);
+}

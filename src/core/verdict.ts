@@ -1,3 +1,4 @@
+import { attemptKey, attemptMayOccurIn } from './attempt';
 import { Canonicalizer } from './canonical';
 import type { GuardianConfig } from './config';
 import type { LocatedEvent } from './events';
@@ -67,34 +68,30 @@ export function stopGate(stop: StopState, tool: string | undefined, delegationTo
 
 /**
  * What can be said of a call without replaying the session: first what STOP_ALL says (`stopGate`);
- * then a call that repeats none of the session's recent calls is allowed. Undefined when only the
- * replay can tell (`judgeByReplay` in gate.ts).
+ * then a call that is the attempt of none of the session's recent calls is allowed. Undefined when
+ * only the replay can tell (`judgeByReplay` in gate.ts).
  */
 export function quickVerdict(input: GateInput): GateVerdict | undefined {
   const { call, stop, config } = input;
   const stopped = stopGate(stop, call.tool, config.hooks.delegationTools);
   if (stopped) return stopped;
   const canon = new Canonicalizer(config.volatileKeys, config.volatileArgs);
-  const hash = canon.signatureHash(call.tool, call.args);
-  // The hook's usual case, answered without replaying the history: a call that repeats none of
-  // the session's recent calls is allowed. Every refusal needs an earlier call with its
-  // signature: a standing halt is "about" a call by its signature, and the probe, a success with
-  // a new result, can only trip a signal by repeating one (a repeat in a row, in the window, a
-  // cycle's next call, the failures of the same call); the others never see a call. Compared by
-  // hash (equal signatures have equal hashes): a rare equal hash of another call goes to the replay,
-  // which tells them apart.
-  if (!input.history.some((e) => e.event.type === 'tool' && e.event.tool === call.tool && canon.signatureHash(e.event.tool, e.event.args ?? {}) === hash)) return { allow: true };
-  return undefined;
+  // The hook's usual case, answered without replaying the history: a call that is none of the
+  // session's recent calls tried again is allowed. Every refusal needs an earlier call of its
+  // attempt: a standing halt is "about" the attempts of its calls, and the probe, a success with a
+  // new result, can only trip a signal by repeating a call (a repeat in a row, in the window, a
+  // cycle's next call, the failures of the same call), which is its attempt too.
+  let key: string | undefined;
+  const repeats = input.history.some((e) => e.event.type === 'tool' && e.event.tool === call.tool && attemptKey(canon, e.event.tool, e.event.args ?? {}) === (key ??= attemptKey(canon, call.tool, call.args)));
+  return repeats ? undefined : { allow: true };
 }
 
 /**
  * Whether the text of the session's hook log (its lines as the hook writes them, by
- * `JSON.stringify`) may hold an earlier call with this call's signature: the call's tool, and every
- * string of its signature, occur in it. When not, `quickVerdict` allows the call whatever the
- * history, so the hook need not parse the log (most calls repeat nothing: their command, path or
- * pattern is in no line before).
+ * `JSON.stringify`) may hold an earlier call of this call's attempt (`attemptMayOccurIn`). When
+ * not, `quickVerdict` allows the call whatever the history, so the hook need not parse the log
+ * (most calls repeat nothing: their command, path or pattern is in no line before).
  */
 export function mayRepeatIn(logText: string, call: Pick<PendingCall, 'tool' | 'args'>, config: GuardianConfig): boolean {
-  if (!logText.includes(`"tool":${JSON.stringify(call.tool)}`)) return false;
-  return new Canonicalizer(config.volatileKeys, config.volatileArgs).stringsOccurIn(call.tool, call.args, logText);
+  return attemptMayOccurIn(new Canonicalizer(config.volatileKeys, config.volatileArgs), call.tool, call.args, logText);
 }
