@@ -7,7 +7,7 @@ import { isObject } from '../core/guards';
 import { parseJson, stripBom } from '../core/json';
 import type { Finding } from '../core/finding';
 import { AgentLogReader, readAgentDocument, readDocumentText } from './agentLog';
-import type { SkippedLine } from '../core/events';
+import type { LocatedEvent, SkippedLine } from '../core/events';
 import { EventLogReader, type EventSink } from './eventLog';
 import { databaseAgent, SessionDatabaseReader } from './sessionDatabase';
 import { isSqliteHeader } from './sqliteImage';
@@ -229,14 +229,25 @@ async function replay(source: ReplaySource, name: string, detected: Detected, co
     byType[e.event.type] = (byType[e.event.type] ?? 0) + 1;
     for (const f of engine.push(e)) take(f);
   };
-  const sink: EventSink = { event: push, skipped: skip };
+  await readSource(source, name, detected, { event: push, skipped: skip });
+  for (const f of engine.flush()) take(f);
+  if (latest !== undefined) for (const f of engine.active()) latest.note(f);
+  const lastly = latest === undefined ? findings : findings.map((f) => latest.latest(f));
+  const skippedKinds = [...kinds.values()].sort((a, b) => b.count - a.count);
+  const blank = 'text' in source ? source.text.trim() === '' : detected.database === undefined && (await isBlankFile(source.file));
+  return { format: resolved, events, byType, skipped, skippedLines, skippedKinds, blank, findings, lastly };
+}
+
+/** Reads one log's events into `sink`, in the shape `detected` says. */
+async function readSource(source: ReplaySource, name: string, detected: Detected, sink: EventSink): Promise<void> {
+  const resolved = detected.format;
   const path = 'file' in source ? source.file : name;
   if (resolved === 'invocations') {
     // Loaded for a history only: its schema (zod) is nothing a replay of events needs.
     const { historyEvents, parseInvocationHistory } = await import('../state/invocationHistory');
     const read = parseInvocationHistory('text' in source ? source.text : await readDocumentText(source.file, name), name);
-    read.skipped.forEach(skip);
-    for (const e of historyEvents(read, name)) push(e);
+    read.skipped.forEach((l) => sink.skipped(l));
+    for (const e of historyEvents(read, name)) sink.event(e);
   } else if (resolved === 'events') {
     const reader = new EventLogReader(path, name);
     if ('text' in source) reader.readAll(source.text, sink);
@@ -263,12 +274,16 @@ async function replay(source: ReplaySource, name: string, detected: Detected, co
       }
     }
   }
-  for (const f of engine.flush()) take(f);
-  if (latest !== undefined) for (const f of engine.active()) latest.note(f);
-  const lastly = latest === undefined ? findings : findings.map((f) => latest.latest(f));
-  const skippedKinds = [...kinds.values()].sort((a, b) => b.count - a.count);
-  const blank = 'text' in source ? source.text.trim() === '' : detected.database === undefined && (await isBlankFile(source.file));
-  return { format: resolved, events, byType, skipped, skippedLines, skippedKinds, blank, findings, lastly };
+}
+
+/**
+ * Every event of one log, read as `replay` reads it (for what compares the hook's judgement, call
+ * by call, with the replay's: test/unit/core/oneJudgement.test.ts).
+ */
+export async function readEvents(file: string, name: string, format: ReplayFormat, onEvent: (e: LocatedEvent) => void): Promise<void> {
+  await checkRegularFile(file, name);
+  const detected = await detect(file, format);
+  await readSource({ file }, name, detected, { event: onEvent, skipped: () => undefined });
 }
 
 /** Whether a file holds nothing but white space (read in chunks: a large file is not blank at its first one). */
