@@ -79,6 +79,21 @@ function describeRun(run: LiveRun): string {
   return `exit ${run.result.code}${run.result.timedOut ? ' (timed out)' : ''}, ${run.turns.length} requests\n${t}\nstderr: ${run.result.stderr.slice(-1500)}`;
 }
 
+/** How models retry a failing command: the same migration, written another way each time (issue 36). */
+function retryVariation(turn: number, ws: string, first = 0): string {
+  const forms = ['npm run db:migrate', 'npm run db:migrate 2>&1', `cd ${ws} && npm run db:migrate`, 'sleep 1 && npm run db:migrate', 'npm run db:migrate --verbose', 'npm run db:migrate 2>&1 | tail -20'];
+  return forms[(first + turn - 1) % forms.length] as string;
+}
+
+/** A project whose migration cannot reach its database; with `noisy`, its error carries what changes every run. */
+function migrationProject(noisy: boolean): Record<string, string> {
+  const noise = noisy ? "console.error('[' + new Date().toISOString() + '] ' + new Date().toTimeString().slice(0, 8) + ' pid ' + process.pid + ' request ' + require('crypto').randomUUID() + ' workdir /tmp/tmp.' + Math.random().toString(36).slice(2, 10) + ' nonce ' + Math.random());" : '';
+  return {
+    'package.json': `${JSON.stringify({ name: 'live-project', version: '1.0.0', private: true, scripts: { 'db:migrate': 'node migrate.js' } }, null, 2)}\n`,
+    'migrate.js': `${noise}\nconsole.error('Error: connect ECONNREFUSED 127.0.0.1:5432');\nprocess.exit(1);\n`,
+  };
+}
+
 for (const agent of Object.values(DRIVERS)) {
   describe(`live: ${agent.pkg.label} ${agent.pkg.version} (its own CLI, scripted model)`, function () {
     this.timeout(240_000);
@@ -232,6 +247,32 @@ for (const agent of Object.values(DRIVERS)) {
       assert.ok(existsSync(path.join(run.sb.ws, 'finished.txt')), `its own work ran under PAUSE\n${describeRun(run)}`);
       assert.match(agentSaid(run), /STOP_ALL is set to PAUSE/, describeRun(run));
     });
+
+    for (const noisy of [false, true]) {
+      it(`the same failing command retried with trivial variations (${noisy ? '--verbose, | tail, then' : ''} 2>&1, cd, sleep${noisy ? '' : ', …'}), a new description each time${noisy ? ', its error full of noise (clock times, pids, UUIDs, temp paths, random numbers)' : ''}, is refused by the 4th call`, async () => {
+        const run = keep(
+          await liveRun(
+            agent,
+            (turn, a, sb) => {
+              const step = a.shell(retryVariation(turn.index, sb.ws, noisy ? 4 : 0), turn.tools);
+              return 'args' in step && 'description' in step.args ? { ...step, args: { ...step.args, description: `Retry the migration (${turn.index})` } } : step;
+            },
+            { maxTurns: 10, files: migrationProject(noisy) },
+          ),
+        );
+        const said = agentSaid(run);
+        assert.match(said, /ECONNREFUSED 127\.0\.0\.1:5432/, describeRun(run));
+        assert.equal(npmRuns(run), 3, `the migration ran ${npmRuns(run)} times (3, then refused)\n${describeRun(run)}`);
+        if (agent.pkg.id !== 'cline') assert.ok(refusalTurn(run) !== undefined, `the model read the refusal\n${describeRun(run)}`);
+        const refusals = hookRecords(run).filter((e) => typeof e.error === 'string' && e.error.startsWith('Refused by Loop Guardian'));
+        assert.match(String(refusals[0]?.error), /repeated-error|failing-call/, describeRun(run));
+        assert.equal(run.result.timedOut, false, describeRun(run));
+        if (ENDABLE.has(agent.pkg.id)) assert.ok(turnsAfter(run, 4) <= 2, `model requests after the refusal: ${turnsAfter(run, 4)}\n${describeRun(run)}`);
+        // What the hook refused, `scan` halts: one judgement.
+        const scan = guardian(run.sb, ['scan']);
+        assert.match(scan.stdout, /HALT\s+(?:repeated-error|failing-call)/, scan.stdout);
+      });
+    }
 
     it('a cycle of two failing calls (A, B, A, B, …) is refused before the agents\' own guards', async () => {
       const a = 'npm run build-missing';
