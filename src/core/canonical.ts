@@ -1,4 +1,5 @@
 import { lazyStableStringify, MAX_JSON_DEPTH } from './json';
+import { maskSecrets } from './secrets';
 
 /** Keys that differ between two otherwise identical calls: ids, clocks, pids, durations, progress. */
 export const DEFAULT_VOLATILE_KEYS: readonly string[] = [
@@ -464,10 +465,15 @@ export function mixHash(seed: number, value: number): number {
   return finish53(h1, h2);
 }
 
-/** Shortens a text for a one-line message. */
+/**
+ * Shortens a text for a one-line message, its credentials masked: every finding quotes what it
+ * read through here (an error, a command), and a finding is shown, logged and sent on.
+ */
 export function clip(text: string, max = 120): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+  // Masked before the cut (a secret cut in half is still half a secret), on the part that can show.
+  const masked = maskSecrets(flat.length <= max + 512 ? flat : flat.slice(0, max + 512));
+  return masked.length <= max ? masked : `${masked.slice(0, max - 1)}…`;
 }
 
 const PROSE_TIME = /\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?|\b\d{1,2}:\d{2}(?::\d{2})?\b/g;

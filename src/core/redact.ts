@@ -1,4 +1,7 @@
 import { hashText } from './canonical';
+import { maskSecrets } from './secrets';
+
+export { MASK, maskSecrets, scanSecrets, SHORTEST_SECRET } from './secrets';
 
 /**
  * What the hook keeps of a call's arguments and of its result: enough to tell one call or outcome
@@ -15,47 +18,6 @@ const TAIL = 1024;
 export const MAX_KEPT_VALUE = 16 * 1024;
 const MAX_DEPTH = 16;
 const MAX_ITEMS = 200;
-
-export const MASK = '[secret masked]';
-
-/*
- * Common credential shapes. Every pattern is linear: a fixed prefix, then one bounded character
- * class, so masking costs the same on hostile text as on any other (and it only ever runs on
- * bounded text: at most MAX_KEPT_TEXT characters).
- */
-const SECRETS: readonly (readonly [RegExp, string])[] = [
-  [/-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----[^-]{0,8192}-----END [A-Z ]{0,40}PRIVATE KEY-----/g, MASK],
-  [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, MASK],
-  [/\bgh[pousr]_[A-Za-z0-9]{30,255}/g, MASK],
-  [/\bgithub_pat_[A-Za-z0-9_]{20,255}/g, MASK],
-  [/\bsk-[A-Za-z0-9_-]{20,255}/g, MASK],
-  [/\bxox[abposr]-[A-Za-z0-9-]{10,255}/g, MASK],
-  [/\bAIza[0-9A-Za-z_-]{35}/g, MASK],
-  [/\bnpm_[A-Za-z0-9]{36}/g, MASK],
-  // A token starts where no token character stands before it: one scan per token, not one per 'eyJ' inside it.
-  [/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{0,4096}/g, MASK],
-  [/\b(Bearer|Basic|token) [A-Za-z0-9._~+/-]{16,4096}=*/gi, `$1 ${MASK}`],
-  [/\b(api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?key|password|passwd)(["']?[ \t]{0,8}[:=][ \t]{0,8}["']?)[^\s"'&,;]{6,4096}/gi, `$1$2${MASK}`],
-];
-
-/**
- * The shortest text any shape above matches: `passwd=` or `apikey:` and six characters. A shorter
- * text holds none, and is not scanned (the hook's arguments are often that short, and the first
- * scan compiles every pattern).
- */
-export const SHORTEST_SECRET = 13;
-
-/** The text with the credential shapes above replaced by a mask. */
-export function maskSecrets(text: string): string {
-  return text.length < SHORTEST_SECRET ? text : scanSecrets(text);
-}
-
-/** `maskSecrets` without its shortcut (exported for the test that holds the shortcut to it). */
-export function scanSecrets(text: string): string {
-  let out = text;
-  for (const [pattern, replacement] of SECRETS) out = out.replace(pattern, replacement);
-  return out;
-}
 
 /** A text as the hook keeps it: whole (masked) when short, else masked head and tail around its length and fingerprint. */
 export function boundedText(text: string): string {

@@ -1,6 +1,7 @@
 import { callTimeMs, sameCall, type SettledCall } from '../calls';
 import { sayCall } from '../plainWords';
 import { clip } from '../canonical';
+import { boundedText } from '../redact';
 import { adviceForCall } from '../advice';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink, type SessionState } from '../detector';
 import { FAMILY_OF, type ErrorFamily, type ErrorKind } from '../errorClass';
@@ -208,8 +209,9 @@ export class FailingCallDetector implements Detector {
         episode,
         details: {
           tool: c.tool,
-          args: c.args,
-          error,
+          // Seed 004's record of the loop, bounded and its credentials masked: it is shown, written and sent on.
+          args: boundedText(c.args),
+          error: boundedText(error),
           error_class: kind,
           family,
           fail_count: failures.count,
