@@ -13,7 +13,9 @@ const OUT = path.join(ROOT, 'out', 'marketplace', 'README.md');
 const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 const end = readme.indexOf(MARKER);
 if (end < 0) throw new Error(`README.md has no "${MARKER} …" marker: the extension's page would carry the developer part`);
-const page = readme.slice(0, end).trimEnd();
+// What only a reader of the sources needs (how to build the .vsix), between its two markers, is left out.
+const SOURCE_ONLY = /<!-- source only[^>]*-->[\s\S]*?<!-- end of source only -->\n?/g;
+const page = readme.slice(0, end).replace(SOURCE_ONLY, '').trimEnd();
 fs.mkdirSync(path.dirname(OUT), { recursive: true });
 fs.writeFileSync(OUT, `${page}\n`);
 process.stdout.write(`${path.relative(ROOT, OUT)}: ${page.length} characters\n`);
