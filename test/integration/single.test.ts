@@ -257,6 +257,26 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     await fs.writeFile(config, JSON.stringify(written));
     await waitFor('identical-output off', () => !api.folders()[0]?.findings.some((f) => f.signal === 'identical-output'));
   });
+  it('validates config.json with its schema: a wrong threshold is underlined where it is written', async () => {
+    const config = path.join(root, '.github', 'guardian', 'config.json');
+    const doc = await vscode.workspace.openTextDocument(config);
+    await vscode.window.showTextDocument(doc);
+    const wrong = JSON.parse(doc.getText());
+    wrong.signals['repeated-error'].threshold = 'three';
+    const edit = new vscode.WorkspaceEdit();
+    edit.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), JSON.stringify(wrong, null, 2));
+    await vscode.workspace.applyEdit(edit);
+    const problem = () => vscode.languages.getDiagnostics(doc.uri).find((d) => /integer|type/i.test(d.message));
+    try {
+      await waitFor('the schema\'s diagnostic', () => problem() !== undefined, 20_000);
+      const at = problem() as vscode.Diagnostic;
+      assert.match(doc.getText(at.range), /"three"/);
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    }
+  });
+
   it('installs the agent hook from the command palette; the hook refuses a loop and its calls show live', async () => {
     const result = (await vscode.commands.executeCommand('loopGuardian.installHook', { agent: 'claude' })) as { file: string; added: string[] };
     assert.deepEqual(result.added, ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit']);

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { ROOT } from './helpers';
 
@@ -81,4 +82,16 @@ describe('manifest: every command a message names exists', () => {
       .filter((c) => !commands.has(c));
     assert.deepEqual(missing, []);
   });
+
+  it('config.json has a JSON schema, up to date with the configuration, named in the manifest for VS Code to validate with', () => {
+    const validation = (manifest.contributes as { jsonValidation?: { fileMatch: string[]; url: string }[] }).jsonValidation ?? [];
+    const entry = validation.find((v) => v.fileMatch.some((m) => m.endsWith('.github/guardian/config.json')));
+    assert.ok(entry, 'a jsonValidation entry for .github/guardian/config.json');
+    const schema = JSON.parse(readFileSync(path.join(ROOT, entry.url), 'utf8')) as { properties: Record<string, { properties?: Record<string, { markdownDescription?: string; properties?: Record<string, { type?: string; minimum?: number }> }> }> };
+    assert.equal(schema.properties.signals?.properties?.['repeated-error']?.properties?.threshold?.type, 'integer');
+    for (const [id, sub] of Object.entries(schema.properties.signals?.properties ?? {})) assert.ok(sub.markdownDescription && !/seed/i.test(sub.markdownDescription), `${id}: described, in the user's words`);
+    const check = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'configSchema.js'), '--check'], { encoding: 'utf8' });
+    assert.equal(check.status, 0, check.stderr);
+  });
 });
+
