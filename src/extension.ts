@@ -12,6 +12,7 @@ import { FindingNotifier } from './vscode/notifier';
 import { ProtectionNotifier } from './vscode/protectionNotifier';
 import { LoopStatusBar } from './vscode/statusBar';
 import { UiSettingsValue } from './vscode/uiSettings';
+import { ViewState } from './vscode/viewState';
 
 /** Composes the extension from its parts; every part is disposed with the extension. */
 export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
@@ -25,6 +26,7 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
   const findingsTree = new FindingsTree(service, notifier);
   const blockedTasksTree = new BlockedTasksTree(service);
   const findingsView = vscode.window.createTreeView('loopGuardian.findings', { treeDataProvider: findingsTree, showCollapseAll: true });
+  const viewState = new ViewState(service, findingsView);
   context.subscriptions.push(
     log,
     settings,
@@ -38,13 +40,14 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
     new IncidentPublisher(service, log),
     new OtlpListener(service, log),
     findingsView,
+    viewState,
     vscode.window.createTreeView('loopGuardian.blockedTasks', { treeDataProvider: blockedTasksTree }),
     ...registerCommands({ service, notifier, log, extensionPath: context.extensionPath, extensionId: context.extension.id, reveal: (g, i) => findingsTree.reveal(findingsView, g, i) }),
   );
   keepLauncherCurrent(context.extensionPath, log);
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms, watching ${service.all.length} folder(s)${vscode.workspace.isTrusted ? '' : ' (untrusted: read-only)'}`);
-  return createApi(activationMs, service, status, findingsTree, blockedTasksTree, notifier, protection);
+  return createApi(activationMs, service, status, findingsTree, blockedTasksTree, notifier, protection, viewState);
 }
 
 export function deactivate(): void {}

@@ -8,6 +8,8 @@ import type { GuardianService } from './guardianService';
 import type { FindingNotifier, Shown } from './notifier';
 import type { ProtectionNotifier } from './protectionNotifier';
 import type { LoopStatusBar } from './statusBar';
+import type { ViewState } from './viewState';
+import { stopConfirmations } from './commands';
 
 /** What the extension exports: a read-only view of its state, for automation and its own tests. */
 export interface LoopGuardianApi {
@@ -24,9 +26,13 @@ export interface LoopGuardianApi {
   idle(): Promise<void>;
   /** The window's storage folder the guardian reads other extensions' transcripts from, if any. */
   editorStorage(): string | undefined;
+  /** The view's badge (its loops) and the STOP_ALL state its toolbar offers actions by. */
+  view(): { badge: number; stopStatus: StopStatus };
+  /** Every confirmation a STOP_ALL command showed in this session. */
+  stopConfirmations(): readonly string[];
 }
 
-export function createApi(activationMs: number, service: GuardianService, status: LoopStatusBar, findingsTree: FindingsTree, blockedTasksTree: BlockedTasksTree, notifier: FindingNotifier, protection: ProtectionNotifier): LoopGuardianApi {
+export function createApi(activationMs: number, service: GuardianService, status: LoopStatusBar, findingsTree: FindingsTree, blockedTasksTree: BlockedTasksTree, notifier: FindingNotifier, protection: ProtectionNotifier, viewState: ViewState): LoopGuardianApi {
   return {
     activationMs,
     onDidChange: service.onDidChange,
@@ -57,5 +63,7 @@ export function createApi(activationMs: number, service: GuardianService, status
     protectionWarnings: () => protection.shown,
     idle: () => service.idle(),
     editorStorage: () => service.editorStorage,
+    view: () => ({ badge: viewState.loops, stopStatus: viewState.stopStatus }),
+    stopConfirmations: () => stopConfirmations,
   };
 }

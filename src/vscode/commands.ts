@@ -136,6 +136,9 @@ function operations(guardian: FolderGuardian): TaskOperations {
   return new TaskOperations(guardian.ws, guardian.guardianConfig ?? defaultConfig(), 'vscode');
 }
 
+/** What the STOP_ALL commands confirmed in this session (for the extension's API and its tests). */
+export const stopConfirmations: string[] = [];
+
 async function setStopAll(deps: Deps, target: Target, status: StopStatus): Promise<void> {
   if (!trusted()) return;
   for (const g of await guardiansOf(deps, target, true)) {
@@ -144,7 +147,31 @@ async function setStopAll(deps: Deps, target: Target, status: StopStatus): Promi
     await new GuardianLog(g.ws).write(status === 'CLEAR' ? 'INFO' : 'WARN', `STOP_ALL set to ${status} from VS Code`);
     deps.log.info(`${g.folder.name}: STOP_ALL set to ${status}`);
     await g.refreshState();
+    if (status !== 'CLEAR') confirmStop(g, status);
   }
+}
+
+/**
+ * Says what STOP or PAUSE reaches: the agents whose hook runs here are held, the others named
+ * (watched only, or their hook not running); and that the file, committed, holds teammates' and
+ * cloud agents' hooked runs too. With the one click that undoes it.
+ */
+function confirmStop(g: FolderGuardian, status: 'STOP' | 'PAUSE'): void {
+  const agents = g.state.foundAgents;
+  const held = agents.filter((a) => a.state === 'enforced' || a.state === 'installed').map((a) => a.label);
+  const unreached = agents.filter((a) => a.state !== 'enforced' && a.state !== 'installed' && a.lastWork !== undefined).map((a) => `${a.label} (${a.state === 'not-running' ? 'its hook does not run' : 'no hook'})`);
+  const what = status === 'STOP' ? 'every call of a hooked agent is refused' : 'hooked agents start no new subagent or task';
+  const words = [
+    `${status} written to ${PATHS.stopAll} in ${g.folder.name}: ${what}${held.length > 0 ? ` (${held.join(', ')})` : ''}.`,
+    unreached.length > 0 ? `Not reached: ${unreached.join(', ')}.` : '',
+    'Committed, the file holds teammates\' and cloud agents\' hooked runs too.',
+  ].filter((w) => w !== '');
+  const message = words.join(' ');
+  stopConfirmations.push(message);
+  void vscode.window.showInformationMessage(message, 'Resume (CLEAR)', 'Open STOP_ALL').then((picked) => {
+    if (picked === 'Resume (CLEAR)') void vscode.commands.executeCommand(Command.resume, g.folder.uri);
+    else if (picked === 'Open STOP_ALL') void vscode.commands.executeCommand(Command.openStopAll, g.folder.uri);
+  });
 }
 
 /** Turns watching an agent's transcripts on or off in the folder's config.json (the change is then read like any edit of it). */

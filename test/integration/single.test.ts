@@ -55,6 +55,7 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     const [incident] = incidents;
     assert.equal(label(incident!.item), 'apply_code_edit a.py: search "x = 1"');
     assert.match(String(incident!.item.description), /^Loop · 3 times · \d signals$/);
+    assert.equal(api.view().badge, 1, 'the view\'s badge counts the loop');
     const reasons = (await walk(api.findingsTree, incident!.node)).filter((n) => n.node.kind === 'finding');
     assert.ok(reasons.some((r) => label(r.item) === 'identical-calls'), 'each signal that fired is a reason beneath');
     const finding = reasons.find((r) => label(r.item) === 'identical-calls');
@@ -153,14 +154,20 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     assert.ok(nodes.some((n) => /1 line skipped/.test(label(n.item))));
   });
 
-  it('writes a valid STOP_ALL on Circuit Break and shows STOP', async () => {
+  it('writes a valid STOP_ALL on Circuit Break, says what it reaches, shows STOP, and offers Resume instead of Circuit Break', async () => {
+    const manifest = vscode.extensions.getExtension('loop-guardian.agent-loop-guardian')?.packageJSON as { contributes: { keybindings: { command: string; key: string }[] } };
+    assert.ok(manifest.contributes.keybindings.some((k) => k.command === 'loopGuardian.circuitBreak' && k.key !== ''), 'Circuit Break has a keybinding');
+    assert.equal(api.view().stopStatus, 'CLEAR');
     await vscode.commands.executeCommand('loopGuardian.circuitBreak');
     const text = await fs.readFile(path.join(root, '.github', 'guardian', 'STOP_ALL'), 'utf8');
     assert.match(text, /^STOP \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\n/);
+    assert.match(api.stopConfirmations().at(-1) ?? '', /^STOP written to \.github\/guardian\/STOP_ALL in .*: every call of a hooked agent is refused.* Committed, the file holds teammates' and cloud agents' hooked runs too\.$/);
     await waitFor('STOP in the status bar', () => /STOP/.test(api.statusBar().text));
+    await waitFor('the toolbar offers Resume', () => api.view().stopStatus === 'STOP');
     await vscode.commands.executeCommand('loopGuardian.resume');
     assert.match(await fs.readFile(path.join(root, '.github', 'guardian', 'STOP_ALL'), 'utf8'), /^CLEAR /);
     await waitFor('STOP gone', () => !/STOP/.test(api.statusBar().text));
+    await waitFor('the toolbar offers Circuit Break again', () => api.view().stopStatus === 'CLEAR');
   });
 
   it('follows STOP_ALL edited by another tool', async () => {
@@ -259,21 +266,20 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
   });
   it('validates config.json with its schema: a wrong threshold is underlined where it is written', async () => {
     const config = path.join(root, '.github', 'guardian', 'config.json');
-    const doc = await vscode.workspace.openTextDocument(config);
-    await vscode.window.showTextDocument(doc);
-    const wrong = JSON.parse(doc.getText());
+    const before = await fs.readFile(config, 'utf8');
+    const wrong = JSON.parse(before);
     wrong.signals['repeated-error'].threshold = 'three';
-    const edit = new vscode.WorkspaceEdit();
-    edit.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), JSON.stringify(wrong, null, 2));
-    await vscode.workspace.applyEdit(edit);
+    await fs.writeFile(config, JSON.stringify(wrong, null, 2));
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(config));
+    await vscode.window.showTextDocument(doc);
     const problem = () => vscode.languages.getDiagnostics(doc.uri).find((d) => /integer|type/i.test(d.message));
     try {
-      await waitFor('the schema\'s diagnostic', () => problem() !== undefined, 20_000);
+      await waitFor('the schema\'s diagnostic', () => doc.getText().includes('"three"') && problem() !== undefined, 20_000);
       const at = problem() as vscode.Diagnostic;
       assert.match(doc.getText(at.range), /"three"/);
     } finally {
-      await vscode.commands.executeCommand('workbench.action.files.revert');
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      await fs.writeFile(config, before);
     }
   });
 
