@@ -1,3 +1,4 @@
+import { unreadAgents } from '../watch/foundAgents';
 import type * as vscode from 'vscode';
 import type { TrackedIncident } from '../core/incidentBook';
 import type { FolderGuardian } from './folderGuardian';
@@ -116,7 +117,22 @@ export class FindingsTree extends GuardianTree {
     for (const { source, incidents } of agents) nodes.push({ kind: 'agent', guardian, source, incidents });
     for (const [session, incidents] of [...bySession].sort((a, b) => latest(b[1]) - latest(a[1]))) nodes.push({ kind: 'session', guardian, session, incidents });
     if (bySession.size === 0 && s.agents.length === 0) {
-      nodes.push({ kind: 'info', label: 'No loops', description: `${s.events} events in ${s.files.length} log${s.files.length === 1 ? '' : 's'}`, icon: 'pass', tooltip: s.files.join('\n') });
+      // "No loops" is said only of what was read: an agent's sessions nobody reads (not watched,
+      // not hooked) may hold one, and the row says so instead, with the click that reads them.
+      const { agents: unread, sessions } = unreadAgents(s.foundAgents);
+      if (unread.length > 0) {
+        const [first] = unread;
+        nodes.push({
+          kind: 'info',
+          label: 'Not read yet',
+          description: `${unread.map((a) => a.label).join(', ')}: ${sessions} session${sessions === 1 ? '' : 's'} nobody watches`,
+          icon: 'eye-closed',
+          tooltip: `Loop Guardian has not read ${unread.map((a) => `${a.label}'s ${a.transcripts} session${a.transcripts === 1 ? '' : 's'}`).join(', ')}: they may hold a loop. Click to watch ${first?.label}'s transcripts, or install its hook.`,
+          ...(first ? { command: { command: 'loopGuardian.watchAgent', title: 'Watch', arguments: [{ folder: guardian.folder.uri, agent: first.id }] } } : {}),
+        });
+      } else {
+        nodes.push({ kind: 'info', label: 'No loops', description: `${s.events} events in ${s.files.length} log${s.files.length === 1 ? '' : 's'}`, icon: 'pass', tooltip: s.files.join('\n') });
+      }
     }
     if (s.closedIncidents.length > 0) nodes.push({ kind: 'closed', guardian, incidents: s.closedIncidents });
     return nodes;
@@ -125,5 +141,5 @@ export class FindingsTree extends GuardianTree {
 
 function isEmpty(g: FolderGuardian): boolean {
   const s = g.state;
-  return s.files.length <= 1 && s.foundAgents.length === 0 && s.incidents.length === 0 && s.closedIncidents.length === 0 && s.stop.state.status === 'CLEAR' && s.events === 0 && s.agents.length === 0;
+  return s.files.length === 0 && s.foundAgents.length === 0 && s.incidents.length === 0 && s.closedIncidents.length === 0 && s.stop.state.status === 'CLEAR' && s.events === 0 && s.agents.length === 0;
 }

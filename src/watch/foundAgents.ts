@@ -86,3 +86,12 @@ export async function findAgents(ws: Workspace, config: GuardianConfig, env: Nod
   }
   return out;
 }
+
+/**
+ * The agents whose sessions here nobody reads: sessions found, not watched, not hooked. Until they
+ * are read, no "No loops" may be said of the folder: they may hold one.
+ */
+export function unreadAgents(found: readonly FoundAgent[]): { agents: FoundAgent[]; sessions: number } {
+  const agents = found.filter((a) => a.transcripts > 0 && !a.watched && !a.hooked && a.watchable);
+  return { agents, sessions: agents.reduce((n, a) => n + a.transcripts, 0) };
+}

@@ -82,6 +82,8 @@ export class WorkspaceMonitor {
   private readonly sources = new Map<string, SourceInfo>();
   private readonly discovery: AgentDiscovery;
   private historyFindings: Finding[] = [];
+  /** Whether the invocation history exists (a log read, counted as one). */
+  private historyPresent = false;
   private readonly historySeen = new Set<string>();
   private readonly isEventLog: (rel: string) => boolean;
   private readonly recentFindings: Finding[] = [];
@@ -117,8 +119,9 @@ export class WorkspaceMonitor {
     this.isEventLog = (rel) => matchers.some((m) => m(rel));
   }
 
+  /** The logs read: the event logs found, and the invocation history where there is one. */
   get files(): string[] {
-    return [...this.readers.keys(), this.config.sources.invocationHistory];
+    return [...this.readers.keys(), ...(this.historyPresent ? [this.config.sources.invocationHistory] : [])];
   }
 
   get skippedCount(): number {
@@ -351,13 +354,16 @@ export class WorkspaceMonitor {
   private async checkHistory(skipped: SkippedLine[]): Promise<Finding[]> {
     const rel = this.config.sources.invocationHistory;
     // The history is a log too: a FIFO there must not block the read.
+    let present = true;
     const regular = checkRegularFile(this.ws.path(rel), rel).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'ENOENT') throw err;
+      present = false;
     });
     const read = await regular.then(() => readInvocationHistory(this.ws, rel)).catch((err: Error) => {
       skipped.push({ file: rel, line: 1, field: '(file)', reason: `cannot read (${err.message}); treated as an empty history` });
       return undefined;
     });
+    this.historyPresent = present;
     if (!read) return [];
     appendAll(skipped, read.skipped);
     const engine = new Engine(this.config);
