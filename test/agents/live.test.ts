@@ -285,6 +285,38 @@ for (const agent of Object.values(DRIVERS)) {
   });
 }
 
+describe('live: two agents in one workspace', function () {
+  this.timeout(300_000);
+
+  it('Claude Code loops while Gemini CLI polls a build in the same workspace, at the same time: the loop is refused, the healthy agent never is', async () => {
+    const claude = DRIVERS.claude as LiveAgent;
+    const gemini = DRIVERS.gemini as LiveAgent;
+    const sb = makeSandbox('two');
+    try {
+      for (const id of ['claude', 'gemini']) {
+        const init = guardian(sb, ['init', id]);
+        assert.equal(init.code, 0, init.stderr);
+      }
+      const poll = "const fs=require('fs'); fs.appendFileSync('build.log','tick\\n'); console.log('build: '+fs.readFileSync('build.log','utf8').trim().split('\\n').length+'/4 steps')";
+      writeFileSync(path.join(sb.ws, 'poll.js'), `${poll}\n`);
+      const [looping, healthy] = await Promise.all([
+        liveRun(claude, always(FAILING), { sandbox: sb, shared: true, maxTurns: 8 }),
+        liveRun(gemini, (turn, a) => (turn.index <= 4 ? a.shell('node poll.js', turn.tools) : { text: 'Built.' }), { sandbox: sb, shared: true, maxTurns: 6 }),
+      ]);
+      assert.match(agentSaid(looping), REFUSED, describeRun(looping));
+      assert.ok(turnsAfter(looping, 3) <= 2, `Claude Code's requests after the refusal: ${turnsAfter(looping, 3)}\n${describeRun(looping)}`);
+      assert.doesNotMatch(agentSaid(healthy), REFUSED, describeRun(healthy));
+      assert.equal(readFileSync(path.join(sb.ws, 'build.log'), 'utf8').trim().split('\n').length, 4, describeRun(healthy));
+      // Each agent's session is its own: scan shows the one loop, Claude Code's.
+      const scan = guardian(sb, ['scan', '--json']);
+      const halts = (JSON.parse(scan.stdout) as { findings: { action: string; agent?: string }[] }).findings.filter((f) => f.action === 'halt');
+      assert.ok(halts.length > 0 && halts.every((f) => f.agent === 'claude-code'), scan.stdout);
+    } finally {
+      if (process.env.LOOP_GUARDIAN_KEEP_LIVE !== '1') sb.cleanup();
+    }
+  });
+});
+
 describe(`live: ${qwen.pkg.label} ${qwen.pkg.version}, watched (its own CLI, scripted model)`, function () {
   this.timeout(240_000);
   it('its own chat recording, found and read by `scan`, shows the loop with the real error; a search that found nothing is no failure', async () => {

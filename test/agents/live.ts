@@ -38,6 +38,8 @@ export interface LiveOptions {
   readonly args?: (args: string[]) => string[];
   /** A sandbox an earlier run made: the same HOME, workspace and hook (a conversation resumed); it is set up once, by the first run. */
   readonly sandbox?: Sandbox;
+  /** Another agent runs in the same sandbox at the same time: what this run leaves running is ended by the caller, once both are done. */
+  readonly shared?: boolean;
 }
 
 export const HARNESS_LIMIT = 'Stopping here: the harness turn limit.';
@@ -74,7 +76,7 @@ export async function liveRun(agent: LiveAgent, script: (turn: Turn, agent: Live
     const { args, env } = agent.command(sb, model.url, opts.prompt ?? 'Build the project with npm run build-missing until it works.');
     const result = await runAgent(bin, opts.args ? opts.args(args) : args, { cwd: sb.ws, env: { ...env, ...opts.env }, timeoutMs: opts.timeoutMs ?? 120_000 });
     // What the agent left running (Cline's task hub outlives its CLI): ended, so that no later run talks to it.
-    killLeftovers(sb.dir);
+    if (opts.shared !== true) killLeftovers(sb.dir);
     return { agent, sb, result, turns: model.turns(), ...(stopAt !== undefined ? { stopAt } : {}) };
   } finally {
     await model.close();
