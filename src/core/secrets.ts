@@ -10,7 +10,10 @@ export const MASK = '[secret masked]';
  * class, so masking costs the same on hostile text as on any other (and it only ever runs on
  * bounded text: at most MAX_KEPT_TEXT characters).
  */
-const SECRETS: readonly (readonly [RegExp, string])[] = [
+/** How a name that holds a secret ends: `password`, `PGPASSWORD`, `AWS_SECRET_ACCESS_KEY`, `client_secret`, `GITHUB_TOKEN`, `x-api-key`, `AccountKey`. */
+const SECRET_NAME = /(?:api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?(?:access[_-]?)?key|account[_-]?key|shared[_-]?access[_-]?key|private[_-]?key|password|passwd|secret|token)$/i;
+
+const SECRETS: readonly (readonly [RegExp, string | ((whole: string, ...groups: string[]) => string)])[] = [
   [/-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----[^-]{0,8192}-----END [A-Z ]{0,40}PRIVATE KEY-----/g, MASK],
   // Vendors' token shapes (each vendor's documented prefix).
   [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, MASK],
@@ -37,10 +40,12 @@ const SECRETS: readonly (readonly [RegExp, string])[] = [
   [/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{0,4096}/g, MASK],
   [/\b(Bearer|Basic|token) [A-Za-z0-9._~+/-]{16,4096}=*/gi, `$1 ${MASK}`],
   // A password in a URL: `postgres://user:PASSWORD@host` (the user's name stays).
-  [/(\b[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s/:@]{0,256}:)[^\s/:@]{6,256}@/g, `$1${MASK}@`],
+  [/:\/\/([^\s/:@]{0,256}):[^\s/:@]{6,256}@/g, `://$1:${MASK}@`],
   // A value named as a secret: `password=…`, `PGPASSWORD=…`, `AWS_SECRET_ACCESS_KEY=…`, `"client_secret": "…"`,
   // `GITHUB_TOKEN=…`, `AccountKey=…`, and the same as a command's flag (`--password …`).
-  [/\b([A-Za-z0-9_.-]{0,40}?(?:api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?(?:access[_-]?)?key|account[_-]?key|shared[_-]?access[_-]?key|private[_-]?key|password|passwd|secret|token))(["']?[ \t]{0,8}[:=][ \t]{0,8}["']?)[^\s"'&,;]{6,4096}/gi, `$1$2${MASK}`],
+  // A name is matched whole from its first character (one try per name, never one per letter in
+  // it), then told by how it ends.
+  [/(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{1,128})(["']?[ \t]{0,8}[:=][ \t]{0,8}["']?)([^\s"'&,;]{6,4096})/g, (whole: string, name: string, sep: string) => (SECRET_NAME.test(name) ? `${name}${sep}${MASK}` : whole)],
   [/(--(?:password|passwd|token|api-key|secret|client-secret)[ =])[^\s"']{6,4096}/gi, `$1${MASK}`],
 ];
 
@@ -59,6 +64,6 @@ export function maskSecrets(text: string): string {
 /** `maskSecrets` without its shortcut (exported for the test that holds the shortcut to it). */
 export function scanSecrets(text: string): string {
   let out = text;
-  for (const [pattern, replacement] of SECRETS) out = out.replace(pattern, replacement);
+  for (const [pattern, replacement] of SECRETS) out = typeof replacement === 'string' ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
   return out;
 }
