@@ -1,3 +1,5 @@
+import { comparedText } from './runNoise';
+
 /** Seed 004's error classification: each kind of failure has its own retry budget. */
 export type ErrorKind =
   | 'rate_limit'
@@ -68,7 +70,9 @@ const RULES: ReadonlyArray<readonly [ErrorKind, ...Rule[]]> = [
 ];
 
 export function classifyError(text: string): ErrorKind {
-  const bounded = boundedErrorText(text);
+  // Without its run noise: a clock time's milliseconds (`19:25:30.504`) or a process id is no
+  // HTTP status.
+  const bounded = comparedText(boundedErrorText(text), 'error');
   // Indexed, not destructured: this runs for every failure, and `[kind, ...rules]` built an array each time.
   for (const entry of RULES) {
     for (let i = 1; i < entry.length; i++) {
