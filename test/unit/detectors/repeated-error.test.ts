@@ -51,9 +51,18 @@ describe('repeated-error (seeds 001, 003)', () => {
       `seed ${(0.8234123412 / (i + 1)).toFixed(10)}, at ${1764271530123 + 15_000 * i}, after ${40 + i}ms, handle 0x7ffd5fbff8${i}c8, PID: ${77 + i}) in ${temp[i]}/x.js`;
     const events = commands.map((command, i) => ({ type: 'tool', session: 's', tool: 'Bash', args: { command }, error: `Exit code 1\n${noisy(i)}` }));
 
-    it('six failures of one command whose errors differ only by their noise halt at the 3rd', () => {
+    it('six failures of one command whose errors differ only by their noise halt at the 3rd, quoting the line that says what failed', () => {
       const found = only(run(events).findings, 'repeated-error');
       assert.deepEqual(found.map((f) => [f.action, f.count, f.at.line]), [['warn', 2, 2], ['halt', 3, 3]]);
+      // The real text is shown (noise and all), without the exit status before it.
+      assert.match(found[1]?.subject ?? '', /^Nov 27 19:22:12 box node\[4954\]: \[19:22:12\.362\] pid 8014: Error: connect ECONNREFUSED 127\.0\.0\.1:5432/);
+    });
+
+    it("npm's echo of the script is not what it quotes", () => {
+      const npm = 'Exit code 1\n\n> app@1.0.0 db:migrate\n> node migrate.js\n\nError: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnectionComplete (node:net:1555:16)\nnpm error A complete log of this run can be found in: /root/.npm/_logs/2026-11-27T19_31_00_000Z-debug-0.log';
+      const [halt] = only(run(times(3, () => ({ type: 'tool', session: 's', tool: 'Bash', args: { command: 'npm run db:migrate' }, error: npm }))).findings, 'repeated-error').filter((f) => f.action === 'halt');
+      assert.equal(halt?.subject, 'Error: connect ECONNREFUSED 127.0.0.1:5432');
+      assert.equal(halt?.message, 'Bash fails with the same error 3 times in a row: Error: connect ECONNREFUSED 127.0.0.1:5432');
     });
 
     // An output keeps its numbers (runNoise.ts): a count of six digits that grows is progress.
