@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Canonicalizer, hashText } from '../../../src/core/canonical';
+import { adviceForCall } from '../../../src/core/advice';
 import { ErrorOutcome } from '../../../src/core/calls';
 import { classifyError, FAMILY_OF } from '../../../src/core/errorClass';
 import { errorType, sameError, wordOverlap } from '../../../src/core/errorMatch';
@@ -137,6 +138,37 @@ describe('error classes (seed 004)', () => {
   for (const [text, kind] of cases) {
     it(`classifies "${text}" as ${kind}`, () => assert.equal(classifyError(text), kind));
   }
+
+  it('a refused or reset connection is the network, transient, whatever else the text says (issue 36)', () => {
+    for (const text of [
+      'Error: connect ECONNREFUSED 127.0.0.1:5432',
+      'curl: (7) Failed to connect to localhost port 3000 after 0 ms: Connection refused',
+      '[Errno 111] connection refused',
+      'read ECONNRESET',
+      'psql: could not connect to server: No such file or directory',
+      // A time-out setting echoed beside it, a clock time's milliseconds that read like HTTP 504 or 429.
+      'Error: connect ECONNREFUSED 127.0.0.1:5432 (connectionTimeoutMillis: 5000)',
+      '[19:25:30.504] Error: connect ECONNREFUSED 127.0.0.1:5432',
+      '[19:25:30.429] pid 408: Error: connect ECONNREFUSED 127.0.0.1:5432',
+    ]) {
+      assert.equal(classifyError(text), 'network', text);
+    }
+    assert.equal(FAMILY_OF.network, 'transient');
+    assert.equal(classifyError('Request timed out after 30s'), 'timeout');
+  });
+
+  it('says a refused connection as what it is, naming where it went (issue 36)', () => {
+    const say = (error: string) => adviceForCall('Bash', new ErrorOutcome(error));
+    assert.equal(say('Exit code 1\nError: connect ECONNREFUSED 127.0.0.1:5432'), "Bash cannot connect: the connection is refused. Is the service on 127.0.0.1:5432 (PostgreSQL's port) running? Start it, or point the call at the right host and port; retrying will not start it.");
+    assert.match(say('psql: error: connection to server at "localhost" (::1), port 5432 failed: Connection refused'), /Is the service on localhost:5432 \(PostgreSQL's port\) running\?/);
+    assert.match(say('curl: (7) Failed to connect to localhost port 3000 after 0 ms: Connection refused'), /Is the service on localhost:3000 running\?/);
+    assert.match(say("HTTPConnectionPool(host='localhost', port=8000): Max retries exceeded (Caused by NewConnectionError: [Errno 111] Connection refused)"), /localhost:8000/);
+    assert.match(say('could not connect to server: Connection refused'), /connection is refused\. Is the service it connects to running\?/);
+    assert.match(say('Error: read ECONNRESET'), /connection was reset/);
+    assert.doesNotMatch(say('Error: connect ECONNREFUSED 127.0.0.1:5432'), /tim(ing|ed) out/);
+    assert.match(say('socket hang up'), /keeps failing on the network/);
+    assert.match(say('Request timed out after 30s'), /keeps timing out/);
+  });
 
   it('puts each class in its family', () => {
     assert.equal(FAMILY_OF.rate_limit, 'transient');

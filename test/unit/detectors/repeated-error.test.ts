@@ -56,6 +56,7 @@ describe('repeated-error (seeds 001, 003)', () => {
       assert.deepEqual(found.map((f) => [f.action, f.count, f.at.line]), [['warn', 2, 2], ['halt', 3, 3]]);
       // The real text is shown (noise and all), without the exit status before it.
       assert.match(found[1]?.subject ?? '', /^Nov 27 19:22:12 box node\[4954\]: \[19:22:12\.362\] pid 8014: Error: connect ECONNREFUSED 127\.0\.0\.1:5432/);
+      assert.match(found[1]?.recommendation ?? '', /connection is refused\. Is the service on 127\.0\.0\.1:5432 \(PostgreSQL's port\) running\?/);
     });
 
     it("npm's echo of the script is not what it quotes", () => {
