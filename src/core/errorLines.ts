@@ -48,10 +48,11 @@ const SCRIPT_HEADER = /^> (?:@[\w.-]+\/)?[\w.-]+@[^\s@]+ \S|^yarn run v\d/;
 /** The lines of the echo after its header: the command (`> node migrate.js`, yarn's `$ node migrate.js`). */
 const SCRIPT_ECHO = /^[>$] /;
 /**
- * A package manager's trailer: where its log is, its error code, the script's path and command, a
- * hint; and a stack frame (`    at f (x.js:1:2)`, Python's `  File "x.py", line 3`).
+ * A package manager's trailer and warnings: where its log is, its error code, the script's path and
+ * command, npm's warnings, yarn's hint.
  */
-const TRAILER = /^npm (?:error|ERR!)(?:$|\s+(?:code|errno|syscall|path|workspace|location|command|signal|exit status)\b|\s+[/~]|\s+[A-Za-z]:\\)|A complete log of this run can be found in|^npm (?:warn|WARN)\b|^info Visit https?:/i;
+const TRAILER = /^npm (?:error|ERR!)(?:$|\s+(?:code|errno|syscall|path|workspace|location|command|signal|exit status)\b|\s+[/~]|\s+[A-Za-z]:\\)|A complete log of this run can be found in|^npm warn\b|^info Visit https?:/i;
+/** A stack frame: `    at f (x.js:1:2)`, Python's `  File "x.py", line 3`. */
 const STACK_FRAME = /^\s+(?:at\s|File ")/;
 /** A line that names an error by its type or code: `TypeError: …`, `Error: …`, an `Exception`, `ECONNREFUSED`. */
 const NAMES_ERROR = /[A-Za-z]Error\b|\bError:|Exception\b|\bE(?:CONN[A-Z]+|NOENT|ACCES|PERM|ADDRINUSE|ADDRNOTAVAIL|TIMEDOUT|NOTFOUND|AI_AGAIN|PIPE|EXIST|ISDIR|NOTDIR|MFILE|HOSTUNREACH|NETUNREACH)\b/;
