@@ -1,4 +1,5 @@
 import type { Outcome } from './calls';
+import { REFUSED_CONNECTION } from './errorClass';
 
 /** Seed 001's actionable messages: what to do instead of repeating a call. */
 export function adviceForCall(tool: string, outcome: Outcome | undefined): string {
@@ -11,8 +12,9 @@ export function adviceForCall(tool: string, outcome: Outcome | undefined): strin
       case 'rate_limit':
         return `${tool} is rate-limited: wait before retrying, with backoff, or reduce the request rate.`;
       case 'timeout':
+        return `${tool} keeps timing out: check the service and retry later with backoff instead of immediately.`;
       case 'network':
-        return `${tool} keeps failing on the network or timing out: check the service and retry later with backoff instead of immediately.`;
+        return refusedAdvice(tool, err) ?? `${tool} keeps failing on the network: check the connection and the service, and retry later with backoff instead of immediately.`;
       case 'missing_parameter':
         return `${tool} is missing a required parameter: fix the arguments; the same call will fail the same way.`;
       case 'validation':
@@ -26,4 +28,32 @@ export function adviceForCall(tool: string, outcome: Outcome | undefined): strin
     }
   }
   return `Stop repeating ${tool} with the same arguments: the result will not change. Check the current state and try a different step, or ask the user.`;
+}
+
+/*
+ * Where a refused connection went, as clients say it: Node's `connect ECONNREFUSED 127.0.0.1:5432`,
+ * psql's `connection to server at "localhost" (::1), port 5432`, curl's `Failed to connect to
+ * localhost port 3000`, Python's `host='localhost', port=8000`.
+ */
+const ADDRESS = /\bECONN(?:REFUSED|RESET) (\[[0-9a-fA-F:]+\]|[\w.-]+):(\d{1,5})\b|\b(?:to|at) (?:server at )?"?([\w.-]+)"?(?: \([^()\s]*\))?,? port (\d{1,5})\b|\bhost='([\w.-]+)', port=(\d{1,5})\b/;
+
+/** Services a port usually belongs to: said beside the address, the first thing to check. */
+const USUAL_SERVICE: Readonly<Record<string, string>> = { '5432': 'PostgreSQL', '3306': 'MySQL', '6379': 'Redis', '27017': 'MongoDB' };
+
+/**
+ * A refused (or reset) connection's advice: the service is not running, or not where the call
+ * looks for it, and retrying will not start it. Undefined for other network failures.
+ */
+function refusedAdvice(tool: string, err: string): string | undefined {
+  if (!REFUSED_CONNECTION.test(err)) return undefined;
+  const m = ADDRESS.exec(err);
+  const host = m?.[1] ?? m?.[3] ?? m?.[5];
+  const port = m?.[2] ?? m?.[4] ?? m?.[6];
+  const where = host !== undefined && port !== undefined ? `${host}:${port}` : undefined;
+  const usual = port !== undefined ? USUAL_SERVICE[port] : undefined;
+  const service = where === undefined ? 'the service it connects to' : `the service on ${where}${usual !== undefined ? ` (${usual}'s port)` : ''}`;
+  if (/\bECONNRESET\b|connection (?:was )?reset/i.test(err)) {
+    return `${tool} cannot connect: the connection was reset. Is ${service} still running (it may have crashed or restarted)? Check it before trying again.`;
+  }
+  return `${tool} cannot connect: the connection is refused. Is ${service} running? Start it, or point the call at the right host and port; retrying will not start it.`;
 }

@@ -3,6 +3,7 @@ import type { SessionState } from './detector';
 import { hash53 } from './canonical';
 import { classifyError, FAMILY_OF, type ErrorKind } from './errorClass';
 import type { EventRef } from './events';
+import { comparedText } from './runNoise';
 
 /**
  * What became of a tool call, as far as the log tells. `key` says how it ended, for comparing
@@ -39,40 +40,8 @@ export class ErrorOutcome {
     this.errorKind = classifyError(error);
   }
   get key(): number {
-    return (this.hashed ??= -1 - hash53(withoutRunNoise(this.error)));
+    return (this.hashed ??= -1 - hash53(comparedText(this.error, 'error')));
   }
-}
-
-/*
- * What changes from one run of the same command to the next without the result changing: a clock
- * time in a log file's name (npm's `_logs/2026-11-25T22_10_35_247Z-debug-0.log`), an id made for
- * the run (a UUID, a long hex id), how long it took ("Wall time: 0.0306 seconds", "in 12ms"), a
- * process id. Two outcomes that differ only there ended the same way: compared without them.
- * Counts, line numbers and other numbers stay: "2/6 steps" then "3/6 steps" is progress.
- */
-const RUN_NOISE = new RegExp(
-  [
-    /\b\d{4}-\d{2}-\d{2}[T _]\d{2}[:_]\d{2}[:_]\d{2}(?:[._,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?/.source,
-    /\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b/.source,
-    /\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{12,}\b/.source,
-    /\b\d+(?:\.\d+)?\s?(?:ms|milliseconds?|s|secs?|seconds?)\b/.source,
-    /\b(?:[Pp][Ii][Dd]|[Pp][Gg][Ii][Dd]|[Pp]rocess [Gg]roup PGID)\b[:= ]\s*\d+/.source,
-  ].join('|'),
-  'g',
-);
-
-/** A result's text without what changes from run to run of the same command (RUN_NOISE), in one pass; a text without a digit has none. */
-export function withoutRunNoise(text: string): string {
-  return /\d/.test(text) ? text.replace(RUN_NOISE, '\u0000') : text;
-}
-
-/**
- * A result's text as compared: without its run noise, unless that is all it says (`date -Iseconds`
- * prints nothing but a clock time: the time is its result, and a new one is a new result).
- */
-function resultText(output: string): string {
-  const masked = withoutRunNoise(output);
-  return masked === output || /[\p{L}\p{N}]/u.test(masked) ? masked : output;
 }
 
 /** A tool call whose outcome is known, or known to be unrecorded. */
@@ -128,7 +97,7 @@ export function outcomeOf(fields: OutcomeFields, canon: Canonicalizer): Outcome 
     return new ErrorOutcome(hasError ? (fields.error as string) : typeof fields.output === 'string' && fields.output.length > 0 ? fields.output : 'failed');
   }
   if (fields.output !== undefined) {
-    return { kind: 'ok', key: typeof fields.output === 'string' ? hash53(resultText(fields.output)) : canon.hash(fields.output) };
+    return { kind: 'ok', key: typeof fields.output === 'string' ? hash53(comparedText(fields.output, 'output')) : canon.hash(fields.output) };
   }
   if (fields.ok === true) return OK_UNRECORDED;
   return undefined;

@@ -1,3 +1,5 @@
+import { comparedText } from './runNoise';
+
 /** Seed 004's error classification: each kind of failure has its own retry budget. */
 export type ErrorKind =
   | 'rate_limit'
@@ -54,12 +56,22 @@ function expectedGot(text: string): boolean {
 
 type Rule = RegExp | ((text: string) => boolean);
 
+/**
+ * A connection the other end refused or reset (`ECONNREFUSED`, "Connection refused", psql's
+ * "could not connect to server"): the service is not there, or dropped the call. Transient, like
+ * the network, but said as what it is (advice.ts).
+ */
+export const REFUSED_CONNECTION = /\bECONN(?:REFUSED|RESET)\b|connection (?:was )?(?:refused|reset)|could not connect to (?:the )?server/i;
+
 // Order matters: the first rule that matches wins, most specific first. No pattern may backtrack
 // super-linearly (the lint's regexp rules hold it so): the text is an agent's.
 const RULES: ReadonlyArray<readonly [ErrorKind, ...Rule[]]> = [
+  // A refused or reset connection is the network whatever else its text says (a client's
+  // `connectionTimeoutMillis` echoed beside it is no time-out): told first.
+  ['network', REFUSED_CONNECTION],
   ['rate_limit', /\b429\b|rate[ -]?limit|too many requests|quota exceeded|throttl/i],
   ['timeout', /timed? ?out|timeout|\bETIMEDOUT\b|deadline exceeded|\b408\b|\b504\b/i],
-  ['network', /\bECONN(RESET|REFUSED|ABORTED)\b|\bEAI_AGAIN\b|\bENOTFOUND\b|\bEPIPE\b|socket hang up|network|connection (reset|refused|closed|aborted)|\b50[23]\b|service unavailable|bad gateway/i],
+  ['network', /\bECONNABORTED\b|\bEAI_AGAIN\b|\bENOTFOUND\b|\bEPIPE\b|socket hang up|network|connection (closed|aborted)|\b50[23]\b|service unavailable|bad gateway/i],
   ['permission_denied', /permission denied|\bEACCES\b|\bEPERM\b|not permitted|forbidden|\b403\b|access (is )?denied|unauthori[sz]ed|\b401\b/i],
   // "not found" of any kind (a file, a search string, a 404) fails the same way on every retry.
   ['file_not_found', /\bENOENT\b|no such file|FileNotFound|does not exist|\bnot found\b|cannot find (the )?(file|path|module)|\b404\b/i],
@@ -68,7 +80,9 @@ const RULES: ReadonlyArray<readonly [ErrorKind, ...Rule[]]> = [
 ];
 
 export function classifyError(text: string): ErrorKind {
-  const bounded = boundedErrorText(text);
+  // Without its run noise: a clock time's milliseconds (`19:25:30.504`) or a process id is no
+  // HTTP status.
+  const bounded = comparedText(boundedErrorText(text), 'error');
   // Indexed, not destructured: this runs for every failure, and `[kind, ...rules]` built an array each time.
   for (const entry of RULES) {
     for (let i = 1; i < entry.length; i++) {

@@ -1,9 +1,12 @@
 import { boundedErrorText } from './errorClass';
+import { comparedText } from './runNoise';
 
 /**
  * Seed 003's fuzzy error matching: two error texts are "the same error" when they are identical,
  * share their first 50 characters, one contains the other, share an error-type prefix such as
- * `TypeError:`, or overlap by 80% or more of their words.
+ * `TypeError:`, or overlap by 80% or more of their words; each compared without its run noise
+ * (runNoise.ts: the clock times, ids, process ids and temporary folders that change from run to
+ * run of the same failing command).
  */
 export interface ErrorMatchOptions {
   readonly prefixLength: number;
@@ -55,23 +58,25 @@ export class ErrorText {
   private typeName: string | null | undefined;
   private wordList: string[] | undefined;
 
-  constructor(private readonly raw: string) {}
+  /** `raw`: the error as written, which is what a person is shown. */
+  constructor(readonly raw: string) {}
 
-  get text(): string {
+  /** The text as compared, never shown: without its run noise, white space collapsed. */
+  get compared(): string {
     // Head and tail only, like classification: comparing megabytes of an error would cost time
     // the hook does not have, and two errors that differ only past their first 4 KB and before
     // their last 4 KB are the same error for a loop.
-    return (this.normalized ??= normalize(boundedErrorText(this.raw)));
+    return (this.normalized ??= normalize(comparedText(boundedErrorText(this.raw), 'error')));
   }
 
   get type(): string | undefined {
-    if (this.typeName === undefined) this.typeName = errorType(this.text) ?? null;
+    if (this.typeName === undefined) this.typeName = errorType(this.compared) ?? null;
     return this.typeName ?? undefined;
   }
 
   /** Its words, sorted (see `words`). */
   words(): readonly string[] {
-    return (this.wordList ??= words(this.text));
+    return (this.wordList ??= words(this.compared));
   }
 }
 
@@ -104,8 +109,8 @@ function overlapOf(a: ErrorText, b: ErrorText): number {
 export function sameError(a: string | ErrorText, b: string | ErrorText, opts: ErrorMatchOptions = DEFAULT_ERROR_MATCH): ErrorMatchRule | undefined {
   const ea = typeof a === 'string' ? new ErrorText(a) : a;
   const eb = typeof b === 'string' ? new ErrorText(b) : b;
-  const x = ea.text;
-  const y = eb.text;
+  const x = ea.compared;
+  const y = eb.compared;
   if (x.length === 0 || y.length === 0) return undefined;
   if (x === y) return 'exact';
   if (x.length >= opts.prefixLength && y.length >= opts.prefixLength && x.startsWith(y.slice(0, opts.prefixLength))) return 'prefix';

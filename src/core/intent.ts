@@ -1,3 +1,5 @@
+import { isResultFrame } from './errorLines';
+
 /**
  * What a call is for, as a person reading a session tells it (issue 25): its tool and its target,
  * not the whole of its arguments, and not the error it got. Two calls with one intent that fail
@@ -154,24 +156,6 @@ export function intentOf(tool: string, args: unknown): string {
   return target.length === 0 ? `tool\u0000${tool}` : target.join('\u0000');
 }
 
-/*
- * The lines a failed command's result carries besides what the command printed: an exit status
- * ("Exit code 1", "Exit Code: 1", "[Command exited with code 1]", "(exit code 1)", "<shellId: N completed with exit code 1>"),
- * a wall time, the command and folder echoed back, empty output and error headers ("Output:
- * (empty)", "Error: (none)"), a process group, a bare "Error". Each agent's own shape is parsed
- * where its adapter reads it (src/agents/); here such lines are only set aside, to see whether
- * anything else was said.
- */
-const BOILERPLATE = [
-  /^[[(]?(?:error:?\s*)?(?:process |command )?(?:exit(?:ed)?(?: with)?(?: status| code)?|exit code|returned non-zero exit status)[: ]*1\.?[\])]?$/i,
-  /^<(?:shellId: ?\d+ completed|exited) with exit code 1>$/i,
-  /^wall time: .*$/i,
-  /^(?:command|directory):.*$/i,
-  /^(?:output|stdout|stderr|error|signal|background pids):\s*(?:\(none\)|\(empty\))?$/i,
-  /^process group pgid:.*$/i,
-  /^(?:error|failed|command failed)\.?$/i,
-];
-
 /**
  * Whether a failed search found nothing: the command's last pipeline stage is a search program
  * (grep, rg, …) and the failure says nothing but exit status 1. That is the search's answer
@@ -190,7 +174,7 @@ export function searchFoundNothing(args: unknown, error: string): boolean {
   if (name === undefined || !SEARCHERS.has(name)) return false;
   // Some agents say only "Error"; an exit status other than 1 is no such line, so a real error.
   if (error.length > 4096) return false;
-  return error.split(/\r?\n/).every((l) => l.trim() === '' || BOILERPLATE.some((re) => re.test(l.trim())));
+  return error.split(/\r?\n/).every((l) => l.trim() === '' || isResultFrame(l.trim(), 1));
 }
 
 /*

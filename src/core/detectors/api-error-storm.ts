@@ -2,6 +2,7 @@ import { apiErrorCause, CAUSE_ADVICE, DETERMINISTIC_CAUSES } from '../apiErrorCa
 import type { SettledCall } from '../calls';
 import { clip } from '../canonical';
 import type { Detector, DetectorContext, FindingSink, Scope, SessionSlot, SessionState } from '../detector';
+import { telltaleLine } from '../errorLines';
 import { ErrorText, sameError } from '../errorMatch';
 import type { ApiErrorEvent, EventRef, LocatedEvent } from '../events';
 import { pushEvidence, type Action } from '../finding';
@@ -96,7 +97,7 @@ export class ApiErrorStormDetector implements Detector {
     if (!sameRun && !overBudget) return;
     const action: Action = settled && (chain.count >= threshold || overBudget) ? 'halt' : 'warn';
     const { label, advice } = CAUSE_ADVICE[cause];
-    const what = e.error !== undefined && e.error.trim() !== '' ? clip(e.error, 160) : e.class ?? (e.status !== undefined ? `HTTP ${e.status}` : 'no message');
+    const what = e.error !== undefined && e.error.trim() !== '' ? clip(telltaleLine(e.error), 160) : e.class ?? (e.status !== undefined ? `HTTP ${e.status}` : 'no message');
     const status = e.status !== undefined ? ` (HTTP ${e.status})` : '';
     const count = sameRun ? chain.count : storm.retries;
     const evidence = sameRun ? chain.refs : storm.refs;

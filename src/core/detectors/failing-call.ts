@@ -3,6 +3,7 @@ import { sayCall } from '../plainWords';
 import { clip } from '../canonical';
 import { boundedText } from '../redact';
 import { adviceForCall } from '../advice';
+import { telltaleLine } from '../errorLines';
 import { BoundedMap, type Detector, type DetectorContext, type FindingSink, type SessionState } from '../detector';
 import { FAMILY_OF, type ErrorFamily, type ErrorKind } from '../errorClass';
 import { times } from '../plainWords';
@@ -202,7 +203,7 @@ export class FailingCallDetector implements Detector {
         at: c.settledAt,
         ...whoOf(c),
         subject: call,
-        message: `Retry loop on ${call}: ${failedWords(failures.count, family, kind, budget)}: ${clip(error, 160)}`,
+        message: `Retry loop on ${call}: ${failedWords(failures.count, family, kind, budget)}: ${clip(telltaleLine(error), 160)}`,
         recommendation: `${adviceForCall(c.tool, c.outcome)} Options: fix the arguments, skip this step, or abort the task.`,
         evidence: [...failures.refs],
         status: 'STALLED',

@@ -1,6 +1,7 @@
 import { isProgress, sameCall, withinTransientBudget, type Outcome, type SettledCall } from '../calls';
 import { sayCall } from '../plainWords';
 import { adviceForCall } from '../advice';
+import { telltaleLine } from '../errorLines';
 import type { Detector, DetectorContext, FindingSink, SessionSlot, SessionState } from '../detector';
 import type { EventRef } from '../events';
 import { SessionChains } from './chains';
@@ -82,7 +83,7 @@ export class IdenticalCallsDetector implements Detector {
 function lastError(outcomes: readonly Outcome[]): string {
   for (let i = outcomes.length - 1; i >= 0; i--) {
     const o = outcomes[i] as Outcome;
-    if (o.kind === 'error') return `; it fails with: ${clip(o.error.trim(), 160)}`;
+    if (o.kind === 'error') return `; it fails with: ${clip(telltaleLine(o.error), 160)}`;
   }
   return '';
 }

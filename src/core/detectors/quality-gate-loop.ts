@@ -1,4 +1,5 @@
 import { clip } from '../canonical';
+import { telltaleLine } from '../errorLines';
 import { type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
 import type { LocatedEvent } from '../events';
 import { Chains } from './chains';
@@ -29,7 +30,7 @@ export class QualityGateLoopDetector implements Detector {
       at: located.ref,
       ...whoOf(scope),
       subject: `task ${e.task}: gate ${e.gate}`,
-      message: `Quality gate "${e.gate}" failed ${chain.count} attempts in a row for task ${e.task}${e.error ? `: ${clip(e.error, 120)}` : ''}`,
+      message: `Quality gate "${e.gate}" failed ${chain.count} attempts in a row for task ${e.task}${e.error ? `: ${clip(telltaleLine(e.error), 120)}` : ''}`,
       recommendation: `The quality-gate failure is fundamental, not a retry issue: circuit-break task ${e.task} and have a person fix the underlying check (or its configuration).`,
       evidence: [...chain.refs],
       status: 'BLOCKED',

@@ -2,6 +2,7 @@ import type { SettledCall } from '../calls';
 import { clip } from '../canonical';
 import { adviceForCall } from '../advice';
 import { sessionKey, type Detector, type DetectorContext, type FindingSink, type Scope, type SessionSlot, type SessionState } from '../detector';
+import { telltaleLine } from '../errorLines';
 import { ErrorText, sameError } from '../errorMatch';
 import type { EventRef, LocatedEvent } from '../events';
 import type { Finding } from '../finding';
@@ -83,20 +84,23 @@ export class RepeatedErrorDetector implements Detector {
     const { threshold, warnAt } = this.ctx.config.signals[this.signal];
     if (chain.count < Math.min(warnAt, threshold)) return;
     const halt = chain.count >= threshold && !warnOnly;
-    sink.report({ episode: chain.episode, action: halt ? 'halt' : 'warn', count: chain.count, evidence: chain.refs }, () => ({
-      signal: this.signal,
-      action: halt ? 'halt' : 'warn',
-      count: chain.count,
-      threshold,
-      at,
-      ...who,
-      subject: clip(chain.key.text, 100),
-      message: `${what} with the same error ${chain.count} times in a row: ${clip(chain.key.text, 160)}`,
-      recommendation: advice(),
-      evidence: [...chain.refs],
-      ...(halt ? { status: 'STALLED' as const } : {}),
-      episode: chain.episode,
-    }));
+    sink.report({ episode: chain.episode, action: halt ? 'halt' : 'warn', count: chain.count, evidence: chain.refs }, () => {
+      const said = telltaleLine(chain.key.raw);
+      return {
+        signal: this.signal,
+        action: halt ? 'halt' : 'warn',
+        count: chain.count,
+        threshold,
+        at,
+        ...who,
+        subject: clip(said, 100),
+        message: `${what} with the same error ${chain.count} times in a row: ${clip(said, 160)}`,
+        recommendation: advice(),
+        evidence: [...chain.refs],
+        ...(halt ? { status: 'STALLED' as const } : {}),
+        episode: chain.episode,
+      };
+    });
   }
 }
 

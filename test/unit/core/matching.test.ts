@@ -1,8 +1,11 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Canonicalizer, hashText } from '../../../src/core/canonical';
+import { adviceForCall } from '../../../src/core/advice';
+import { ErrorOutcome } from '../../../src/core/calls';
 import { classifyError, FAMILY_OF } from '../../../src/core/errorClass';
 import { errorType, sameError, wordOverlap } from '../../../src/core/errorMatch';
+import { comparedText } from '../../../src/core/runNoise';
 
 describe('canonical arguments', () => {
   const canon = new Canonicalizer();
@@ -77,6 +80,47 @@ describe('error matching (seed 003)', () => {
   });
 });
 
+describe('run noise: what changes from run to run of one failing command (issue 36)', () => {
+  const a = 'Exit code 1\n[19:25:30.123] pid 12345: Error: connect ECONNREFUSED 127.0.0.1:5432 (request 3f2a9c1e-1b2c-4d5e-8f90-a1b2c3d4e5f6) at /tmp/tmp.AbC123/x.js';
+  const b = 'Exit code 1\n[20:01:02.987654321] pid 881: Error: connect ECONNREFUSED 127.0.0.1:5432 (request 0aa1bc2d-3e4f-4a5b-9c6d-7e8f9a0b1c2d) at /tmp/tmp.zz9Q/x.js';
+  const mask = (t: string) => comparedText(t, 'error').replace(/\u0000/g, '#');
+
+  it('two errors that differ only by their clock time, pid, request id and temporary folder are the same error, and end alike', () => {
+    assert.equal(sameError(a, b), 'exact');
+    assert.equal(new ErrorOutcome(a).key, new ErrorOutcome(b).key);
+  });
+
+  it('sets aside clock times with or without a date, epoch times, ids, durations, pids, temporary folders, random numbers and addresses', () => {
+    const cases: [string, string][] = [
+      ['2026-11-27T19:25:30.123Z boom', '# boom'],
+      ['[19:25:30] boom at 19:25:30,5', '[#] boom at #'],
+      ['Nov 27 19:25:30 box node[12345]: boom', '# box node# boom'],
+      ['at 1764271530123 seed 0.8234123412 req 4711042', 'at # seed # req #'],
+      ['id 3f2a9c1e-1b2c-4d5e-8f90-a1b2c3d4e5f6 trace a1b2c3d4e5f60718', 'id # trace #'],
+      ['took 412ms (pid=2) PID: 77 pid 881', 'took # (#) # #'],
+      ['object at 0x7ffd5fbff8c8', 'object at #'],
+      ['open /tmp/tmp.AbC123/x.js', 'open #/x.js'],
+      ['open /var/folders/x1/y_2z/T/lg-AbC9dE/x.js', 'open #/x.js'],
+      ['open C:\\Users\\dev\\AppData\\Local\\Temp\\tmp-4411-Zq8\\x.js', 'open C:\\Users\\dev\\#\\x.js'],
+      ['wrote tmp.q8R7s6x1', 'wrote #'],
+    ];
+    for (const [text, masked] of cases) assert.equal(mask(text), masked, text);
+  });
+
+  it('keeps counts, small numbers, ports and addresses: "expected 4, got 2" is not "got 3"', () => {
+    for (const text of ['expected 4, got 3', '2/6 steps', 'line 45 col 12', 'connect ECONNREFUSED 127.0.0.1:5432', 'exit 0x1f', 'at a.ts:10:15']) assert.equal(mask(text), text);
+    assert.notEqual(new ErrorOutcome('Exit code 1\nexpected 4, got 2').key, new ErrorOutcome('Exit code 1\nexpected 4, got 3').key);
+  });
+
+  it("an output keeps what only an error loses: a count that grows, a clock time, a folder it made", () => {
+    assert.equal(comparedText('imported 250000 rows at 19:25:30 into /tmp/tmp.AbC123', 'output'), 'imported 250000 rows at 19:25:30 into /tmp/tmp.AbC123');
+    assert.equal(comparedText('done in 12ms', 'output'), 'done in \u0000');
+    // A result that is nothing but noise is its own result.
+    assert.equal(comparedText('2026-11-27T19:25:30Z', 'output'), '2026-11-27T19:25:30Z');
+    assert.equal(comparedText('1764271530123', 'error'), '1764271530123');
+  });
+});
+
 describe('error classes (seed 004)', () => {
   const cases: [string, string][] = [
     ['HTTP 429 Too Many Requests', 'rate_limit'],
@@ -94,6 +138,37 @@ describe('error classes (seed 004)', () => {
   for (const [text, kind] of cases) {
     it(`classifies "${text}" as ${kind}`, () => assert.equal(classifyError(text), kind));
   }
+
+  it('a refused or reset connection is the network, transient, whatever else the text says (issue 36)', () => {
+    for (const text of [
+      'Error: connect ECONNREFUSED 127.0.0.1:5432',
+      'curl: (7) Failed to connect to localhost port 3000 after 0 ms: Connection refused',
+      '[Errno 111] connection refused',
+      'read ECONNRESET',
+      'psql: could not connect to server: No such file or directory',
+      // A time-out setting echoed beside it, a clock time's milliseconds that read like HTTP 504 or 429.
+      'Error: connect ECONNREFUSED 127.0.0.1:5432 (connectionTimeoutMillis: 5000)',
+      '[19:25:30.504] Error: connect ECONNREFUSED 127.0.0.1:5432',
+      '[19:25:30.429] pid 408: Error: connect ECONNREFUSED 127.0.0.1:5432',
+    ]) {
+      assert.equal(classifyError(text), 'network', text);
+    }
+    assert.equal(FAMILY_OF.network, 'transient');
+    assert.equal(classifyError('Request timed out after 30s'), 'timeout');
+  });
+
+  it('says a refused connection as what it is, naming where it went (issue 36)', () => {
+    const say = (error: string) => adviceForCall('Bash', new ErrorOutcome(error));
+    assert.equal(say('Exit code 1\nError: connect ECONNREFUSED 127.0.0.1:5432'), "Bash cannot connect: the connection is refused. Is the service on 127.0.0.1:5432 (PostgreSQL's port) running? Start it, or point the call at the right host and port; retrying will not start it.");
+    assert.match(say('psql: error: connection to server at "localhost" (::1), port 5432 failed: Connection refused'), /Is the service on localhost:5432 \(PostgreSQL's port\) running\?/);
+    assert.match(say('curl: (7) Failed to connect to localhost port 3000 after 0 ms: Connection refused'), /Is the service on localhost:3000 running\?/);
+    assert.match(say("HTTPConnectionPool(host='localhost', port=8000): Max retries exceeded (Caused by NewConnectionError: [Errno 111] Connection refused)"), /localhost:8000/);
+    assert.match(say('could not connect to server: Connection refused'), /connection is refused\. Is the service it connects to running\?/);
+    assert.match(say('Error: read ECONNRESET'), /connection was reset/);
+    assert.doesNotMatch(say('Error: connect ECONNREFUSED 127.0.0.1:5432'), /tim(ing|ed) out/);
+    assert.match(say('socket hang up'), /keeps failing on the network/);
+    assert.match(say('Request timed out after 30s'), /keeps timing out/);
+  });
 
   it('puts each class in its family', () => {
     assert.equal(FAMILY_OF.rate_limit, 'transient');
