@@ -67,6 +67,21 @@ const NAMES_FAILURE = /\berror\b|\bfail(?:ed|ure|s)?\b|\bcannot\b|\bcan't\b|\bno
  * occurred"), else the first that is not framing, else the first line. As written: noise and all.
  */
 export function telltaleLine(error: string): string {
+  const lines = readLines(error);
+  return lines.named ?? lines.failure ?? lines.plain ?? lines.first ?? error.trim();
+}
+
+/**
+ * The line of an error that says what failed, when one does (it names an error, or says something
+ * failed): two errors whose such lines are the same, their run noise aside, are the same error
+ * whatever else they print around it (`--verbose`, a longer trace). Undefined when no line says it.
+ */
+export function failureLine(error: string): string | undefined {
+  const lines = readLines(error);
+  return lines.named ?? lines.failure;
+}
+
+function readLines(error: string): { named?: string; failure?: string; plain?: string; first?: string } {
   let first: string | undefined;
   let failure: string | undefined;
   let plain: string | undefined;
@@ -83,9 +98,9 @@ export function telltaleLine(error: string): string {
     if (echo && SCRIPT_ECHO.test(line)) continue;
     echo = false;
     if (isResultFrame(line) || TRAILER.test(line) || STACK_FRAME.test(raw)) continue;
-    if (NAMES_ERROR.test(line)) return line;
+    if (NAMES_ERROR.test(line)) return { named: line, failure, plain, first };
     if (NAMES_FAILURE.test(line)) failure ??= line;
     else plain ??= line;
   }
-  return failure ?? plain ?? first ?? error.trim();
+  return { failure, plain, first };
 }

@@ -1,10 +1,12 @@
 import { boundedErrorText } from './errorClass';
+import { failureLine } from './errorLines';
 import { comparedText } from './runNoise';
 
 /**
  * Seed 003's fuzzy error matching: two error texts are "the same error" when they are identical,
  * share their first 50 characters, one contains the other, share an error-type prefix such as
- * `TypeError:`, or overlap by 80% or more of their words; each compared without its run noise
+ * `TypeError:`, or overlap by 80% or more of their words; and, beyond the seed, when the line that
+ * says what failed is the same in both (errorLines.ts). Each compared without its run noise
  * (runNoise.ts: the clock times, ids, process ids and temporary folders that change from run to
  * run of the same failing command).
  */
@@ -17,7 +19,7 @@ export interface ErrorMatchOptions {
 
 export const DEFAULT_ERROR_MATCH: ErrorMatchOptions = { prefixLength: 50, overlap: 0.8, minContainedLength: 12 };
 
-export type ErrorMatchRule = 'exact' | 'prefix' | 'contains' | 'error-type' | 'overlap';
+export type ErrorMatchRule = 'exact' | 'prefix' | 'contains' | 'error-type' | 'overlap' | 'failure-line';
 
 function normalize(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
@@ -57,6 +59,7 @@ export class ErrorText {
   private normalized: string | undefined;
   private typeName: string | null | undefined;
   private wordList: string[] | undefined;
+  private failureText: string | null | undefined;
 
   /** `raw`: the error as written, which is what a person is shown. */
   constructor(readonly raw: string) {}
@@ -72,6 +75,15 @@ export class ErrorText {
   get type(): string | undefined {
     if (this.typeName === undefined) this.typeName = errorType(this.compared) ?? null;
     return this.typeName ?? undefined;
+  }
+
+  /** The line that says what failed (errorLines.ts `failureLine`), as compared; null when none says it. */
+  get failure(): string | null {
+    if (this.failureText === undefined) {
+      const line = failureLine(this.raw);
+      this.failureText = line === undefined ? null : normalize(comparedText(line, 'error'));
+    }
+    return this.failureText;
   }
 
   /** Its words, sorted (see `words`). */
@@ -119,5 +131,9 @@ export function sameError(a: string | ErrorText, b: string | ErrorText, opts: Er
   if (shorter.length >= opts.minContainedLength && longer.includes(shorter)) return 'contains';
   if (ea.type !== undefined && ea.type === eb.type) return 'error-type';
   if (overlapOf(ea, eb) >= opts.overlap) return 'overlap';
+  // The line that says what failed is the same, whatever else each printed (`--verbose`, a longer
+  // trace, another run's log lines): a person reads one error.
+  const fa = ea.failure;
+  if (fa !== null && fa.length >= opts.minContainedLength && fa === eb.failure) return 'failure-line';
   return undefined;
 }

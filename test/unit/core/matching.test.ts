@@ -176,3 +176,36 @@ describe('error classes (seed 004)', () => {
     assert.equal(FAMILY_OF.unknown, 'unknown');
   });
 });
+
+describe('the line that says what failed (issue 36: a retry made louder)', () => {
+  const plain = 'Exit code 1\n\n> app@1.0.0 db:migrate\n> node migrate.js\n\nError: connect ECONNREFUSED 127.0.0.1:5432\nnpm error Lifecycle script `db:migrate` failed with error:\nnpm error code 1\nnpm error path /work/app\nnpm error command failed\nnpm error command sh -c node migrate.js';
+  const verbose = [
+    'Exit code 1',
+    'npm verbose cli /usr/bin/node /usr/bin/npm',
+    'npm info using npm@11.19.1',
+    'npm info using node@v20.20.2',
+    'npm verbose title npm run db:migrate',
+    'npm verbose argv "run" "db:migrate" "--loglevel" "verbose"',
+    'npm verbose logfile /root/.npm/_logs/2026-11-27T20_06_15_441Z-debug-0.log',
+    '',
+    '> app@1.0.0 db:migrate',
+    '> node migrate.js',
+    '',
+    'Error: connect ECONNREFUSED 127.0.0.1:5432',
+    'npm verbose stack Error: command failed',
+    'npm verbose stack     at ChildProcess.<anonymous> (/usr/lib/node_modules/npm/node_modules/@npmcli/promise-spawn/lib/index.js:53:27)',
+    'npm verbose pkgid app@1.0.0',
+    'npm error Lifecycle script `db:migrate` failed with error:',
+    'npm verbose cwd /work/app',
+    'npm verbose os Linux 6.18.44',
+    'npm verbose exit 1',
+  ].join('\n');
+
+  it('the same failure printed loudly (--verbose) is the same error: its line that says what failed is', () => {
+    assert.equal(sameError(plain, verbose), 'failure-line');
+  });
+
+  it('another failure is another error, however alike the rest', () => {
+    assert.equal(sameError(plain, verbose.replace('ECONNREFUSED 127.0.0.1:5432', 'ENOTFOUND db.internal')), undefined);
+  });
+});
