@@ -167,17 +167,19 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
         return agent.hook.allow();
       }
     }
-    const reason = end && agent.hook.halt === undefined && verdict.why !== undefined && parsed?.phase !== 'prompt' ? `${verdict.reason} ${CANNOT_END}` : verdict.reason;
-    const reply = denyReply(agent.hook, reason, style, parsed, end);
-    if (reply === undefined) {
+    // Where the run is to end and the agent does not end it for this call, the model is asked to end its turn.
+    const refusal = denyReply(agent.hook, verdict.reason, style, parsed, end, verdict.why !== undefined ? `${verdict.reason} ${CANNOT_END}` : verdict.reason);
+    if (refusal === undefined) {
       // A prompt this agent (or the dialect it called in) cannot refuse: recorded, and said.
       log('WARN', `hook ${who.id}: would refuse ${what}, but this agent cannot refuse a prompt: ${verdict.reason}`);
       notes.push(`${what} cannot be refused here: ${verdict.reason}`);
       return allow();
     }
-    log('WARN', `hook ${who.id}: refused ${what}${end && agent.hook.halt !== undefined ? ' and ended the run' : ''}: ${verdict.reason}`);
+    // Said as it is: "ended the run" only where the agent ends it on this reply (its protocol says, per event and call).
+    const outcome = refusal.ends ? ' and ended the run' : end && parsed?.phase !== 'prompt' ? ` (the run goes on: ${who.id} does not end it from its ${parsed?.event ?? 'hook'} hook${parsed?.tool !== undefined ? ` for ${parsed.tool}` : ''}; the model is asked to end its turn)` : '';
+    log('WARN', `hook ${who.id}: refused ${what}${outcome}: ${verdict.reason}`);
     if (verdict.why === 'loop' && ws !== undefined) publishInBackground(io.env, ws.root);
-    return reply;
+    return refusal.reply;
   };
 
   // STOP_ALL of the project named without stdin (option, environment) is read at once, before

@@ -1,4 +1,5 @@
 import { AGENTS, HOOK_AGENTS, isWatchable } from '../agents';
+import { registrationFiles } from '../agents/hook';
 import type { GuardianConfig } from '../core/config';
 import { promises as fs } from 'node:fs';
 import { readRegularBounded } from '../state/regularFile';
@@ -55,7 +56,7 @@ export async function findAgents(ws: Workspace, config: GuardianConfig, env: Nod
     let found = 0;
     for (const t of own) found += t.database === undefined ? 1 : await databaseSessions(t.file, t.database.store, t.database).catch(() => 0);
     const hook = HOOK_AGENTS.find((a) => a.id === agent.id)?.hook.registration;
-    const files = hook ? [hook.settingsFile, ...(hook.migrateFrom ?? [])] : [];
+    const files = hook ? registrationFiles(hook) : [];
     let configured = false;
     let hooked = false;
     let hookedSince: number | undefined;

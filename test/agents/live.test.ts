@@ -25,12 +25,17 @@ const REFUSED = /Loop Guardian refused this call|Loop Guardian ended this run/;
 const STOPPED = /STOP_ALL is set to STOP/;
 /** The agents whose run the guardian can end from its hook; Codex cannot (nothing mid-turn: docs/agents.md). */
 const ENDABLE = new Set(['claude', 'gemini', 'copilot-cli', 'cline']);
+/**
+ * The agents whose run the guardian ends on a refused read-only call (not a shell call): Copilot CLI
+ * ends a run only at a permission request, which it does not make for `view` (docs/agents.md).
+ */
+const ENDS_READS = new Set(['claude', 'gemini', 'cline']);
 /** The agents whose headless JSON output (the drivers' `--output-format`) the guardian reads: docs/agents.md. */
 const HEADLESS_READ = new Set(['claude', 'gemini', 'copilot-cli']);
 
 /** Per agent, what the suite measured: printed at the end. */
-const measured = new Map<string, { halt?: number; stopMid?: number; stopBefore?: number; healthy?: number }>();
-function measure(agent: LiveAgent, key: 'halt' | 'stopMid' | 'stopBefore' | 'healthy', value: number): void {
+const measured = new Map<string, { halt?: number; stopMid?: number; stopBefore?: number; healthy?: number; readHalt?: number }>();
+function measure(agent: LiveAgent, key: 'halt' | 'stopMid' | 'stopBefore' | 'healthy' | 'readHalt', value: number): void {
   measured.set(agent.pkg.id, { ...measured.get(agent.pkg.id), [key]: value });
 }
 
@@ -62,6 +67,12 @@ function hookRecords(run: LiveRun): Record<string, unknown>[] {
         .filter((l) => l.trim() !== '')
         .map((l) => JSON.parse(l) as Record<string, unknown>),
     );
+}
+
+/** The guardian's own log of the run: what it says it did. */
+function guardianLog(run: LiveRun): string {
+  const file = path.join(run.sb.ws, '.tmp', 'guardian', 'guardian.log');
+  return existsSync(file) ? readFileSync(file, 'utf8') : '';
 }
 
 function refusedRecords(run: LiveRun): number {
@@ -212,6 +223,23 @@ for (const agent of Object.values(DRIVERS)) {
       const firstRefused = hookRecords(run).findIndex((e) => typeof e.error === 'string' && e.error.startsWith('Refused by Loop Guardian'));
       const triesBefore = hookRecords(run).slice(0, firstRefused).filter((e) => e.type === 'tool').length;
       assert.ok(triesBefore <= 2, `tried ${triesBefore} times before the refusal\n${describeRun(run)}`);
+    });
+
+    it('the same failing read (a file that does not exist, not a shell call) is refused by the 4th call; the run is ended where the agent can end it for such a call, else the model is told it was not', async function () {
+      if (agent.read === undefined) this.skip();
+      const read = agent.read;
+      const run = keep(await liveRun(agent, (turn, _a, sb) => read(path.join(sb.ws, 'src', 'missing.js'), turn.tools), { maxTurns: 10 }));
+      const refused = refusalTurn(run);
+      assert.ok(refused !== undefined && refused <= 4, `refused by the 4th call (the model read it at request ${refused})\n${describeRun(run)}`);
+      const after = turnsAfter(run, refused);
+      measure(agent, 'readHalt', after);
+      assert.equal(run.result.timedOut, false, describeRun(run));
+      if (ENDS_READS.has(agent.pkg.id)) assert.ok(after <= 1, `model requests after the refusal: ${after} (goal <= 1)\n${describeRun(run)}`);
+      else {
+        // Said as it is: the model is told the run was not ended, and the guardian's log never says it was.
+        assert.match(agentSaid(run), /cannot end this run from its hook/, describeRun(run));
+        assert.doesNotMatch(guardianLog(run), /ended the run/, guardianLog(run));
+      }
     });
 
     it('PAUSE: a subagent is refused; the agent\'s own work goes on', async function () {
@@ -448,6 +476,6 @@ describe('live: whether each agent is protected, seen from outside (loop-guardia
 
 after(() => {
   if (measured.size === 0) return;
-  const rows = [...measured].map(([id, m]) => `  ${id.padEnd(12)} ${String(m.halt ?? '-').padStart(18)} ${String(m.stopMid ?? '-').padStart(18)} ${String(m.stopBefore ?? '-').padStart(20)}`);
-  console.log(['', '  model requests (live agents)', `  ${'agent'.padEnd(12)} ${'after the halt'.padStart(18)} ${'after STOP (mid)'.padStart(18)} ${'with STOP before'.padStart(20)}`, ...rows, `  goals: after the halt <= 2, after STOP <= 1, for ${[...ENDABLE].join(', ')}; Codex cannot be ended from a hook`].join('\n'));
+  const rows = [...measured].map(([id, m]) => `  ${id.padEnd(12)} ${String(m.halt ?? '-').padStart(18)} ${String(m.stopMid ?? '-').padStart(18)} ${String(m.stopBefore ?? '-').padStart(20)} ${String(m.readHalt ?? '-').padStart(22)}`);
+  console.log(['', '  model requests (live agents)', `  ${'agent'.padEnd(12)} ${'after the halt'.padStart(18)} ${'after STOP (mid)'.padStart(18)} ${'with STOP before'.padStart(20)} ${'after a refused read'.padStart(22)}`, ...rows, `  goals: after the halt <= 2, after STOP <= 1, for ${[...ENDABLE].join(', ')}; Codex cannot be ended from a hook`].join('\n'));
 });
