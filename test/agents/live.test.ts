@@ -455,6 +455,15 @@ describe('live: whether each agent is protected, seen from outside (loop-guardia
     assert.equal(status(trusted).agents.find((a) => a.id === 'codex')?.state, 'enforced');
   });
 
+  it('Cline, right after its hook refused a call and cancelled the task: status says "enforced" (its hook is a folder of event files)', async () => {
+    const run = await liveRun(DRIVERS.cline as LiveAgent, always(FAILING), { maxTurns: 6 });
+    runs.push(run);
+    assert.ok(refusedRecords(run) >= 1, describeRun(run));
+    assert.equal(npmRuns(run), 2, describeRun(run));
+    const seen = status(run).agents.find((a) => a.id === 'cline');
+    assert.equal(seen?.state, 'enforced', JSON.stringify(seen));
+  });
+
   for (const id of ['claude', 'codex', 'gemini']) {
     it(`${(DRIVERS[id] as LiveAgent).pkg.label}, a missing launcher (a fresh clone where the guardian was never installed): a committed STOP_ALL still refuses every call`, async () => {
       const run = await liveRun(DRIVERS[id] as LiveAgent, always(FAILING), { maxTurns: 3, stopBefore: `STOP ${new Date().toISOString()}\nreason: the team stopped every agent\n`, before: (sb) => rmSync(path.join(sb.home, '.loop-guardian'), { recursive: true, force: true }) });
