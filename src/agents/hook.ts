@@ -163,6 +163,14 @@ export interface HookProtocol {
    * its own hook entry is in place too, it alone decides, so that a call meets the guardian once).
    */
   foreignCaller?(env: NodeJS.ProcessEnv, call: HookCall): string | undefined;
+  /**
+   * Some calls never reach the hook (Claude Code rejects a call whose input fails its own checks
+   * before any PreToolUse hook runs), and the transcript stdin names holds them under the ids the
+   * hook is given: at each hook call the transcript is read for the calls the hook never saw (they
+   * are recorded, and a loop among them is refused there), and a watcher reads the session's
+   * transcript for them too (paired by id, nothing counted twice).
+   */
+  readonly unseenInTranscript?: boolean;
   /** Events (besides pre, post and prompt) at which calls still unsettled are settled from the transcript: the end of a turn. */
   readonly settleEvents?: readonly string[];
   /**

@@ -276,6 +276,13 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
       async () => {
         // An agent that writes its calls' outcomes only to its transcript: the calls it left unsettled first.
         if (settles) await settleFromTranscript(caller, workspace, rel, known.transcript as string);
+        // An agent that rejects some calls before its hook: those its transcript holds are recorded,
+        // and a loop among them is refused at this call, the first the hook is asked about since.
+        const unseen = caller.hook.unseenInTranscript === true && known.transcript !== undefined ? await recordUnseen(caller, workspace, rel, known.session, known.transcript) : new Set<string>();
+        if (unseen.size > 0 && (prompt !== undefined || (known.phase === 'pre' && tool !== undefined))) {
+          const verdict = gateModule().unseenLoopVerdict(readHookTail(workspace.path(rel), rel), unseen, config, prompt !== undefined ? 'prompt' : 'call');
+          if (!verdict.allow) return refuse(verdict, `${prompt !== undefined ? 'a prompt' : tool} in session ${known.session} (a loop its hook never saw)`, true);
+        }
         if (prompt === undefined && (known.phase === 'other' || tool === undefined)) return allow();
         if (prompt !== undefined) {
           const verdict = await beforePrompt(caller, workspace, rel, prompt, state, config);
@@ -462,6 +469,28 @@ async function settleFromTranscript(agent: HookedAgent, ws: Workspace, rel: stri
     const fields = e.ok === false ? { ok: false, error: boundedText(e.error ?? 'failed') } : { ok: true, output: boundedValue(e.output ?? null) };
     appendEvent(ws, rel, { v: 1, ts, session: history[history.length - 1]?.event.session ?? '', agent: agent.eventAgent, type: 'tool_result', id, ...fields } as GuardianEvent);
   }
+}
+
+/**
+ * Records the session's calls its hook never saw (`unseenInTranscript`), from the end of the
+ * agent's transcript: settled calls whose ids the session's log does not hold, each as one call
+ * with its outcome, at its own time. Their ids; none where the transcript cannot be read in time.
+ */
+async function recordUnseen(agent: HookedAgent, ws: Workspace, rel: string, session: string, transcript: string): Promise<Set<string>> {
+  const history = readHookTail(ws.path(rel), rel);
+  const known = new Set(history.flatMap((e) => (e.event.type === 'tool' || e.event.type === 'tool_result') && e.event.id !== undefined ? [e.event.id] : []));
+  const { jsonlTranscript, unseenCalls } = turnModule();
+  const adapter = jsonlTranscript(agent.id);
+  if (adapter === undefined) return new Set();
+  const found = await withTimeout(unseenCalls(transcript, adapter, session, known, history[0]?.event.ts), TRANSCRIPT_BUDGET_MS, []);
+  const ids = new Set<string>();
+  for (const e of found) {
+    if (e.id === undefined || ids.has(e.id)) continue;
+    ids.add(e.id);
+    const fields = e.ok === false ? { ok: false, error: boundedText(e.error ?? 'failed') } : { ok: true, output: boundedValue(e.output ?? null) };
+    appendEvent(ws, rel, { v: 1, ts: e.ts ?? new Date().toISOString(), session, agent: agent.eventAgent, type: 'tool', tool: e.tool, args: boundedArgs(e.args ?? {}), id: e.id, ...fields } as GuardianEvent);
+  }
+  return ids;
 }
 
 /** After a call: its outcome (read in the shape of the protocol that parsed it), bounded and masked, paired with the recorded call. */
