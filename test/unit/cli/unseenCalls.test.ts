@@ -72,16 +72,26 @@ describe('Claude Code: calls rejected before its hook, read from its transcript'
     await fs.writeFile(transcript, `${JSON.stringify({ type: 'user', message: { role: 'user', content: prompt }, uuid: 'u0', timestamp: new Date(start).toISOString(), sessionId: SESSION, cwd: ws })}\n`);
     await fs.mkdir(path.join(ws, '.github', 'guardian'), { recursive: true });
     await fs.writeFile(path.join(ws, '.github', 'guardian', 'config.json'), JSON.stringify({ agents: { claude: { enabled: true } } }));
+    assert.equal((await cli(['init', 'claude', '--workspace', ws], { env: { HOME: home } })).code, 0);
     assert.equal((await runHook(ws, 'claude', { ...hookBase(transcript), hook_event_name: 'UserPromptSubmit', prompt })).stdout, '');
-    await fs.appendFile(transcript, `${[1, 2, 3, 4, 5].flatMap((n) => rejectedEdit(n, start + 1000 + n * 100)).join('\n')}\n`);
+    // The model's calls come after the prompt the hook recorded.
+    const answered = Date.now();
+    await fs.appendFile(transcript, `${[1, 2, 3, 4, 5].flatMap((n) => rejectedEdit(n, answered + n * 100)).join('\n')}\n`);
     const scan = await cli(['scan', '--workspace', ws, '--json'], { env: { HOME: home } });
     const out = JSON.parse(scan.stdout) as { findings: { signal: string; action: string; message: string; count: number; file: string }[] };
     const loop = out.findings.find((f) => f.action === 'halt' && /Edit/.test(f.message));
     assert.ok(loop, `${scan.stdout}${scan.stderr}`);
     assert.equal(loop.file, transcript);
+    // `status` does not say "enforced" while that loop stands unseen.
+    const claudeState = async () => (JSON.parse((await cli(['status', '--workspace', ws, '--json'], { env: { HOME: home } })).stdout) as { agents: { id: string; state: string; problems: { cause: string }[] }[] }).agents.find((a) => a.id === 'claude');
+    const unseen = await claudeState();
+    assert.equal(unseen?.state, 'unseen', JSON.stringify(unseen));
+    assert.match(unseen?.problems[0]?.cause ?? '', /ran a loop its hook never saw, in session 5d221fe0/);
     // Once the hook records them too (its next call), they are still counted once.
     await runHook(ws, 'claude', { ...hookBase(transcript), hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_9' });
     assert.equal((await hookLogLines(ws)).filter((e) => e.type === 'tool' && e.tool === 'Edit').length, 5);
+    // Refused there: the hook has seen it now.
+    assert.equal((await claudeState())?.state, 'enforced');
     const again = JSON.parse((await cli(['scan', '--workspace', ws, '--json'], { env: { HOME: home } })).stdout) as typeof out;
     const halts = (o: typeof out) => o.findings.filter((f) => f.action === 'halt' && /Edit/.test(f.message)).map((f) => `${f.signal} ${f.count}`);
     assert.deepEqual(halts(again), halts(out), JSON.stringify(again.findings.map((f) => [f.signal, f.count, f.file])));
