@@ -4,8 +4,8 @@ import type { LocatedEvent } from './events';
 import type { GateVerdict } from './verdict';
 
 /**
- * A loop the hook never saw: calls the agent rejected before its hook ran (Claude Code checks a
- * call's input before any PreToolUse hook: a failing Edit never reaches it), read afterwards from
+ * A loop the hook never saw: calls the agent rejected before its hook ran (an agent that checks a
+ * call's input before any hook: `unseenInTranscript` in its hook protocol), read afterwards from
  * its transcript and recorded. The engine judges the session's history as it judges every call; a
  * standing halt whose evidence holds one of those calls (`unseen`, by call id) is refused at the
  * first hook call that comes after them, whatever that call is: the loop already ran past the point

@@ -13,8 +13,8 @@ function callId(e: Located): string | undefined {
 
 /**
  * A session both the guardian's hook records (`hook-<agent>-<session>.jsonl`) and its agent's
- * transcript holds, for an agent that rejects some calls before its hook runs (`unseenInTranscript`:
- * Claude Code checks a call's input first, and a failing Edit never reaches its hook). The hook log
+ * transcript holds, for an agent that rejects some calls before its hook runs (`unseenInTranscript`
+ * in its hook protocol: it checks a call's input first, and such a call never reaches its hook). The hook log
  * is the session's record; the transcript adds only the calls the hook never saw. Calls are paired
  * by id, each counted once from whichever source gave it first:
  * - a transcript's call is held until its result is there too (settled), then passed on only if
