@@ -168,9 +168,11 @@ export interface HookProtocol {
    * before any PreToolUse hook runs), and the transcript stdin names holds them under the ids the
    * hook is given: at each hook call the transcript is read for the calls the hook never saw (they
    * are recorded, and a loop among them is refused there), and a watcher reads the session's
-   * transcript for them too (paired by id, nothing counted twice).
+   * transcript for them too (paired by id, nothing counted twice). `resultIds`: a pattern (global)
+   * whose first group is the call id of each result in the transcript's text: an end of it that
+   * names no id the hook log lacks holds nothing unseen, and the transcript readers are not loaded.
    */
-  readonly unseenInTranscript?: boolean;
+  readonly unseenInTranscript?: { readonly resultIds: RegExp };
   /** Events (besides pre, post and prompt) at which calls still unsettled are settled from the transcript: the end of a turn. */
   readonly settleEvents?: readonly string[];
   /**

@@ -14,6 +14,7 @@ import { LockTimeoutError } from '../state/atomicFile';
 import { GuardianLog } from '../state/guardianLog';
 import { handoverFailed, recordHandover, recordHeartbeat, settleHandover } from '../state/heartbeat';
 import { appendEvent, hookConfig, hookLogPath, readHookTail, withSessionLock } from '../state/hookLog';
+import { openRegularFileSync, readTailTextSync } from '../state/regularFile';
 import { readStopAllAtSync } from '../state/stopAllFile';
 import { findProject, PATHS, PROJECT_MARKERS, Workspace } from '../state/workspace';
 import { exportConfigured } from '../watch/otelConfig';
@@ -278,7 +279,7 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
         if (settles) await settleFromTranscript(caller, workspace, rel, known.transcript as string);
         // An agent that rejects some calls before its hook: those its transcript holds are recorded,
         // and a loop among them is refused at this call, the first the hook is asked about since.
-        const unseen = caller.hook.unseenInTranscript === true && known.transcript !== undefined ? await recordUnseen(caller, workspace, rel, known.session, known.transcript) : new Set<string>();
+        const unseen = caller.hook.unseenInTranscript !== undefined && known.transcript !== undefined ? await recordUnseen(caller, workspace, rel, known.session, known.transcript) : new Set<string>();
         if (unseen.size > 0 && (prompt !== undefined || (known.phase === 'pre' && tool !== undefined))) {
           const verdict = gateModule().unseenLoopVerdict(readHookTail(workspace.path(rel), rel), unseen, config, prompt !== undefined ? 'prompt' : 'call');
           if (!verdict.allow) return refuse(verdict, `${prompt !== undefined ? 'a prompt' : tool} in session ${known.session} (a loop its hook never saw)`, true);
@@ -373,6 +374,8 @@ function before(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall &
   return { verdict, persisting };
 }
 
+/** How much of a transcript's end is looked through for calls the hook never saw (as `unseenCalls` reads it). */
+const TRANSCRIPT_TAIL_BYTES = 256 * 1024;
 /** How long reading the agent's transcript for the previous turn may take. */
 const TRANSCRIPT_BUDGET_MS = 500;
 /** What a previous turn's record in the hook log holds beyond the calls: any of them, and it is recorded. */
@@ -479,6 +482,10 @@ async function settleFromTranscript(agent: HookedAgent, ws: Workspace, rel: stri
 async function recordUnseen(agent: HookedAgent, ws: Workspace, rel: string, session: string, transcript: string): Promise<Set<string>> {
   const history = readHookTail(ws.path(rel), rel);
   const known = new Set(history.flatMap((e) => (e.event.type === 'tool' || e.event.type === 'tool_result') && e.event.id !== undefined ? [e.event.id] : []));
+  // Most calls have nothing unseen: the end of the transcript names no result the log lacks, and the readers stay unloaded.
+  const pattern = agent.hook.unseenInTranscript?.resultIds;
+  const tail = safely(() => readTailTextSync(openRegularFileSync(transcript), TRANSCRIPT_TAIL_BYTES).text, '');
+  if (pattern === undefined || ![...tail.matchAll(pattern)].some((m) => m[1] !== undefined && !known.has(m[1]))) return new Set();
   const { jsonlTranscript, unseenCalls } = turnModule();
   const adapter = jsonlTranscript(agent.id);
   if (adapter === undefined) return new Set();

@@ -88,7 +88,7 @@ export async function agentEnforcement(ws: Workspace, config: GuardianConfig, en
     const called = lastCall === undefined ? undefined : Date.parse(lastCall.ts);
     const since = Math.max(called ?? 0, f.hookedSince ?? 0);
     const unseenWork = f.lastWork !== undefined && f.lastWork > since + SLACK_MS;
-    const unseen = called !== undefined && !unseenWork && agent?.hook?.unseenInTranscript === true ? await unseenLoop(ws, config, f) : undefined;
+    const unseen = called !== undefined && !unseenWork && agent?.hook?.unseenInTranscript !== undefined ? await unseenLoop(ws, config, f) : undefined;
     let state: EnforcementState;
     if (unseen !== undefined) {
       out.push({ ...base, state: 'unseen', problems: [unseen] });

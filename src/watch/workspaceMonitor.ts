@@ -72,7 +72,7 @@ const MAX_SESSION_INFO = 1000;
 const HOOK_IDS = HOOK_AGENTS.map((a) => a.id).sort((a, b) => b.length - a.length);
 const HOOK_LOG = new RegExp(`(?:^|/)hook-(${HOOK_IDS.map(escapeRegExp).join('|')})-([^/]+)\\.jsonl$`);
 /** The agents that reject some calls before their hook: a hooked session's transcript is read for those (unseenCalls.ts). */
-const UNSEEN_IN_TRANSCRIPT = new Set(HOOK_AGENTS.filter((a) => a.hook.unseenInTranscript === true).map((a) => a.id));
+const UNSEEN_IN_TRANSCRIPT = new Set(HOOK_AGENTS.filter((a) => a.hook.unseenInTranscript !== undefined).map((a) => a.id));
 
 /** `<agent>:<session>` of a hook log, from its name. */
 function hookLogKey(rel: string): string | undefined {
