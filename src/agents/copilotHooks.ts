@@ -54,9 +54,12 @@ const CLI_EVENTS = ['preToolUse', 'postToolUse', 'postToolUseFailure', 'userProm
  * true}` (seen live from 1.0.102, ../shared/docs/live-agents.md). That hook runs after
  * `preToolUse`, only when it gave no decision, with `{hookName: "permissionRequest", sessionId,
  * timestamp, cwd, toolName, toolInput, permissionSuggestions}`, and only for the calls that need a
- * permission: it fired for `bash` even with `--allow-all-tools`, and not for `view`. So a shell
+ * permission: it fired for `bash` even with `--allow-all-tools`, and not for `view` nor `edit` (seen
+ * live from 1.0.102: no `permissionRequest` among the hook calls of a `view` loop or an `edit` loop,
+ * test/agents/live.test.ts). So a shell
  * call whose refusal should end the run gets no decision at `preToolUse` (its refusal is recorded)
- * and is refused, the run ended, at its permission request; any other call is refused at once.
+ * and is refused, the run ended, at its permission request; any other call is refused at once, and
+ * its run is not ended (the model is asked to end its turn, as Codex's is).
  */
 const ENDS_AT_PERMISSION = new Set(['bash', 'powershell']);
 
@@ -176,8 +179,8 @@ export function copilotHookProtocol(other: string, events: HookProtocol['events'
     parse: parseCopilotHookInput,
     deny: denyCopilotCall,
     allow: silentAllowReply,
-    halt: (reason, call): HookReply =>
-      call?.phase === 'permission' ? { stdout: `${JSON.stringify({ behavior: 'deny', message: reason, interrupt: true })}\n`, stderr: '', exitCode: 0 } : denyCopilotCall(reason, call),
+    // The run ends only from a permission request (`interrupt: true`); a refusal before the call ends nothing.
+    halt: (reason, call): HookReply | undefined => (call?.phase === 'permission' ? { stdout: `${JSON.stringify({ behavior: 'deny', message: reason, interrupt: true })}\n`, stderr: '', exitCode: 0 } : undefined),
     endsLater: (call) => call.phase === 'pre' && call.caller === CLI_CALLER && call.tool !== undefined && ENDS_AT_PERMISSION.has(call.tool),
     // Only VS Code's Local harness can refuse a prompt.
     denyPrompt: (reason, call): HookReply | undefined => (call.caller === LOCAL_CALLER ? { stdout: `${JSON.stringify({ continue: false, stopReason: reason })}\n`, stderr: '', exitCode: 0 } : undefined),

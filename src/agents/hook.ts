@@ -104,6 +104,17 @@ export interface HookRegistration {
   readonly windowsKey?: 'command_windows' | 'powershell';
 }
 
+/**
+ * The files, relative to the workspace, whose text names the guardian's command where its hook is
+ * registered: the settings file, or for the `script` layout each event's file in that folder
+ * (Cline's `.clinerules/hooks/PreToolUse`: the folder itself is no file to read); then the files
+ * an earlier `init` wrote it to.
+ */
+export function registrationFiles(reg: HookRegistration): string[] {
+  const own = reg.layout === 'script' ? reg.events.map((event) => `${reg.settingsFile}/${event}`) : [reg.settingsFile];
+  return [...own, ...(reg.migrateFrom ?? [])];
+}
+
 /** One agent's hook contract: stdin to a call, and its allow and deny replies. */
 export interface HookProtocol {
   /** The agent's names for "before a tool runs", "after it ran", and "a prompt is about to be sent" where it has one. */
@@ -121,10 +132,14 @@ export interface HookProtocol {
   allow(note?: string): HookReply;
   /**
    * Refuses the call and ends the agent's whole run, so that it stops paying for model requests
-   * (STOP, or a halt the agent keeps retrying after its refusal). Absent where the agent cannot be
-   * ended from this hook (Codex: nothing mid-turn); a refusal there is `deny` alone.
+   * (STOP, or a halt the agent keeps retrying after its refusal). Undefined for a call whose run
+   * the agent does not end from this event (Copilot CLI ends a run only at a permission request),
+   * and absent where it never can be ended from its hook (Codex: nothing mid-turn): a refusal there
+   * is `deny` alone, and says so. What is measured, per agent and event: docs/agents.md.
    */
-  halt?(reason: string, call?: HookCall): HookReply;
+  halt?(reason: string, call?: HookCall): HookReply | undefined;
+  /** Every refusal by `deny` ends the agent's whole run too (Cline: `cancel: true` cancels the task; it has no refusal of one call). */
+  readonly denyEnds?: boolean;
   /**
    * The run is ended at a later hook event of the same call rather than before it (Copilot CLI
    * ends a run only from its `permissionRequest` hook, which runs after `preToolUse` and only when
@@ -148,6 +163,16 @@ export interface HookProtocol {
    * its own hook entry is in place too, it alone decides, so that a call meets the guardian once).
    */
   foreignCaller?(env: NodeJS.ProcessEnv, call: HookCall): string | undefined;
+  /**
+   * Some calls never reach the hook (Claude Code rejects a call whose input fails its own checks
+   * before any PreToolUse hook runs), and the transcript stdin names holds them under the ids the
+   * hook is given: at each hook call the transcript is read for the calls the hook never saw (they
+   * are recorded, and a loop among them is refused there), and a watcher reads the session's
+   * transcript for them too (paired by id, nothing counted twice). `resultIds`: a pattern (global)
+   * whose first group is the call id of each result in the transcript's text: an end of it that
+   * names no id the hook log lacks holds nothing unseen, and the transcript readers are not loaded.
+   */
+  readonly unseenInTranscript?: { readonly resultIds: RegExp };
   /** Events (besides pre, post and prompt) at which calls still unsettled are settled from the transcript: the end of a turn. */
   readonly settleEvents?: readonly string[];
   /**
@@ -237,15 +262,31 @@ export function silentAllowReply(note?: string): HookReply {
   return { stdout: '', stderr: note !== undefined ? `${note}\n` : '', exitCode: 0 };
 }
 
+/** A refusal as the hook gives it: the reply, and whether the agent's run ends with it. */
+export interface Refusal {
+  readonly reply: HookReply;
+  /** The agent ends its whole run on this reply (as measured: docs/agents.md), not just this call. */
+  readonly ends: boolean;
+}
+
 /**
  * Refuses the call: in the agent's JSON answer, or (`exit2`, which every agent here takes) exit code 2 with the reason on stderr.
  * A prompt is refused by the agent's prompt answer; undefined where the agent cannot refuse it.
- * `end`: the agent's run is ended too, where its protocol can end it (`halt`); exit code 2 never ends a run.
+ * `end`: the agent's run is ended too, where its protocol ends it for this call (`halt`); exit
+ * code 2 never ends a run. `unended`: the reason given instead where the run is to end but cannot
+ * (the model is asked to end its turn itself).
  */
-export function denyReply(protocol: HookProtocol, reason: string, style: DenyStyle = 'json', call?: HookCall, end = false): HookReply | undefined {
-  // A prompt the agent cannot refuse is not refused by exit code either.
-  const reply = call?.phase === 'prompt' ? protocol.denyPrompt?.(reason, call) : end && protocol.halt !== undefined ? protocol.halt(reason, call) : protocol.deny(reason, call);
-  return reply === undefined || style === 'json' ? reply : exit2Reply(reason);
+export function denyReply(protocol: HookProtocol, reason: string, style: DenyStyle = 'json', call?: HookCall, end = false, unended: string = reason): Refusal | undefined {
+  if (call?.phase === 'prompt') {
+    // A prompt the agent cannot refuse is not refused by exit code either.
+    const reply = protocol.denyPrompt?.(reason, call);
+    return reply === undefined ? undefined : { reply: style === 'json' ? reply : exit2Reply(reason), ends: false };
+  }
+  if (style === 'exit2') return { reply: exit2Reply(end ? unended : reason), ends: false };
+  const halted = end ? protocol.halt?.(reason, call) : undefined;
+  if (halted !== undefined) return { reply: halted, ends: true };
+  const ends = protocol.denyEnds === true;
+  return { reply: protocol.deny(end && !ends ? unended : reason, call), ends };
 }
 
 /** How a finished call went: its output, or its error. */

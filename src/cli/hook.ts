@@ -15,6 +15,7 @@ import { LockTimeoutError } from '../state/atomicFile';
 import { GuardianLog } from '../state/guardianLog';
 import { handoverFailed, recordHandover, recordHeartbeat, settleHandover } from '../state/heartbeat';
 import { appendEvent, hookConfig, hookLogPath, readHookTail, withSessionLock } from '../state/hookLog';
+import { openRegularFileSync, readTailTextSync } from '../state/regularFile';
 import { readStopAllAtSync } from '../state/stopAllFile';
 import { findProject, PATHS, PROJECT_MARKERS, Workspace } from '../state/workspace';
 import { exportConfigured } from '../watch/otelConfig';
@@ -168,17 +169,19 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
         return agent.hook.allow();
       }
     }
-    const reason = end && agent.hook.halt === undefined && verdict.why !== undefined && parsed?.phase !== 'prompt' ? `${verdict.reason} ${CANNOT_END}` : verdict.reason;
-    const reply = denyReply(agent.hook, reason, style, parsed, end);
-    if (reply === undefined) {
+    // Where the run is to end and the agent does not end it for this call, the model is asked to end its turn.
+    const refusal = denyReply(agent.hook, verdict.reason, style, parsed, end, verdict.why !== undefined ? `${verdict.reason} ${CANNOT_END}` : verdict.reason);
+    if (refusal === undefined) {
       // A prompt this agent (or the dialect it called in) cannot refuse: recorded, and said.
       log('WARN', `hook ${who.id}: would refuse ${what}, but this agent cannot refuse a prompt: ${verdict.reason}`);
       notes.push(`${what} cannot be refused here: ${verdict.reason}`);
       return allow();
     }
-    log('WARN', `hook ${who.id}: refused ${what}${end && agent.hook.halt !== undefined ? ' and ended the run' : ''}: ${verdict.reason}`);
+    // Said as it is: "ended the run" only where the agent ends it on this reply (its protocol says, per event and call).
+    const outcome = refusal.ends ? ' and ended the run' : end && parsed?.phase !== 'prompt' ? ` (the run goes on: ${who.id} does not end it from its ${parsed?.event ?? 'hook'} hook${parsed?.tool !== undefined ? ` for ${parsed.tool}` : ''}; the model is asked to end its turn)` : '';
+    log('WARN', `hook ${who.id}: refused ${what}${outcome}: ${verdict.reason}`);
     if (verdict.why === 'loop' && ws !== undefined) publishInBackground(io.env, ws.root);
-    return reply;
+    return refusal.reply;
   };
 
   // STOP_ALL of the project named without stdin (option, environment) is read at once, before
@@ -275,6 +278,13 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
       async () => {
         // An agent that writes its calls' outcomes only to its transcript: the calls it left unsettled first.
         if (settles) await settleFromTranscript(caller, workspace, rel, known.transcript as string);
+        // An agent that rejects some calls before its hook: those its transcript holds are recorded,
+        // and a loop among them is refused at this call, the first the hook is asked about since.
+        const unseen = caller.hook.unseenInTranscript !== undefined && known.transcript !== undefined ? await recordUnseen(caller, workspace, rel, known.session, known.transcript) : new Set<string>();
+        if (unseen.size > 0 && (prompt !== undefined || (known.phase === 'pre' && tool !== undefined))) {
+          const verdict = gateModule().unseenLoopVerdict(readHookTail(workspace.path(rel), rel), unseen, config, prompt !== undefined ? 'prompt' : 'call');
+          if (!verdict.allow) return refuse(verdict, `${prompt !== undefined ? 'a prompt' : tool} in session ${known.session} (a loop its hook never saw)`, true);
+        }
         if (prompt === undefined && (known.phase === 'other' || tool === undefined)) return allow();
         if (prompt !== undefined) {
           const verdict = await beforePrompt(caller, workspace, rel, prompt, state, config);
@@ -365,6 +375,8 @@ function before(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall &
   return { verdict, persisting };
 }
 
+/** How much of a transcript's end is looked through for calls the hook never saw (as `unseenCalls` reads it). */
+const TRANSCRIPT_TAIL_BYTES = 256 * 1024;
 /** How long reading the agent's transcript for the previous turn may take. */
 const TRANSCRIPT_BUDGET_MS = 500;
 /** What a previous turn's record in the hook log holds beyond the calls: any of them, and it is recorded. */
@@ -461,6 +473,32 @@ async function settleFromTranscript(agent: HookedAgent, ws: Workspace, rel: stri
     const fields = e.ok === false ? { ok: false, error: boundedText(e.error ?? 'failed') } : { ok: true, output: boundedValue(e.output ?? null) };
     appendEvent(ws, rel, { v: 1, ts, session: history[history.length - 1]?.event.session ?? '', agent: agent.eventAgent, type: 'tool_result', id, ...fields } as GuardianEvent);
   }
+}
+
+/**
+ * Records the session's calls its hook never saw (`unseenInTranscript`), from the end of the
+ * agent's transcript: settled calls whose ids the session's log does not hold, each as one call
+ * with its outcome, at its own time. Their ids; none where the transcript cannot be read in time.
+ */
+async function recordUnseen(agent: HookedAgent, ws: Workspace, rel: string, session: string, transcript: string): Promise<Set<string>> {
+  const history = readHookTail(ws.path(rel), rel);
+  const known = new Set(history.flatMap((e) => (e.event.type === 'tool' || e.event.type === 'tool_result') && e.event.id !== undefined ? [e.event.id] : []));
+  // Most calls have nothing unseen: the end of the transcript names no result the log lacks, and the readers stay unloaded.
+  const pattern = agent.hook.unseenInTranscript?.resultIds;
+  const tail = safely(() => readTailTextSync(openRegularFileSync(transcript), TRANSCRIPT_TAIL_BYTES).text, '');
+  if (pattern === undefined || ![...tail.matchAll(pattern)].some((m) => m[1] !== undefined && !known.has(m[1]))) return new Set();
+  const { jsonlTranscript, unseenCalls } = turnModule();
+  const adapter = jsonlTranscript(agent.id);
+  if (adapter === undefined) return new Set();
+  const found = await withTimeout(unseenCalls(transcript, adapter, session, known, history[0]?.event.ts), TRANSCRIPT_BUDGET_MS, []);
+  const ids = new Set<string>();
+  for (const e of found) {
+    if (e.id === undefined || ids.has(e.id)) continue;
+    ids.add(e.id);
+    const fields = e.ok === false ? { ok: false, error: boundedText(e.error ?? 'failed') } : { ok: true, output: boundedValue(e.output ?? null) };
+    appendEvent(ws, rel, { v: 1, ts: e.ts ?? new Date().toISOString(), session, agent: agent.eventAgent, type: 'tool', tool: e.tool, args: boundedArgs(e.args ?? {}), id: e.id, ...fields } as GuardianEvent);
+  }
+  return ids;
 }
 
 /** After a call: its outcome (read in the shape of the protocol that parsed it), bounded and masked, paired with the recorded call. */

@@ -6,3 +6,4 @@
  */
 
 export { judgeByReplay, promptGate } from '../core/gate';
+export { unseenLoopVerdict } from '../core/unseenLoop';

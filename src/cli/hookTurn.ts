@@ -7,7 +7,7 @@ import type { JsonlAdapter } from '../agents/transcript';
  * transcript readers. A call that repeats an earlier one needs only the engine (hookGate.ts).
  */
 
-export { previousTurn, transcriptResults } from '../watch/transcriptTail';
+export { previousTurn, transcriptResults, unseenCalls } from '../watch/transcriptTail';
 
 /** The agent's transcript where it is read line by line: where the previous prompt's answer is. */
 export function jsonlTranscript(agentId: string): JsonlAdapter | undefined {

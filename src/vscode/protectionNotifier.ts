@@ -67,7 +67,7 @@ export class ProtectionNotifier implements vscode.Disposable {
 
   private stopCannotReach(g: FolderGuardian): void {
     const now = Date.now();
-    const unreachable = g.state.foundAgents.filter((a) => a.state !== 'enforced' && a.state !== 'installed' && a.lastWork !== undefined && now - a.lastWork < RECENT_WORK_MS);
+    const unreachable = g.state.foundAgents.filter((a) => a.state !== 'enforced' && a.state !== 'installed' && a.state !== 'unseen' && a.lastWork !== undefined && now - a.lastWork < RECENT_WORK_MS);
     if (unreachable.length === 0) return;
     const stop = g.state.stop.state;
     const key = `${g.folder.uri.toString()}|stop|${stop.timestamp ?? ''}|${unreachable.map((a) => a.id).join(',')}`;

@@ -123,7 +123,7 @@ export function toTreeItem(node: Node): vscode.TreeItem {
       const item = new vscode.TreeItem(a.label, vscode.TreeItemCollapsibleState.None);
       const sessions = a.transcripts > 0 ? `${a.transcripts} session${a.transcripts === 1 ? '' : 's'}` : undefined;
       const watching = a.watchable ? (a.watched ? 'watched' : 'not watched') : undefined;
-      const hook = a.hookFile === undefined ? undefined : !a.hooked ? 'no hook' : a.state === 'enforced' ? 'hook enforced' : a.state === 'not-running' ? 'hook installed but not running' : 'hook installed';
+      const hook = a.hookFile === undefined ? undefined : !a.hooked ? 'no hook' : a.state === 'enforced' ? 'hook enforced' : a.state === 'not-running' ? 'hook installed but not running' : a.state === 'unseen' ? 'hook runs, a loop went unseen' : 'hook installed';
       item.description = [sessions, watching, hook].filter(Boolean).join(' · ');
       item.tooltip = [
         `${a.label}${sessions ? `: ${sessions} found for this folder` : ''}: ${ENFORCEMENT_WORDS[a.state]}.`,
@@ -134,7 +134,7 @@ export function toTreeItem(node: Node): vscode.TreeItem {
         .filter(Boolean)
         .join('\n');
       item.iconPath =
-        a.state === 'not-running'
+        a.state === 'not-running' || a.state === 'unseen'
           ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'))
           : new vscode.ThemeIcon(a.state === 'enforced' || a.state === 'installed' ? 'pass' : a.watched ? 'eye' : 'circle-large-outline');
       item.id = `foundAgent:${node.guardian.folder.uri.toString()}:${a.id}`;

@@ -6,7 +6,11 @@ import { latestHeartbeats, type Heartbeat } from '../state/heartbeat';
 import { launcherPath } from '../state/launcher';
 import { readRegularBounded } from '../state/regularFile';
 import { isWithin, type Workspace } from '../state/workspace';
+import type { LocatedEvent } from '../core/events';
+import { unseenLoopVerdict } from '../core/unseenLoop';
+import { hookLogPath, readHookTail } from '../state/hookLog';
 import { findAgents, type FoundAgent } from './foundAgents';
+import { unseenCalls } from './transcriptTail';
 
 /*
  * Whether each agent in a folder is protected (issue 24): a hook that an agent does not run looks,
@@ -20,6 +24,8 @@ export type EnforcementState =
   | 'enforced'
   /** Its hook is registered, but the agent worked here since without running it, or something its files tell stands in the way. */
   | 'not-running'
+  /** Its hook runs, but a loop ran that it never saw (calls the agent rejects before its hook: its transcript holds them), and no hook call has come since to refuse it. */
+  | 'unseen'
   /** Its hook is registered, and no call has come yet, nor any work here since. */
   | 'installed'
   /** No hook, but its transcripts are read: loops are shown, not stopped. */
@@ -82,7 +88,12 @@ export async function agentEnforcement(ws: Workspace, config: GuardianConfig, en
     const called = lastCall === undefined ? undefined : Date.parse(lastCall.ts);
     const since = Math.max(called ?? 0, f.hookedSince ?? 0);
     const unseenWork = f.lastWork !== undefined && f.lastWork > since + SLACK_MS;
+    const unseen = called !== undefined && !unseenWork && agent?.hook?.unseenInTranscript !== undefined ? await unseenLoop(ws, config, f) : undefined;
     let state: EnforcementState;
+    if (unseen !== undefined) {
+      out.push({ ...base, state: 'unseen', problems: [unseen] });
+      continue;
+    }
     if (called !== undefined && !unseenWork) state = 'enforced';
     else if (unseenWork || problems.length > 0) state = 'not-running';
     else state = 'installed';
@@ -97,10 +108,44 @@ export async function agentEnforcement(ws: Workspace, config: GuardianConfig, en
   return out;
 }
 
+/**
+ * A loop in one of the agent's newest hooked sessions that its hook never saw: the session's calls
+ * its transcript holds and its hook log lacks (`unseenCalls`, as the hook reads them), judged with
+ * the session's record by the engine (`unseenLoopVerdict`). What to tell, or undefined.
+ */
+async function unseenLoop(ws: Workspace, config: GuardianConfig, f: FoundAgent): Promise<NotRunning | undefined> {
+  const transcript = AGENTS.find((a) => a.id === f.id)?.transcript;
+  if (transcript?.layout !== 'jsonl') return undefined;
+  for (const t of f.recent ?? []) {
+    if (t.session === undefined) continue;
+    const rel = hookLogPath(f.id, t.session);
+    let history: LocatedEvent[];
+    try {
+      history = readHookTail(ws.path(rel), rel);
+    } catch {
+      continue;
+    }
+    if (history.length === 0) continue;
+    const known = new Set(history.flatMap((e) => ((e.event.type === 'tool' || e.event.type === 'tool_result') && e.event.id !== undefined ? [e.event.id] : [])));
+    const unseen = await unseenCalls(t.file, transcript, t.session, known, history[0]?.event.ts).catch(() => []);
+    if (unseen.length === 0) continue;
+    const last = history[history.length - 1] as LocatedEvent;
+    const located = unseen.map((event, i) => ({ event, ref: { file: t.file, line: last.ref.line + i + 1, event: last.ref.event + i + 1 } }));
+    const verdict = unseenLoopVerdict([...history, ...located], new Set(unseen.flatMap((e) => (e.id !== undefined ? [e.id] : []))), config);
+    if (verdict.allow) continue;
+    return {
+      cause: `${f.label} ran a loop its hook never saw, in session ${t.session} (${verdict.finding?.signal ?? 'loop'}: ${verdict.finding?.message ?? ''}): it rejects such calls before its hook runs, and no hook call has come since`,
+      fix: `its next hook call refuses it and ends the run; to stop it now, \`loop-guardian stop\``,
+    };
+  }
+  return undefined;
+}
+
 /** The state in a few words, as the CLI and the editor say it. */
 export const ENFORCEMENT_WORDS: Readonly<Record<EnforcementState, string>> = {
   enforced: 'enforced',
   'not-running': 'installed but not running',
+  unseen: 'its hook runs, but a loop ran that it never saw',
   installed: 'installed (no call seen yet)',
   watched: 'watched only: loops are shown, not stopped',
   off: 'not protected',

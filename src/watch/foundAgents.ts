@@ -1,4 +1,5 @@
 import { AGENTS, HOOK_AGENTS, isWatchable } from '../agents';
+import { registrationFiles } from '../agents/hook';
 import type { GuardianConfig } from '../core/config';
 import { promises as fs } from 'node:fs';
 import { readRegularBounded } from '../state/regularFile';
@@ -26,6 +27,8 @@ export interface FoundAgent {
   readonly lastWork?: number;
   /** When its hook settings file last changed (ms since the epoch), when it runs the guardian's hook: about when the hook was installed. */
   readonly hookedSince?: number;
+  /** Its newest transcripts for this folder (at most 3), newest first, with the session each holds where one file is one session. */
+  readonly recent?: readonly { readonly file: string; readonly session?: string }[];
 }
 
 /** Settings files are small: this much of one is read to see whether it runs the guardian's hook. */
@@ -55,7 +58,7 @@ export async function findAgents(ws: Workspace, config: GuardianConfig, env: Nod
     let found = 0;
     for (const t of own) found += t.database === undefined ? 1 : await databaseSessions(t.file, t.database.store, t.database).catch(() => 0);
     const hook = HOOK_AGENTS.find((a) => a.id === agent.id)?.hook.registration;
-    const files = hook ? [hook.settingsFile, ...(hook.migrateFrom ?? [])] : [];
+    const files = hook ? registrationFiles(hook) : [];
     let configured = false;
     let hooked = false;
     let hookedSince: number | undefined;
@@ -67,10 +70,13 @@ export async function findAgents(ws: Workspace, config: GuardianConfig, env: Nod
     }
     if (found === 0 && !configured) continue;
     let lastWork: number | undefined;
+    const dated: { file: string; session?: string; mtime: number }[] = [];
     for (const t of own) {
       const st = await fs.stat(t.file).catch(() => undefined);
       if (st !== undefined) lastWork = Math.max(lastWork ?? 0, st.mtimeMs);
+      if (st !== undefined && t.database === undefined) dated.push({ file: t.file, ...(t.session !== undefined ? { session: t.session } : {}), mtime: st.mtimeMs });
     }
+    const recent = dated.sort((a, b) => b.mtime - a.mtime).slice(0, 3).map(({ file, session }) => ({ file, ...(session !== undefined ? { session } : {}) }));
     out.push({
       id: agent.id,
       label: agent.label,
@@ -82,6 +88,7 @@ export async function findAgents(ws: Workspace, config: GuardianConfig, env: Nod
       configured,
       ...(lastWork !== undefined ? { lastWork } : {}),
       ...(hookedSince !== undefined ? { hookedSince } : {}),
+      ...(recent.length > 0 ? { recent } : {}),
     });
   }
   return out;

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { JsonlAdapter } from '../agents/transcript';
+import { isGuardianRefusal } from '../core/calls';
 import { proseKey } from '../core/canonical';
 import type { GuardianEvent } from '../core/events';
 import { parseJson } from '../core/json';
@@ -75,4 +76,50 @@ export async function transcriptResults(file: string, adapter: JsonlAdapter, ids
   });
   decoder.finish(sink);
   return found;
+}
+
+/** A call the transcript holds with its outcome: the `tool` event, its outcome merged in. */
+export type SettledToolEvent = Extract<GuardianEvent, { type: 'tool' }>;
+
+/**
+ * The calls of `session` at the end of its transcript that its hook never saw: settled there (the
+ * call and its result are both written: a call still running may be the one the hook is being
+ * asked about), their ids not among `known` (the calls the hook recorded), and not older than
+ * `since` (the hook log's oldest record read: an older call's record may have left its tail), nor
+ * refused by the guardian (its hook saw those).
+ * Each as one `tool` event with its outcome, in the transcript's order. For agents that reject
+ * some calls before their hook runs (`unseenInTranscript`). Read-only, bounded, non-blocking.
+ */
+export async function unseenCalls(file: string, adapter: JsonlAdapter, session: string, known: ReadonlySet<string>, since?: string, maxBytes = TRANSCRIPT_TAIL_BYTES): Promise<SettledToolEvent[]> {
+  const handle = await openRegularFile(file);
+  const lines = await readTailLines(handle, maxBytes);
+  const decoder = adapter.decoder(path.basename(file));
+  const calls = new Map<string, SettledToolEvent>();
+  const settled: SettledToolEvent[] = [];
+  // A call the guardian refused was seen by its hook (the refusal is the hook's own record of it).
+  const take = (e: SettledToolEvent) => {
+    if (e.id !== undefined && !known.has(e.id) && (since === undefined || e.ts === undefined || e.ts >= since) && !(e.ok === false && isGuardianRefusal(e.error ?? ''))) settled.push(e);
+  };
+  const sink = {
+    event: (e: GuardianEvent) => {
+      if (e.session !== undefined && e.session !== session) return;
+      if (e.type === 'tool' && e.id !== undefined) {
+        if (e.ok !== undefined) take(e);
+        else calls.set(e.id, e);
+      } else if (e.type === 'tool_result') {
+        const call = calls.get(e.id);
+        if (call === undefined) return;
+        calls.delete(e.id);
+        const { ok, error, output } = e;
+        take({ ...call, ok, ...(error !== undefined ? { error } : {}), ...(output !== undefined ? { output } : {}) } as SettledToolEvent);
+      }
+    },
+    skipped: () => undefined,
+  };
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    const parsed = parseJson(line);
+    if (parsed.ok) decoder.record(parsed.value, i + 1, sink);
+  });
+  return settled;
 }

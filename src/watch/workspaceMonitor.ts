@@ -14,6 +14,7 @@ import { historyEvents, readInvocationHistory } from '../state/invocationHistory
 import { checkRegularFile, unreadableReason } from '../state/regularFile';
 import { formatDescription } from './replay';
 import { discoverFiles, resolvesInside } from './sourceDiscovery';
+import { UnseenCalls } from './unseenCalls';
 import type { Workspace } from '../state/workspace';
 
 const KEEP_SKIPPED = 200;
@@ -70,6 +71,14 @@ const MAX_SESSION_INFO = 1000;
 // Longer ids first: `hook-a-b-…` is agent `a-b`'s log, not agent `a`'s session "b-…".
 const HOOK_IDS = HOOK_AGENTS.map((a) => a.id).sort((a, b) => b.length - a.length);
 const HOOK_LOG = new RegExp(`(?:^|/)hook-(${HOOK_IDS.map(escapeRegExp).join('|')})-([^/]+)\\.jsonl$`);
+/** The agents that reject some calls before their hook: a hooked session's transcript is read for those (unseenCalls.ts). */
+const UNSEEN_IN_TRANSCRIPT = new Set(HOOK_AGENTS.filter((a) => a.hook.unseenInTranscript !== undefined).map((a) => a.id));
+
+/** `<agent>:<session>` of a hook log, from its name. */
+function hookLogKey(rel: string): string | undefined {
+  const m = HOOK_LOG.exec(rel);
+  return m ? `${m[1] as string}:${m[2] as string}` : undefined;
+}
 
 /**
  * Watches one workspace's logs: the JSONL event logs (read incrementally, one engine across them)
@@ -96,6 +105,9 @@ export class WorkspaceMonitor {
   private needsRebuild = false;
   /** Files (and globs) reported as not read, with the reason: each reported once, until it changes. */
   private readonly fileProblems = new Map<string, string>();
+  /** The sessions the hook records (`<agent>:<session>`), and the calls their transcripts add (paired by id). */
+  private hooked = new Set<string>();
+  private unseen = new UnseenCalls();
 
   /**
    * `editorStorage`: the editor window's storage folder (`workspaceStorage/<id>`), and
@@ -240,16 +252,18 @@ export class WorkspaceMonitor {
 
   /**
    * Adds the agents' transcripts not read yet. A session the guardian's hook already records
-   * (`hook-<agent>-<session>.jsonl`) is not read from its transcript too: it would count twice.
+   * (`hook-<agent>-<session>.jsonl`) is not read from its transcript too: it would count twice;
+   * except, for an agent that rejects some calls before its hook, for the calls its hook never saw.
    */
   private async discoverTranscripts(files: readonly string[]): Promise<void> {
     const hooked = new Set<string>();
     for (const rel of files) {
-      const m = HOOK_LOG.exec(rel);
-      if (m) hooked.add(`${m[1] as string}:${m[2] as string}`);
+      const key = hookLogKey(rel);
+      if (key !== undefined) hooked.add(key);
     }
+    this.hooked = hooked;
     for (const t of await this.discovery.discover(this.readers)) {
-      if ((t.session !== undefined && hooked.has(`${t.agent.id}:${t.session}`))) continue;
+      if (t.session !== undefined && hooked.has(`${t.agent.id}:${t.session}`) && !UNSEEN_IN_TRANSCRIPT.has(t.agent.id)) continue;
       this.readers.set(t.file, transcriptReader(t));
       this.sources.set(t.file, { transcript: t, sessions: new Set(), events: 0 });
     }
@@ -274,6 +288,8 @@ export class WorkspaceMonitor {
             continue;
           }
           this.readers.set(rel, new EventLogReader(this.ws.path(rel), rel));
+          const key = hookLogKey(rel);
+          if (key !== undefined) this.hooked.add(key);
         }
         logs.push(rel);
       }
@@ -293,38 +309,17 @@ export class WorkspaceMonitor {
       skipped: (s: SkippedLine) => skipped.push(s),
     };
     for (const rel of logs) {
-      const reader = this.readers.get(rel);
-      if (!reader) continue;
-      const source = this.sources.get(rel);
-      let result;
-      const counts = this.perLog.get(rel) ?? { events: 0, skipped: 0 };
-      this.perLog.set(rel, counts);
-      const logSink: EventSink = {
-        event: (e) => {
-          counts.events++;
-          sink.event(e);
-        },
-        skipped: (sk) => {
-          counts.skipped++;
-          sink.skipped(sk);
-        },
-      };
-      try {
-        result = await reader.read(source ? this.counting(source, logSink) : logSink);
-        this.fileProblems.delete(`${rel}|(file)`);
-      } catch (err) {
-        // One log that cannot be read (a FIFO, a folder, EACCES, a link loop) is reported and
-        // skipped: the others are read all the same.
-        this.noteFileProblem({ file: rel, line: 1, field: '(file)', reason: unreadableReason(err) }, fileSkips);
-        continue;
+      if (await this.readLog(rel, sink, fileSkips)) onRead?.();
+    }
+    // Settled transcript calls of hooked sessions: their hook logs read again first, so that a call
+    // the hook recorded just now is not taken from the transcript too.
+    const waiting = this.unseen.waiting;
+    if (waiting.size > 0) {
+      for (const rel of [...this.readers.keys()]) {
+        const key = hookLogKey(rel);
+        if (key !== undefined && waiting.has(key)) await this.readLog(rel, sink, fileSkips);
       }
-      if (result.reset) this.needsRebuild = true;
-      if (result.missing) {
-        this.readers.delete(rel);
-        this.sources.delete(rel);
-        this.perLog.delete(rel);
-      }
-      if (!this.needsRebuild) onRead?.();
+      this.unseen.flush();
     }
     if (this.needsRebuild) return this.rebuild(fileSkips, onRead);
     if (history) appendAll(raised, await this.checkHistory(skipped));
@@ -335,10 +330,62 @@ export class WorkspaceMonitor {
     return { raised, skipped: allSkipped };
   }
 
+  /** Reads what is new in one log into `sink`; false when it could not be read, or everything must be read again. */
+  private async readLog(rel: string, sink: EventSink, fileSkips: SkippedLine[]): Promise<boolean> {
+    const reader = this.readers.get(rel);
+    if (!reader) return false;
+    const source = this.sources.get(rel);
+    let result;
+    const counts = this.perLog.get(rel) ?? { events: 0, skipped: 0 };
+    this.perLog.set(rel, counts);
+    const logSink: EventSink = {
+      event: (e) => {
+        counts.events++;
+        sink.event(e);
+      },
+      skipped: (sk) => {
+        counts.skipped++;
+        sink.skipped(sk);
+      },
+    };
+    try {
+      result = await reader.read(this.pairing(rel, source, source ? this.counting(source, logSink) : logSink));
+      this.fileProblems.delete(`${rel}|(file)`);
+    } catch (err) {
+      // One log that cannot be read (a FIFO, a folder, EACCES, a link loop) is reported and
+      // skipped: the others are read all the same.
+      this.noteFileProblem({ file: rel, line: 1, field: '(file)', reason: unreadableReason(err) }, fileSkips);
+      return false;
+    }
+    if (result.reset) this.needsRebuild = true;
+    if (result.missing) {
+      this.readers.delete(rel);
+      this.sources.delete(rel);
+      this.perLog.delete(rel);
+    }
+    return !this.needsRebuild;
+  }
+
+  /** A hook log's and a transcript's events, paired by call id where the agent's transcript adds calls its hook never saw. */
+  private pairing(rel: string, source: SourceInfo | undefined, sink: EventSink): EventSink {
+    const hookKey = hookLogKey(rel);
+    if (source === undefined && hookKey !== undefined) return { event: (e) => this.unseen.hookEvent(hookKey, e, sink), skipped: sink.skipped };
+    const agent = source?.transcript.agent.id;
+    if (agent === undefined || !UNSEEN_IN_TRANSCRIPT.has(agent)) return sink;
+    return {
+      event: (e) => {
+        const key = `${agent}:${e.event.session ?? ''}`;
+        this.unseen.transcriptEvent(key, this.hooked.has(key), e, sink);
+      },
+      skipped: sink.skipped,
+    };
+  }
+
   /** A log was replaced or truncated: what was counted from it no longer holds, so count again. */
   private async rebuild(fileSkips: SkippedLine[], onRead?: () => void): Promise<MonitorUpdate> {
     this.needsRebuild = false;
     this.engine = this.newEngine();
+    this.unseen = new UnseenCalls();
     this.latest?.clear();
     const files = [...this.readers.keys()];
     this.readers = new Map(files.map((rel) => [rel, this.newReader(rel)]));

@@ -24,6 +24,8 @@ export interface LiveAgent {
   edit?(file: string, from: string, to: string, tools: readonly string[]): Step;
   /** A subagent (a delegated task), with the agent's own tool for it. */
   delegate?(task: string, tools: readonly string[]): Step;
+  /** A read of a file with the agent's own read-only tool, not its shell; undefined where the suite does not drive one. */
+  read?(file: string, tools: readonly string[]): Step;
 }
 
 function pick(tools: readonly string[], names: readonly string[], agent: string): string {
@@ -134,6 +136,7 @@ export const copilotCli: LiveAgent = {
   }),
   shell: (command, tools) => ({ tool: pick(tools, ['bash', 'shell', 'powershell'], 'Copilot CLI'), args: { command, description: 'Run it', mode: 'sync', initial_wait: 30 } }),
   edit: (file, from, to, tools) => ({ tool: pick(tools, ['edit'], 'Copilot CLI'), args: { path: file, old_str: from, new_str: to } }),
+  read: (file, tools) => ({ tool: pick(tools, ['view'], 'Copilot CLI'), args: { path: file } }),
   delegate: (task, tools) => ({ tool: pick(tools, ['task'], 'Copilot CLI'), args: { description: 'Subtask', prompt: task, agent_type: 'general-purpose' } }),
 };
 

@@ -25,12 +25,17 @@ const REFUSED = /Loop Guardian refused this call|Loop Guardian ended this run/;
 const STOPPED = /STOP_ALL is set to STOP/;
 /** The agents whose run the guardian can end from its hook; Codex cannot (nothing mid-turn: docs/agents.md). */
 const ENDABLE = new Set(['claude', 'gemini', 'copilot-cli', 'cline']);
+/**
+ * The agents whose run the guardian ends on a refused read-only call (not a shell call): Copilot CLI
+ * ends a run only at a permission request, which it does not make for `view` (docs/agents.md).
+ */
+const ENDS_READS = new Set(['claude', 'gemini', 'cline']);
 /** The agents whose headless JSON output (the drivers' `--output-format`) the guardian reads: docs/agents.md. */
 const HEADLESS_READ = new Set(['claude', 'gemini', 'copilot-cli']);
 
 /** Per agent, what the suite measured: printed at the end. */
-const measured = new Map<string, { halt?: number; stopMid?: number; stopBefore?: number; healthy?: number }>();
-function measure(agent: LiveAgent, key: 'halt' | 'stopMid' | 'stopBefore' | 'healthy', value: number): void {
+const measured = new Map<string, { halt?: number; stopMid?: number; stopBefore?: number; healthy?: number; readHalt?: number; unseenHalt?: number }>();
+function measure(agent: LiveAgent, key: 'halt' | 'stopMid' | 'stopBefore' | 'healthy' | 'readHalt' | 'unseenHalt', value: number): void {
   measured.set(agent.pkg.id, { ...measured.get(agent.pkg.id), [key]: value });
 }
 
@@ -62,6 +67,12 @@ function hookRecords(run: LiveRun): Record<string, unknown>[] {
         .filter((l) => l.trim() !== '')
         .map((l) => JSON.parse(l) as Record<string, unknown>),
     );
+}
+
+/** The guardian's own log of the run: what it says it did. */
+function guardianLog(run: LiveRun): string {
+  const file = path.join(run.sb.ws, '.tmp', 'guardian', 'guardian.log');
+  return existsSync(file) ? readFileSync(file, 'utf8') : '';
 }
 
 function refusedRecords(run: LiveRun): number {
@@ -208,14 +219,22 @@ for (const agent of Object.values(DRIVERS)) {
       const edit = agent.edit;
       const file = path.join('src', 'app.js');
       // An absolute path, as the agents' edit tools take it.
-      const run = keep(await liveRun(agent, (turn, _a, sb) => edit(path.join(sb.ws, file), 'function neverWritten() { return 42; }', 'function neverWritten() { return 43; }', turn.tools), { files: { [file]: 'const y = 1;\n' }, maxTurns: 8 }));
+      // Claude Code watched as well: its transcript is where such a loop shows.
+      const watched = agent.pkg.id === 'claude' ? { config: { agents: { claude: { enabled: true } } } } : {};
+      const run = keep(await liveRun(agent, (turn, _a, sb) => edit(path.join(sb.ws, file), 'function neverWritten() { return 42; }', 'function neverWritten() { return 43; }', turn.tools), { files: { [file]: 'const y = 1;\n' }, maxTurns: 8, ...watched }));
       assert.equal(readFileSync(path.join(run.sb.ws, file), 'utf8'), 'const y = 1;\n', describeRun(run));
       if (agent.pkg.id === 'claude') {
         // Claude Code rejects such an edit while checking its input, before any hook runs
-        // (`<tool_use_error>String to replace not found`): its hooks never see the loop. Its
-        // transcript does, and the guardian reading it (replay, or watching) flags it.
+        // (`<tool_use_error>String to replace not found`): its hooks never see the loop, and no
+        // other hook call comes after it here. Its transcript does, and the guardian reading it
+        // (replay, or watching: the hooked session's transcript read for the calls its hook log lacks) flags it.
         assert.equal(refusedRecords(run), 0);
         assert.match(agentSaid(run), /String to replace not found/);
+        const rejected = run.turns.filter((t) => /String to replace not found/.test(t.lastResult)).length;
+        const scan = JSON.parse(guardian(run.sb, ['scan', '--json']).stdout) as { findings: { signal: string; action: string; message: string; count: number; file: string }[] };
+        const seen = scan.findings.find((f) => f.action === 'halt' && f.signal === 'repeated-error' && /Edit/.test(f.message));
+        assert.ok(seen, JSON.stringify(scan.findings.map((f) => [f.signal, f.action, f.count, f.message.slice(0, 100)])));
+        assert.equal(seen.count, rejected, `each rejected Edit once\n${describeRun(run)}`);
         const transcripts = path.join(run.sb.home, '.claude', 'projects');
         const file0 = readdirSync(transcripts).flatMap((d) => readdirSync(path.join(transcripts, d)).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(transcripts, d, f)))[0] as string;
         const replay = guardian(run.sb, ['replay', file0]);
@@ -227,6 +246,23 @@ for (const agent of Object.values(DRIVERS)) {
       const firstRefused = hookRecords(run).findIndex((e) => typeof e.error === 'string' && e.error.startsWith('Refused by Loop Guardian'));
       const triesBefore = hookRecords(run).slice(0, firstRefused).filter((e) => e.type === 'tool').length;
       assert.ok(triesBefore <= 2, `tried ${triesBefore} times before the refusal\n${describeRun(run)}`);
+    });
+
+    it('the same failing read (a file that does not exist, not a shell call) is refused by the 4th call; the run is ended where the agent can end it for such a call, else the model is told it was not', async function () {
+      if (agent.read === undefined) this.skip();
+      const read = agent.read;
+      const run = keep(await liveRun(agent, (turn, _a, sb) => read(path.join(sb.ws, 'src', 'missing.js'), turn.tools), { maxTurns: 10 }));
+      const refused = refusalTurn(run);
+      assert.ok(refused !== undefined && refused <= 4, `refused by the 4th call (the model read it at request ${refused})\n${describeRun(run)}`);
+      const after = turnsAfter(run, refused);
+      measure(agent, 'readHalt', after);
+      assert.equal(run.result.timedOut, false, describeRun(run));
+      if (ENDS_READS.has(agent.pkg.id)) assert.ok(after <= 1, `model requests after the refusal: ${after} (goal <= 1)\n${describeRun(run)}`);
+      else {
+        // Said as it is: the model is told the run was not ended, and the guardian's log never says it was.
+        assert.match(agentSaid(run), /cannot end this run from its hook/, describeRun(run));
+        assert.doesNotMatch(guardianLog(run), /ended the run/, guardianLog(run));
+      }
     });
 
     it('PAUSE: a subagent is refused; the agent\'s own work goes on', async function () {
@@ -313,6 +349,36 @@ describe('live: two agents in one workspace', function () {
       assert.ok(halts.length > 0 && halts.every((f) => f.agent === 'claude-code'), scan.stdout);
     } finally {
       if (process.env.LOOP_GUARDIAN_KEEP_LIVE !== '1') sb.cleanup();
+    }
+  });
+});
+
+describe('live: Claude Code, a loop its hook never sees (calls it rejects before any hook)', function () {
+  this.timeout(240_000);
+  it('the same failing edit (its search text not in the file), rejected before PreToolUse: `scan` shows it with the hook installed, and it is refused, the run ended, at the next hook call', async () => {
+    const agent = DRIVERS.claude as LiveAgent;
+    const file = path.join('src', 'app.js');
+    // Four Edits Claude Code rejects while checking them (no hook runs), then a shell call: the first its hook sees.
+    const run = await liveRun(
+      agent,
+      (turn, a, sb) => (turn.index <= 4 ? (a.edit as NonNullable<LiveAgent['edit']>)(path.join(sb.ws, file), 'function neverWritten() { return 42; }', 'function neverWritten() { return 43; }', turn.tools) : a.shell('echo next >> after-the-edits.txt', turn.tools)),
+      { files: { [file]: 'const y = 1;\n' }, maxTurns: 8, config: { agents: { claude: { enabled: true } } } },
+    );
+    try {
+      assert.match(agentSaid(run), /String to replace not found/, describeRun(run));
+      assert.equal(existsSync(path.join(run.sb.ws, 'after-the-edits.txt')), false, `the next call was refused\n${describeRun(run)}`);
+      // Refused at its PreToolUse and the run ended there: no request after the 5th (seen: 0).
+      const after = turnsAfter(run, 5);
+      measure(agent, 'unseenHalt', after);
+      assert.ok(run.turns.length === 5 || (refusalTurn(run, /a loop ran that its hook never saw/) === 6 && after <= 1), `model requests after the refusal: ${after} (goal <= 1)\n${describeRun(run)}`);
+      assert.equal(run.result.timedOut, false, describeRun(run));
+      const scan = guardian(run.sb, ['scan', '--json']);
+      const out = JSON.parse(scan.stdout) as { findings: { signal: string; action: string; message: string; count: number }[] };
+      const loop = out.findings.find((f) => f.action === 'halt' && /Edit/.test(f.message) && /String to replace not found/.test(f.message));
+      assert.ok(loop, `${JSON.stringify(out.findings.map((f) => [f.signal, f.action, f.count, f.message.slice(0, 100)]))}\n${scan.stderr}`);
+      assert.equal(loop.count, 4, 'each rejected Edit counted once (the hook log and the transcript both hold them)');
+    } finally {
+      if (process.env.LOOP_GUARDIAN_KEEP_LIVE !== '1') run.sb.cleanup();
     }
   });
 });
@@ -500,6 +566,15 @@ describe('live: whether each agent is protected, seen from outside (loop-guardia
     assert.equal(status(trusted).agents.find((a) => a.id === 'codex')?.state, 'enforced');
   });
 
+  it('Cline, right after its hook refused a call and cancelled the task: status says "enforced" (its hook is a folder of event files)', async () => {
+    const run = await liveRun(DRIVERS.cline as LiveAgent, always(FAILING), { maxTurns: 6 });
+    runs.push(run);
+    assert.ok(refusedRecords(run) >= 1, describeRun(run));
+    assert.equal(npmRuns(run), 2, describeRun(run));
+    const seen = status(run).agents.find((a) => a.id === 'cline');
+    assert.equal(seen?.state, 'enforced', JSON.stringify(seen));
+  });
+
   for (const id of ['claude', 'codex', 'gemini']) {
     it(`${(DRIVERS[id] as LiveAgent).pkg.label}, a missing launcher (a fresh clone where the guardian was never installed): a committed STOP_ALL still refuses every call`, async () => {
       const run = await liveRun(DRIVERS[id] as LiveAgent, always(FAILING), { maxTurns: 3, stopBefore: `STOP ${new Date().toISOString()}\nreason: the team stopped every agent\n`, before: (sb) => rmSync(path.join(sb.home, '.loop-guardian'), { recursive: true, force: true }) });
@@ -521,6 +596,6 @@ describe('live: whether each agent is protected, seen from outside (loop-guardia
 
 after(() => {
   if (measured.size === 0) return;
-  const rows = [...measured].map(([id, m]) => `  ${id.padEnd(12)} ${String(m.halt ?? '-').padStart(18)} ${String(m.stopMid ?? '-').padStart(18)} ${String(m.stopBefore ?? '-').padStart(20)}`);
-  console.log(['', '  model requests (live agents)', `  ${'agent'.padEnd(12)} ${'after the halt'.padStart(18)} ${'after STOP (mid)'.padStart(18)} ${'with STOP before'.padStart(20)}`, ...rows, `  goals: after the halt <= 2, after STOP <= 1, for ${[...ENDABLE].join(', ')}; Codex cannot be ended from a hook`].join('\n'));
+  const rows = [...measured].map(([id, m]) => `  ${id.padEnd(12)} ${String(m.halt ?? '-').padStart(18)} ${String(m.stopMid ?? '-').padStart(18)} ${String(m.stopBefore ?? '-').padStart(20)} ${String(m.readHalt ?? '-').padStart(22)} ${String(m.unseenHalt ?? '-').padStart(22)}`);
+  console.log(['', '  model requests (live agents)', `  ${'agent'.padEnd(12)} ${'after the halt'.padStart(18)} ${'after STOP (mid)'.padStart(18)} ${'with STOP before'.padStart(20)} ${'after a refused read'.padStart(22)} ${'after an unseen loop'.padStart(22)}`, ...rows, `  goals: after the halt <= 2, after STOP <= 1, for ${[...ENDABLE].join(', ')}; Codex cannot be ended from a hook`].join('\n'));
 });

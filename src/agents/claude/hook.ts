@@ -24,6 +24,12 @@ export const claudeHook: HookProtocol = {
   // hooks' environment (both seen live from 1.0.102, ../shared/docs/live-agents.md).
   foreignCaller: (env, call) => (env.COPILOT_CLI === '1' && call.transcript === undefined ? 'copilot-cli' : undefined),
   denyPrompt: (reason) => blockPromptReply(reason),
+  // An Edit whose `old_string` is not in the file is rejected while Claude Code checks its input
+  // (`<tool_use_error>String to replace not found in file.`), before any hook: seen live from
+  // 2.1.328, no hook call at all for 8 such Edits (test/agents/live.test.ts). Its transcript holds
+  // them, under the `tool_use` ids its hooks get as `tool_use_id`.
+  // A result line: `{"type":"user","message":{"content":[{"type":"tool_result",…,"tool_use_id":"toolu_…"}]}}`.
+  unseenInTranscript: { resultIds: /"tool_use_id":"([^"\\]+)"/g },
   // "*" matches every tool; the prompt event takes no matcher; the timeout is in seconds. The
   // per-user project file: "not checked in, useful for personal preferences … Claude Code will
   // configure git to ignore `.claude/settings.local.json` when it is created"

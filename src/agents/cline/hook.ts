@@ -78,6 +78,7 @@ export const clineHook: HookProtocol = {
   parse,
   // Cline has no refusal of one call: cancelling stops the task, and the person sees the message.
   deny: (reason): HookReply => ({ stdout: `${JSON.stringify({ cancel: true, errorMessage: reason })}\n`, stderr: '', exitCode: 0 }),
+  denyEnds: true,
   allow: (note): HookReply => ({ stdout: '{"cancel":false}\n', stderr: note !== undefined ? `${note}\n` : '', exitCode: 0 }),
   // One file per event in the workspace's hook folder; Cline's timeout is its own (30 s), not written.
   registration: { settingsFile: '.clinerules/hooks', events: ['PreToolUse', 'PostToolUse'], timeout: 30, layout: 'script' },

@@ -17,7 +17,7 @@ function ago(ms: number, now: number): string {
 
 
 function agentLines(io: Io, a: AgentEnforcement, now: number): string[] {
-  const mark = a.state === 'enforced' ? paint(io, 'green', '✓') : a.state === 'not-running' || a.state === 'off' ? paint(io, 'red', '✗') : '·';
+  const mark = a.state === 'enforced' ? paint(io, 'green', '✓') : a.state === 'not-running' || a.state === 'off' || a.state === 'unseen' ? paint(io, 'red', '✗') : '·';
   const when = a.state === 'enforced' && a.lastCall ? ` (its hook ran ${ago(Date.parse(a.lastCall.ts), now)})` : a.lastWork !== undefined && a.state !== 'enforced' ? ` (worked here ${ago(a.lastWork, now)})` : '';
   const lines = [`  ${mark} ${a.label.padEnd(26)} ${ENFORCEMENT_WORDS[a.state]}${when}`];
   for (const p of a.problems) lines.push(`      ${p.cause}`, `      → ${p.fix}`);

@@ -87,6 +87,9 @@ describe('Cline hooks: the files init writes, run as Cline runs them', function 
     const stopped = answer(await run(preHook, pre(ws, 'list_files', { path: '.' })));
     assert.equal(stopped.cancel, true);
     assert.match(stopped.errorMessage ?? '', /STOP_ALL is set to STOP \(budget blown/);
+    // Its cancel ends the task: said so, and the model is not asked to end a turn that is over.
+    assert.doesNotMatch(stopped.errorMessage ?? '', /cannot end this run/);
+    assert.match(await fs.readFile(path.join(ws, '.tmp/guardian/guardian.log'), 'utf8'), /refused list_files in session 1759396400000 and ended the run/);
     assert.equal(answer(await run(preHook, 'not json at all')).cancel, true);
     assert.equal(answer(await run(preHook, JSON.stringify({ hookName: 'PreToolUse' }))).cancel, true);
     await cli(['pause', '--workspace', ws]);

@@ -145,6 +145,7 @@ describe('loop-guardian hook copilot (VS Code agent mode, a real process)', () =
     const answer = JSON.parse(sh('permissionRequest', permission)) as { behavior: string; message: string; interrupt: boolean };
     assert.deepEqual([answer.behavior, answer.interrupt], ['deny', true]);
     assert.match(answer.message, /STOP_ALL is set to STOP/);
+    assert.match(await fs.readFile(path.join(ws, '.tmp/guardian/guardian.log'), 'utf8'), /refused bash in session cp-1 and ended the run/);
     assert.equal((JSON.parse(sh('preToolUse', cliPre(ws, 'view', { path: 'a.ts' }))) as Nested).permissionDecision, 'deny');
     // Without STOP, a permission request for a call nobody refused gets no decision (Copilot's own rules apply).
     await cli(['clear', '--workspace', ws]);
@@ -154,6 +155,30 @@ describe('loop-guardian hook copilot (VS Code agent mode, a real process)', () =
     sh('preToolUse', cliPre(ws, 'bash', { command: 'npm run build' }));
     sh('postToolUse', post);
     assert.doesNotMatch(await fs.readFile(path.join(ws, '.tmp/guardian/guardian.log'), 'utf8'), /ran without the permission request/);
+  });
+
+  it('Copilot CLI, a non-shell call (view, which asks no permission): refused at once, and said as it is: its run is not ended (the model is asked to end its turn), under STOP and in a loop it keeps retrying', async () => {
+    const ws = await tmpProject();
+    const sh = await hookedUnderStop(ws);
+    const underStop = JSON.parse(sh('preToolUse', cliPre(ws, 'view', { path: 'a.ts' }))) as Nested & { permissionDecisionReason: string };
+    assert.equal(underStop.permissionDecision, 'deny');
+    assert.match(underStop.permissionDecisionReason, /STOP_ALL is set to STOP.*cannot end this run from its hook: end your turn now/s);
+    await cli(['clear', '--workspace', ws]);
+    const missing = { path: path.join(ws, 'src/missing.js') };
+    const failure = { sessionId: 'cp-1', timestamp: 2, cwd: ws, toolName: 'view', toolArgs: missing, error: { message: `Path ${missing.path} does not exist. Please provide a valid path.` } };
+    for (let i = 0; i < 2; i++) {
+      assert.equal(sh('preToolUse', cliPre(ws, 'view', missing)), '');
+      sh('postToolUseFailure', failure);
+    }
+    const first = JSON.parse(sh('preToolUse', cliPre(ws, 'view', missing))) as { permissionDecisionReason: string };
+    assert.match(first.permissionDecisionReason, /Loop Guardian refused this call \(failing-call/);
+    assert.doesNotMatch(first.permissionDecisionReason, /cannot end this run/, 'a first refusal asks nothing more');
+    const again = JSON.parse(sh('preToolUse', cliPre(ws, 'view', missing))) as { permissionDecision: string; permissionDecisionReason: string };
+    assert.equal(again.permissionDecision, 'deny');
+    assert.match(again.permissionDecisionReason, /cannot end this run from its hook/);
+    const log = await fs.readFile(path.join(ws, '.tmp/guardian/guardian.log'), 'utf8');
+    assert.doesNotMatch(log, /ended the run/);
+    assert.match(log, /refused view in session cp-1 \(the run goes on: copilot-cli does not end it from its preToolUse hook for view; the model is asked to end its turn\)/);
   });
 
   it('Copilot CLI under STOP: where a handed-over shell call runs without asking (no permission request came), that session\'s later calls are refused before they run', async () => {

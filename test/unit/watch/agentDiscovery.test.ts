@@ -69,17 +69,22 @@ describe('discovery of agents working in the workspace', () => {
     assert.equal(monitor.agentSources().find((s) => s.label === 'Claude Code')?.events, 6);
   });
 
-  it('reads nothing of an agent that is not opted in, and leaves a session the hook records to the hook', async () => {
+  it('reads nothing of an agent that is not opted in, and of a session the hook records only the calls its hook log lacks (Claude Code rejects some before its hook)', async () => {
     const home = await tmpdir('lg-home-');
     const ws = await tmpdir('lg-ws-');
     await write(home, `.claude/projects/${claudeProjectDir(ws)}/sess-h.jsonl`, claudeLines('sess-h', 1, 3));
     const off = new WorkspaceMonitor(new Workspace(ws), config(), { HOME: home });
     await off.poll();
     assert.deepEqual(off.agentSources(), []);
-    await write(ws, '.tmp/current/logs/hook-claude-sess-h.jsonl', '');
+    // The hook recorded t1 and t2 (by their tool_use ids); t3 never reached it.
+    const recorded = [1, 2].flatMap((i) => [
+      { v: 1, ts: today, session: 'sess-h', agent: 'claude-code', type: 'tool', tool: 'Read', args: { file_path: '/x/missing.ts' }, id: `t${i}` },
+      { v: 1, ts: today, session: 'sess-h', agent: 'claude-code', type: 'tool_result', id: `t${i}`, ok: false, error: 'File does not exist.' },
+    ]);
+    await write(ws, '.tmp/current/logs/hook-claude-sess-h.jsonl', `${recorded.map((e) => JSON.stringify(e)).join('\n')}\n`);
     const hooked = new WorkspaceMonitor(new Workspace(ws), config({ agents: { claude: { enabled: true } } }), { HOME: home });
     await hooked.poll();
-    assert.deepEqual(hooked.agentSources(), []);
+    assert.deepEqual(hooked.agentSources().map((s) => [s.label, s.events]), [['Claude Code', 2]], 'the call and the result of t3 only');
   });
 
   it('reads Copilot CLI sessions whose session.start names a folder in this workspace ($COPILOT_HOME), and the hook-recorded one is left to the hook', async () => {
