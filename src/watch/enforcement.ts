@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
-import { AGENTS, type NotRunning, type TrustScope } from '../agents';
+import { AGENTS, HOOK_AGENTS, type NotRunning, type TrustScope } from '../agents';
 import type { GuardianConfig } from '../core/config';
 import { latestHeartbeats, type Heartbeat } from '../state/heartbeat';
 import { launcherPath } from '../state/launcher';
@@ -105,3 +105,31 @@ export const ENFORCEMENT_WORDS: Readonly<Record<EnforcementState, string>> = {
   watched: 'watched only: loops are shown, not stopped',
   off: 'not protected',
 };
+
+/** Whether a STOP written in a project reaches an agent found there, and why not. */
+export interface StopReach {
+  readonly id: string;
+  readonly label: string;
+  readonly reached: boolean;
+  /** Why not (watched only, not hooked, its hook not running); for a reached agent, where it is not (a subfolder it reads no hook from). */
+  readonly note?: string;
+}
+
+/**
+ * Which agents of a project a STOP there reaches: those whose hook is registered and can run (it
+ * reads STOP_ALL before every call, with the launcher or, without it, by itself), and which it
+ * cannot: watched only, not hooked, a hook its agent does not run (trust), and, for one that runs
+ * its hook only when started at the project's root (`fromSubfolder`), where it is not reached.
+ */
+export async function stopReach(ws: Workspace, config: GuardianConfig, env: NodeJS.ProcessEnv = process.env): Promise<StopReach[]> {
+  const agents = await agentEnforcement(ws, config, env);
+  return agents.map((a) => {
+    const base = { id: a.id, label: a.label };
+    if (!a.hooked) return { ...base, reached: false, note: a.watched ? 'watched only: its loops are shown, it cannot be refused' : `no hook: run \`loop-guardian init ${a.id}\`` };
+    // A missing launcher does not keep STOP out: the registered command reads STOP_ALL itself then.
+    const blocking = a.problems.filter((p) => !/launcher/.test(p.cause));
+    if (a.state === 'not-running' && blocking.length > 0) return { ...base, reached: false, note: `its hook does not run: ${blocking.map((p) => p.cause).join('; ')}` };
+    const sub = HOOK_AGENTS.find((h) => h.id === a.id)?.hook.registration.fromSubfolder;
+    return sub?.runs === false ? { ...base, reached: true, note: `only when started in ${ws.root} itself: from a subfolder it runs no hook` } : { ...base, reached: true };
+  });
+}
