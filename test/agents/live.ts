@@ -38,6 +38,10 @@ export interface LiveOptions {
   readonly args?: (args: string[]) => string[];
   /** A sandbox an earlier run made: the same HOME, workspace and hook (a conversation resumed); it is set up once, by the first run. */
   readonly sandbox?: Sandbox;
+  /** The folder the agent is started in, relative to the workspace (created): a subfolder, a nested repository. Default the workspace. */
+  readonly cwd?: string;
+  /** Something done as a turn arrives, before the model answers it (a `loop-guardian stop` run elsewhere). */
+  readonly atTurn?: { readonly turn: number; readonly run: (sb: Sandbox) => void };
 }
 
 export const HARNESS_LIMIT = 'Stopping here: the harness turn limit.';
@@ -71,8 +75,12 @@ export async function liveRun(agent: LiveAgent, script: (turn: Turn, agent: Live
         }
       });
     }
-    const { args, env } = agent.command(sb, model.url, opts.prompt ?? 'Build the project with npm run build-missing until it works.');
-    const result = await runAgent(bin, opts.args ? opts.args(args) : args, { cwd: sb.ws, env: { ...env, ...opts.env }, timeoutMs: opts.timeoutMs ?? 120_000 });
+    const at = opts.atTurn;
+    if (at !== undefined) model.onTurn((t) => t.turn === at.turn && at.run(sb));
+    const cwd = path.join(sb.ws, opts.cwd ?? '.');
+    mkdirSync(cwd, { recursive: true });
+    const { args, env } = agent.command(sb, model.url, opts.prompt ?? 'Build the project with npm run build-missing until it works.', cwd);
+    const result = await runAgent(bin, opts.args ? opts.args(args) : args, { cwd, env: { ...env, ...opts.env }, timeoutMs: opts.timeoutMs ?? 120_000 });
     // What the agent left running (Cline's task hub outlives its CLI): ended, so that no later run talks to it.
     killLeftovers(sb.dir);
     return { agent, sb, result, turns: model.turns(), ...(stopAt !== undefined ? { stopAt } : {}) };
