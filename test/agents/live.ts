@@ -64,6 +64,8 @@ export async function liveRun(agent: LiveAgent, script: (turn: Turn, agent: Live
       const init = guardian(sb, ['init', agent.pkg.id]);
       if (init.code !== 0) throw new Error(`loop-guardian init ${agent.pkg.id} failed (${init.code}): ${init.stderr}${init.stdout}`);
     }
+    const cwd = path.join(sb.ws, opts.cwd ?? '.');
+    mkdirSync(cwd, { recursive: true });
     opts.before?.(sb);
     if (opts.stopBefore !== undefined) write(sb.ws, '.github/guardian/STOP_ALL', opts.stopBefore);
     let stopAt: number | undefined;
@@ -77,8 +79,6 @@ export async function liveRun(agent: LiveAgent, script: (turn: Turn, agent: Live
     }
     const at = opts.atTurn;
     if (at !== undefined) model.onTurn((t) => t.turn === at.turn && at.run(sb));
-    const cwd = path.join(sb.ws, opts.cwd ?? '.');
-    mkdirSync(cwd, { recursive: true });
     const { args, env } = agent.command(sb, model.url, opts.prompt ?? 'Build the project with npm run build-missing until it works.', cwd);
     const result = await runAgent(bin, opts.args ? opts.args(args) : args, { cwd, env: { ...env, ...opts.env }, timeoutMs: opts.timeoutMs ?? 120_000 });
     // What the agent left running (Cline's task hub outlives its CLI): ended, so that no later run talks to it.
