@@ -168,6 +168,9 @@ function copilotRegistration(other: string): HookRegistration {
     sharedWith: [other],
     // The file lives in the repository: there is no per-user hook file of the project that both
     // harnesses read (the CLI's `.github/copilot/settings.local.json` is not read by VS Code).
+    // The CLI started in src/ runs the repository top's hooks (seen live, 1.0.102); in a nested
+    // repository, that repository's only.
+    fromSubfolder: { runs: true, source: "seen live (Copilot CLI 1.0.102): the repository top's .github/hooks/ run from src/" },
   };
 }
 

@@ -102,6 +102,13 @@ export interface HookRegistration {
    * (`windowsHookCommand`), so that the hook runs where there is no POSIX shell.
    */
   readonly windowsKey?: 'command_windows' | 'powershell';
+  /**
+   * Whether the agent, started in a subfolder of the project (not in a nested repository), still
+   * finds and runs this registration, with what says so (its source, and what was seen live:
+   * docs/agents.md). An agent that reads it only in the folder it starts in runs no hook there:
+   * `init` and `status` say so, with the fix.
+   */
+  readonly fromSubfolder?: { readonly runs: boolean; readonly source: string };
 }
 
 /**

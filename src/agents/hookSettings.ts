@@ -28,8 +28,8 @@ function printed(reply: { stdout: string; stderr: string; exitCode: number }): s
  * The command `init` registers for an agent: the per-user launcher, not this install's path, so
  * that the same line works on every machine and after every update. Run by a POSIX shell. Where
  * the launcher is missing (a teammate who never installed the guardian, a cloud agent's fresh
- * clone), STOP still wins: when `.github/guardian/STOP_ALL` (in the working folder, else at the
- * top of its git repository) says STOP — its first non-blank line's first word, in any case, after
+ * clone), STOP still wins: when a `.github/guardian/STOP_ALL` in the working folder or any folder
+ * above it (a subfolder's project, a nested repository's enclosing project) says STOP — its first non-blank line's first word, in any case, after
  * a byte-order mark, as `parseStopAll` reads it — the call is refused with the agent's own answer
  * (ending its run where the agent allows it); otherwise it exits 0 with the agent's "no decision"
  * answer, so the call runs as if there were no hook: fail-open for every agent, including those
@@ -49,7 +49,11 @@ export function hookCommand(agentId: string, hook: Pick<HookProtocol, 'allow' | 
   for (const text of [idle.stdout, idle.stderr, stop.stdout, stop.stderr]) if (text.includes("'") || text.includes('$')) throw new Error(`cannot build a hook command for ${JSON.stringify(agentId)}`);
   if (!/^[a-z][a-z0-9-]*$/.test(agentId)) throw new Error(`cannot build a hook command for ${JSON.stringify(agentId)}`);
   // STOP_ALL's first non-blank line, a byte-order mark removed: STOP, then a blank or the end.
-  const stopSet = '{ cat .github/guardian/STOP_ALL || cat "$(git rev-parse --show-toplevel)/.github/guardian/STOP_ALL"; } 2>/dev/null | tr -d "\\357\\273\\277" | sed -n "/[^[:space:]]/{p;q;}" | grep -qiE "^[[:space:]]*stop([[:space:]]|\\$)"';
+  const saysStop = 'tr -d "\\357\\273\\277" < .github/guardian/STOP_ALL | sed -n "/[^[:space:]]/{p;q;}" | grep -qiE "^[[:space:]]*stop([[:space:]]|\\$)"';
+  // In the working folder or any folder above it, as the guardian reads it (`findProject`,
+  // `readStopAllInForceSync`): an agent started in a subfolder or in a nested repository meets the
+  // project's STOP_ALL. A subshell walks up with `cd ..` (no variable), to the root at most.
+  const stopSet = `( while :; do if ${saysStop}; then exit 0; fi; [ "$(pwd)" = / ] && exit 1; cd .. || exit 1; done ) 2>/dev/null`;
   // stdin is read to its end first: an agent writing the call to a hook that already exited would get EPIPE.
   const missing = `{ cat >/dev/null; if ${stopSet}; then ${printed(stop)} fi; ${printed({ ...idle, exitCode: 0 })} }`;
   // Arguments after the command (a hook file's `--workspace DIR`) reach the hook: "loop-guardian" is the script's $0.

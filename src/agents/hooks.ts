@@ -33,3 +33,14 @@ export const HOOKED_AGENTS: readonly HookedAgent[] = [
 export function hookedAgent(id: string): HookedAgent | undefined {
   return HOOKED_AGENTS.find((a) => a.id === id);
 }
+
+/**
+ * The files, relative to a project, whose naming the guardian marks a folder where an agent's hook
+ * is registered (`ProjectClues.registrations`): each agent's settings file and those an earlier
+ * `init` wrote to; for hooks that are files (Cline), the first event's file.
+ */
+export const HOOK_REGISTRATION_FILES: readonly string[] = [
+  ...new Set(
+    HOOKED_AGENTS.flatMap(({ hook: { registration: reg } }) => (reg.layout === 'script' ? [`${reg.settingsFile}/${reg.events[0] ?? ''}`] : [reg.settingsFile, ...(reg.migrateFrom ?? [])])),
+  ),
+];

@@ -6,7 +6,7 @@ import { DEFAULT_DELEGATION_TOOLS } from '../core/defaults';
 import type { GuardianEvent } from '../core/events';
 import { boundedArgs, boundedText, boundedValue } from '../core/redact';
 import type { StopState } from '../core/stopAll';
-import { HOOKED_AGENTS, hookedAgent, type HookedAgent } from '../agents/hooks';
+import { HOOK_REGISTRATION_FILES, HOOKED_AGENTS, hookedAgent, type HookedAgent } from '../agents/hooks';
 import { denyReply, outcomeOf, type DenyStyle, type HookCall, type HookReply } from '../agents/hook';
 import { attemptKey } from '../core/attempt';
 import { Canonicalizer } from '../core/canonical';
@@ -16,8 +16,8 @@ import { GuardianLog } from '../state/guardianLog';
 import { handoverFailed, recordHandover, recordHeartbeat, settleHandover } from '../state/heartbeat';
 import { appendEvent, hookConfig, hookLogPath, readHookTail, withSessionLock } from '../state/hookLog';
 import { openRegularFileSync, readTailTextSync } from '../state/regularFile';
-import { readStopAllAtSync } from '../state/stopAllFile';
-import { findProject, PATHS, PROJECT_MARKERS, Workspace } from '../state/workspace';
+import { readStopAllInForceSync } from '../state/stopAllFile';
+import { findProject, PATHS, PROJECT_MARKERS, Workspace, type ProjectClues } from '../state/workspace';
 import { exportConfigured } from '../watch/otelConfig';
 import { readToEnd } from '../watch/streamText';
 import type { PreviousTurn } from '../watch/transcriptTail';
@@ -34,9 +34,10 @@ subagents and tasks), or when it would trip a halt signal. After a call it recor
 Before a prompt (where the agent has a prompt hook) it records the prompt and refuses it under
 STOP, or when the same prompt keeps getting the same answer (repeated-prompt).
 
-  --workspace DIR   the workspace (default: the project folder the agent names in its
-                    environment, else the nearest folder above the hook's cwd holding
-                    .github/guardian or .git)
+  --workspace DIR   the workspace (default: the project of the folder the agent names in
+                    its environment, else of the hook's cwd: the nearest folder at or above
+                    it holding .github/guardian, else an agent's registration of this hook,
+                    else .git)
   --deny-with       json (default): the agent's JSON decision; exit2: exit code 2, reason on stderr
 
 It never blocks by failing: on any error of its own it lets the call run and logs the error.
@@ -67,18 +68,26 @@ function isFolder(p: string): boolean {
   }
 }
 
+/** What finds the project above a folder: the guardian's folder, the agents' registrations of the hook (not in the user's home), the repository. */
+function projectClues(env: NodeJS.ProcessEnv): ProjectClues {
+  return { registrations: HOOK_REGISTRATION_FILES, ...(env.HOME ? { home: env.HOME } : {}) };
+}
+
 /**
  * The project folder named without stdin: `--workspace` (null when it is not a folder: then there
- * is no project), else the folder the agent names in its environment; undefined when none is named.
+ * is no project), else the project of the folder the agent names in its environment, found upward
+ * from it (`findProject`): an agent may name the folder it was started in (a subfolder, seen live:
+ * docs/agents.md), not the one its hook is registered in.
+ * Undefined when none is named. (Exported for its tests.)
  */
-function namedProject(agent: HookedAgent, option: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | null | undefined {
+export function namedProject(agent: HookedAgent, option: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | null | undefined {
   if (option !== undefined) {
     const dir = resolvePath(cwd, option);
     return isFolder(dir) ? dir : null;
   }
   for (const name of agent.hook.projectDirEnv) {
     const value = env[name];
-    if (value !== undefined && value !== '' && isFolder(resolvePath(value))) return resolvePath(value);
+    if (value !== undefined && value !== '' && isFolder(resolvePath(value))) return findProject(resolvePath(value), projectClues(env)) ?? resolvePath(value);
   }
   return undefined;
 }
@@ -187,7 +196,7 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
   // STOP_ALL of the project named without stdin (option, environment) is read at once, before
   // stdin: a STOP there refuses the call even if stdin never comes.
   const given = namedProject(agent, options.workspace, io.env, io.cwd);
-  const earlyStop = typeof given === 'string' ? readStopAllAtSync(join(given, PATHS.stopAll)) : undefined;
+  const earlyStop = typeof given === 'string' ? readStopAllInForceSync(given) : undefined;
 
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<HookReply>((resolve) => {
@@ -208,9 +217,9 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     const known = 'problem' in call ? undefined : call;
     parsed = known;
     if (known?.caller !== undefined) who = hookedAgent(known.caller) ?? agent;
-    const root = given === null ? undefined : (given ?? findProject(resolvePath(io.cwd, known?.cwd ?? '.')));
-    // 1. STOP first.
-    const stop = root === undefined ? undefined : (earlyStop ?? readStopAllAtSync(join(root, PATHS.stopAll)));
+    const root = given === null ? undefined : (given ?? findProject(resolvePath(io.cwd, known?.cwd ?? '.'), projectClues(io.env)));
+    // 1. STOP first: the project's, or an enclosing project's.
+    const stop = root === undefined ? undefined : (earlyStop ?? readStopAllInForceSync(root));
     if (root !== undefined) ws = new Workspace(root);
     if (stop && !stop.parse.ok) {
       notes.push(`${PATHS.stopAll}: ${stop.parse.error}; read as CLEAR`);

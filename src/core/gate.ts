@@ -95,7 +95,7 @@ function loopVerdict(f: Finding, what = 'call'): GateVerdict {
     allow: false,
     why: 'loop',
     finding: f,
-    reason: `Loop Guardian refused this ${what} (${f.signal}, ${f.count}/${f.threshold}): ${f.message.replace(/\.+$/, '')}. ${f.recommendation}`,
+    reason: `Loop Guardian refused this ${what} (${f.signal}, ${f.count}/${f.threshold}): ${f.message.endsWith('.') ? f.message.slice(0, -1) : f.message}. ${f.recommendation}`,
   };
 }
 

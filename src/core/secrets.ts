@@ -13,7 +13,7 @@ export const MASK = '[secret masked]';
 /** How a name that holds a secret ends: `password`, `PGPASSWORD`, `AWS_SECRET_ACCESS_KEY`, `client_secret`, `GITHUB_TOKEN`, `x-api-key`, `AccountKey`. */
 const SECRET_NAME = /(?:api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?(?:access[_-]?)?key|account[_-]?key|shared[_-]?access[_-]?key|private[_-]?key|password|passwd|secret|token)$/i;
 
-const SECRETS: readonly (readonly [RegExp, string | ((whole: string, ...groups: string[]) => string)])[] = [
+const SECRETS: readonly (readonly [RegExp, string])[] = [
   [/-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----[^-]{0,8192}-----END [A-Z ]{0,40}PRIVATE KEY-----/g, MASK],
   // Vendors' token shapes (each vendor's documented prefix).
   [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, MASK],
@@ -43,9 +43,6 @@ const SECRETS: readonly (readonly [RegExp, string | ((whole: string, ...groups: 
   [/:\/\/([^\s/:@]{0,256}):[^\s/:@]{6,256}@/g, `://$1:${MASK}@`],
   // A value named as a secret: `password=…`, `PGPASSWORD=…`, `AWS_SECRET_ACCESS_KEY=…`, `"client_secret": "…"`,
   // `GITHUB_TOKEN=…`, `AccountKey=…`, and the same as a command's flag (`--password …`).
-  // A name is matched whole from its first character (one try per name, never one per letter in
-  // it), then told by how it ends.
-  [/(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{1,128})(["']?[ \t]{0,8}[:=][ \t]{0,8}["']?)([^\s"'&,;]{6,4096})/g, (whole: string, name: string, sep: string) => (SECRET_NAME.test(name) ? `${name}${sep}${MASK}` : whole)],
   [/(--(?:password|passwd|token|api-key|secret|client-secret)[ =])[^\s"']{6,4096}/gi, `$1${MASK}`],
 ];
 
@@ -64,6 +61,33 @@ export function maskSecrets(text: string): string {
 /** `maskSecrets` without its shortcut (exported for the test that holds the shortcut to it). */
 export function scanSecrets(text: string): string {
   let out = text;
-  for (const [pattern, replacement] of SECRETS) out = typeof replacement === 'string' ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
-  return out;
+  for (const [pattern, replacement] of SECRETS) out = out.replace(pattern, replacement);
+  return maskNamedValues(out);
+}
+
+/**
+ * A name then `=` or `:` and at least six characters of value. A name is matched whole from its
+ * first character (one try per name, never one per letter in it), the value only looked at: a name
+ * that holds no secret lets the scan go on inside its value (`Bash: AWS_SECRET_ACCESS_KEY=…`).
+ */
+const NAMED_VALUE = /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{1,128})(["']?[ \t]{0,8}[:=][ \t]{0,8}["']?)(?=[^\s"'&,;]{6})/g;
+const VALUE_END = /[\s"'&,;]/;
+const MAX_VALUE = 4096;
+
+/** Values named as secrets (`SECRET_NAME`), masked to their end. */
+function maskNamedValues(text: string): string {
+  let out = '';
+  let last = 0;
+  NAMED_VALUE.lastIndex = 0;
+  for (let m = NAMED_VALUE.exec(text); m !== null; m = NAMED_VALUE.exec(text)) {
+    const name = m[1] as string;
+    if (!SECRET_NAME.test(name)) continue;
+    const start = m.index + m[0].length;
+    let end = start;
+    while (end < text.length && end - start < MAX_VALUE && !VALUE_END.test(text[end] as string)) end++;
+    out += `${text.slice(last, start)}${MASK}`;
+    last = end;
+    NAMED_VALUE.lastIndex = end;
+  }
+  return last === 0 ? text : out + text.slice(last);
 }

@@ -1,4 +1,5 @@
 import { formatStopAll, parseStopAll, type StopParse, type StopState, type StopStatus } from '../core/stopAll';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { readRegularBoundedSync } from './regularFile';
 import { PATHS, type Workspace } from './workspace';
 
@@ -23,6 +24,27 @@ export function readStopAllAtSync(file: string): StopAllRead {
   const text = read.kind === 'text' ? read.text : undefined;
   const parse = parseStopAll(text);
   return { state: parse.ok ? parse.state : { status: 'CLEAR' }, parse, exists: text !== undefined };
+}
+
+const STRENGTH: Readonly<Record<StopStatus, number>> = { CLEAR: 0, PAUSE: 1, STOP: 2 };
+
+/**
+ * STOP_ALL as it holds for an agent of the project `root`: the project's own, unless a STOP_ALL in
+ * a folder above it says more (STOP over PAUSE over CLEAR). A STOP written at the top of a
+ * repository so reaches an agent whose project is a folder or a nested repository inside it. `at`
+ * is the folder whose file is in force. Only files that exist are read (one open a folder).
+ */
+export function readStopAllInForceSync(root: string): StopAllRead & { readonly at: string } {
+  let dir = resolvePath(root);
+  let inForce = { ...readStopAllAtSync(join(dir, PATHS.stopAll)), at: dir };
+  for (let i = 0; i < 64 && inForce.state.status !== 'STOP'; i++) {
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+    const read = readStopAllAtSync(join(dir, PATHS.stopAll));
+    if (STRENGTH[read.state.status] > STRENGTH[inForce.state.status]) inForce = { ...read, at: dir };
+  }
+  return inForce;
 }
 
 /** Seed 002's circuit-breaker file `.github/guardian/STOP_ALL`. */

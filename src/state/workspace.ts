@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readlinkSync, realpathSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync } from 'node:fs';
 import { dirname, join, relative as relativePath, resolve as resolvePath, sep } from 'node:path';
 import { writeFileAtomic } from './atomicFile';
 import { isWithin, WorkspaceEscapeError } from './containment';
@@ -22,22 +22,98 @@ export const PATHS = {
 /** What marks a project folder, looked for at and above a folder, in this order: the guardian's own folder first, then the repository. */
 export const PROJECT_MARKERS = ['.github/guardian', '.git'] as const;
 
+/** The guardian's own folder: `init` creates it, `stop` writes in it; the first mark of a project. */
+export const GUARDIAN_DIR = PROJECT_MARKERS[0];
+
 /**
- * The project a folder belongs to: the nearest folder at or above it holding `.github/guardian`,
- * else the nearest holding `.git` (the same rule the hook and every command follow, so that a
- * STOP written from a subfolder is the one the hook reads). Only a folder that exists; undefined
- * when there is none.
+ * What else tells the project apart, between the guardian's folder and the repository: the agents'
+ * hook registrations (settings files, relative to a folder; `hookRegistrationFiles` in
+ * agents/hooks.ts), a folder whose file names the guardian being one. The user's home is never a
+ * project by them: an agent's settings there are the person's own, not a project's.
  */
-export function findProject(start: string): string | undefined {
-  for (const marker of PROJECT_MARKERS) {
-    for (let dir = resolvePath(start), i = 0; i < 64; i++) {
-      if (existsSync(join(dir, marker))) return dir;
-      const parent = dirname(dir);
-      if (parent === dir) break;
-      dir = parent;
+export interface ProjectClues {
+  readonly registrations?: readonly string[];
+  readonly home?: string;
+}
+
+/** The most folders walked up from a start; deeper paths do not occur, and a loop must end. */
+const MAX_DEPTH = 64;
+
+function* upward(start: string): Generator<string> {
+  for (let dir = resolvePath(start), i = 0; i < MAX_DEPTH; i++) {
+    yield dir;
+    const parent = dirname(dir);
+    if (parent === dir) return;
+    dir = parent;
+  }
+}
+
+/** Settings files are small: a bigger one is no registration of ours. */
+const REGISTRATION_MAX_BYTES = 1024 * 1024;
+
+/** Whether one of the registration files in `dir` runs the guardian's hook. */
+export function registersGuardianIn(dir: string, clues: ProjectClues): boolean {
+  if (clues.home !== undefined && resolvePath(clues.home) === dir) return false;
+  for (const rel of clues.registrations ?? []) {
+    const file = join(dir, rel);
+    const st = statOrUndefined(file);
+    if (st === undefined || !st.isFile() || st.size > REGISTRATION_MAX_BYTES) continue;
+    try {
+      if (readFileSync(file, 'utf8').includes('loop-guardian')) return true;
+    } catch {
+      // Unreadable: not a registration the agent could run either.
     }
   }
+  return false;
+}
+
+/**
+ * The project a folder belongs to: the nearest folder at or above it holding `.github/guardian`,
+ * else the nearest whose agent settings register the guardian's hook (`clues`), else the nearest
+ * holding `.git`. The same rule for the hook and every command, so that an agent started in a
+ * subfolder or in a nested repository records into, and reads the STOP_ALL of, the project whose
+ * hook it runs, and `stop` run there writes that STOP_ALL. Only a folder that exists; undefined
+ * when there is none.
+ */
+export function findProject(start: string, clues: ProjectClues = {}): string | undefined {
+  for (const dir of upward(start)) if (existsSync(join(dir, GUARDIAN_DIR))) return dir;
+  if (clues.registrations !== undefined) for (const dir of upward(start)) if (registersGuardianIn(dir, clues)) return dir;
+  for (const dir of upward(start)) if (existsSync(join(dir, PROJECT_MARKERS[1]))) return dir;
   return undefined;
+}
+
+/**
+ * Every guardian project on the path from a folder up: each folder at or above it that holds
+ * `.github/guardian` or registers the guardian's hook, nearest first. An agent working anywhere
+ * below one of them honours its STOP (the hook reads them all), and `stop` writes them all.
+ */
+export function projectsOnPath(start: string, clues: ProjectClues = {}): string[] {
+  return [...upward(start)].filter((dir) => existsSync(join(dir, GUARDIAN_DIR)) || registersGuardianIn(dir, clues));
+}
+
+/**
+ * The nested repository a folder is in, below its project's root: the nearest folder at or above
+ * `start` and below `root` holding `.git` (a nested repository or a submodule). Agents started
+ * there run that repository's hooks, not the project's. Undefined when there is none.
+ */
+export function nestedRepository(start: string, root: string): string | undefined {
+  const top = resolvePath(root);
+  for (const dir of upward(start)) {
+    if (dir === top || !isWithin(top, dir)) return undefined;
+    if (existsSync(join(dir, PROJECT_MARKERS[1]))) return dir;
+  }
+  return undefined;
+}
+
+/**
+ * Makes a workspace findable as a project from its subfolders and nested repositories: creates
+ * `.github/guardian/` in it, unless a folder at or above it holds one already (then that is its
+ * project). True when it was created.
+ */
+export async function markProject(ws: Workspace): Promise<boolean> {
+  for (const dir of upward(ws.root)) if (existsSync(join(dir, GUARDIAN_DIR))) return false;
+  mkdirSync(await ws.resolveForWrite(GUARDIAN_DIR), { recursive: true });
+  return true;
 }
 
 export class InvalidTaskIdError extends Error {

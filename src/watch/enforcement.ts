@@ -1,11 +1,11 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
-import { AGENTS, type NotRunning, type TrustScope } from '../agents';
+import { AGENTS, HOOK_AGENTS, type NotRunning, type TrustScope } from '../agents';
 import type { GuardianConfig } from '../core/config';
 import { latestHeartbeats, type Heartbeat } from '../state/heartbeat';
 import { launcherPath } from '../state/launcher';
 import { readRegularBounded } from '../state/regularFile';
-import { isWithin, type Workspace } from '../state/workspace';
+import { isWithin, registersGuardianIn, type Workspace } from '../state/workspace';
 import type { LocatedEvent } from '../core/events';
 import { unseenLoopVerdict } from '../core/unseenLoop';
 import { hookLogPath, readHookTail } from '../state/hookLog';
@@ -150,3 +150,47 @@ export const ENFORCEMENT_WORDS: Readonly<Record<EnforcementState, string>> = {
   watched: 'watched only: loops are shown, not stopped',
   off: 'not protected',
 };
+
+/** Whether a STOP written in a project reaches an agent found there, and why not. */
+export interface StopReach {
+  readonly id: string;
+  readonly label: string;
+  readonly reached: boolean;
+  /** Why not (watched only, not hooked, its hook not running); for a reached agent, where it is not (a subfolder it reads no hook from). */
+  readonly note?: string;
+}
+
+/**
+ * Which agents of a project a STOP there reaches, from what is registered, quickly (a STOP must
+ * not wait for transcripts to be found): those whose hook is registered in its settings and can
+ * run (it reads STOP_ALL before every call, with the launcher or, without it, by itself), and which
+ * it cannot: a hook its agent does not run (trust), and agents only watched. For one that runs its
+ * hook only when started at the project's root (`fromSubfolder`), where it is not reached.
+ */
+export async function stopReach(ws: Workspace, config: GuardianConfig, env: NodeJS.ProcessEnv = process.env): Promise<StopReach[]> {
+  const scope: TrustScope = {
+    root: ws.root,
+    home: env.HOME ?? os.homedir(),
+    env,
+    readText: async (file) => {
+      const read = await readRegularBounded(file, 1024 * 1024).catch(() => undefined);
+      return read?.kind === 'text' ? read.text : undefined;
+    },
+    realPath: (file) => fs.realpath(file).catch(() => file),
+    within: isWithin,
+  };
+  const out: StopReach[] = [];
+  for (const agent of AGENTS) {
+    const base = { id: agent.id, label: agent.label };
+    const reg = HOOK_AGENTS.find((h) => h.id === agent.id)?.hook.registration;
+    const files = reg === undefined ? [] : reg.layout === 'script' ? [`${reg.settingsFile}/${reg.events[0] ?? ''}`] : [reg.settingsFile, ...(reg.migrateFrom ?? [])];
+    if (reg !== undefined && registersGuardianIn(ws.root, { registrations: files })) {
+      const trust = (await agent.hookTrust?.(scope)) ?? [];
+      if (trust.length > 0) out.push({ ...base, reached: false, note: `its hook does not run: ${trust.map((p) => p.cause).join('; ')}` });
+      else out.push(reg.fromSubfolder?.runs === false ? { ...base, reached: true, note: `only when started in ${ws.root} itself: from a subfolder it runs no hook` } : { ...base, reached: true });
+    } else if (config.agents[agent.id]?.enabled === true) {
+      out.push({ ...base, reached: false, note: reg === undefined ? 'watched only: its loops are shown, it cannot be refused' : `watched only, no hook: run \`loop-guardian init ${agent.id}\`` });
+    }
+  }
+  return out;
+}

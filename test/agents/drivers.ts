@@ -16,8 +16,8 @@ export interface LiveAgent {
   readonly format: WireFormat;
   /** Settings, auth and trust the agent needs in the sandbox before a run (what a user sets up once). */
   prepare(sb: Sandbox, modelUrl: string): void;
-  /** The environment and arguments of one headless run of a prompt. */
-  command(sb: Sandbox, modelUrl: string, prompt: string): { args: string[]; env: NodeJS.ProcessEnv };
+  /** The environment and arguments of one headless run of a prompt, started in `cwd` (the workspace or a folder in it). */
+  command(sb: Sandbox, modelUrl: string, prompt: string, cwd: string): { args: string[]; env: NodeJS.ProcessEnv };
   /** A shell command as this agent's model asks for it, from the tools the agent offered. */
   shell(command: string, tools: readonly string[]): Step;
   /** An edit replacing `from` with `to` in a file, with the agent's own edit tool; undefined where it offers none (Codex edits by shell). */
@@ -149,7 +149,7 @@ export const cline: LiveAgent = {
     const r = spawnSync(ensureAgent(AGENT_PACKAGES.cline!), ['auth', '-p', 'openai', '-k', 'live-test', '-m', 'scripted', '-b', `${url}/v1`], { env: sb.env, cwd: sb.ws, encoding: 'utf8', timeout: 60_000 });
     if (r.status !== 0) throw new Error(`cline auth failed (${r.status}): ${r.stderr}${r.stdout}`);
   },
-  command: (sb, _url, prompt) => ({ args: ['--json', '--auto-approve', 'true', '-c', sb.ws, prompt], env: sb.env }),
+  command: (sb, _url, prompt, cwd) => ({ args: ['--json', '--auto-approve', 'true', '-c', cwd, prompt], env: sb.env }),
   shell: (command, tools) => ({ tool: pick(tools, ['execute_command', 'run_commands', 'bash'], 'Cline'), args: { command, requires_approval: false } }),
   edit: (file, from, to, tools) => ({ tool: pick(tools, ['editor', 'replace_in_file'], 'Cline'), args: { command: 'str_replace', path: file, old_str: from, new_str: to } }),
   delegate: (task, tools) => ({ tool: pick(tools, ['spawn_agent', 'new_task'], 'Cline'), args: { task, systemPrompt: 'Do it.' } }),

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { DRIVERS, kiloCli, openCode, qwen, type LiveAgent } from './drivers';
 import { ensureAgent } from './install';
@@ -34,8 +34,8 @@ const ENDS_READS = new Set(['claude', 'gemini', 'cline']);
 const HEADLESS_READ = new Set(['claude', 'gemini', 'copilot-cli']);
 
 /** Per agent, what the suite measured: printed at the end. */
-const measured = new Map<string, { halt?: number; stopMid?: number; stopBefore?: number; healthy?: number; readHalt?: number; unseenHalt?: number }>();
-function measure(agent: LiveAgent, key: 'halt' | 'stopMid' | 'stopBefore' | 'healthy' | 'readHalt' | 'unseenHalt', value: number): void {
+const measured = new Map<string, { halt?: number; stopMid?: number; stopBefore?: number; healthy?: number; readHalt?: number; unseenHalt?: number; stopSubfolder?: number; stopNested?: number }>();
+function measure(agent: LiveAgent, key: 'halt' | 'stopMid' | 'stopBefore' | 'healthy' | 'readHalt' | 'unseenHalt' | 'stopSubfolder' | 'stopNested', value: number): void {
   measured.set(agent.pkg.id, { ...measured.get(agent.pkg.id), [key]: value });
 }
 
@@ -594,8 +594,104 @@ describe('live: whether each agent is protected, seen from outside (loop-guardia
   });
 });
 
+describe('live: STOP reaches an agent wherever it started (a subfolder, a nested repository)', function () {
+  this.timeout(240_000);
+  const runs: LiveRun[] = [];
+  afterEach(() => {
+    for (const r of runs.splice(0)) if (process.env.LOOP_GUARDIAN_KEEP_LIVE !== '1') r.sb.cleanup();
+  });
+  const keep = (r: LiveRun) => (runs.push(r), r);
+  /** The lines of a file the agent's commands append to, in a folder of the workspace. */
+  const lines = (run: LiveRun, rel: string) => (existsSync(path.join(run.sb.ws, rel)) ? readFileSync(path.join(run.sb.ws, rel), 'utf8').trim().split('\n') : []);
+  const stepper = () => {
+    let n = 0;
+    return (turn: Turn, a: LiveAgent) => a.shell(`echo step-${++n} >> steps.txt`, turn.tools);
+  };
+  const nestedRepo = (sb: Sandbox) => {
+    const dir = path.join(sb.ws, 'vendor', 'lib');
+    mkdirSync(dir, { recursive: true });
+    const r = spawnSync('git', ['init', '-q'], { cwd: dir, env: sb.env, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+  };
+
+  for (const id of ['claude', 'gemini']) {
+    const agent = DRIVERS[id] as LiveAgent;
+    // Gemini CLI reads .gemini/settings.json in the folder it starts in only (docs/agents.md): the
+    // fix status and init name, a registration in that subfolder too, whose hook reads the root's STOP_ALL.
+    const fix = id === 'gemini' ? { before: (sb: Sandbox) => assert.equal(guardian(sb, ['init', 'gemini', '--workspace', 'src']).code, 0) } : {};
+    it(`${agent.pkg.label} started in src/, its hook installed at the root${id === 'gemini' ? ' (and, as status says to, in src/)' : ''}: STOP written at the root mid-run refuses the next call and ends the run (<= 1 model request after it)`, async () => {
+      const run = keep(await liveRun(agent, stepper(), { cwd: 'src', stopAtTurn: 3, maxTurns: 10, ...fix }));
+      assert.equal(lines(run, 'src/steps.txt').length, 2, `the two calls before STOP ran, none after\n${describeRun(run)}`);
+      const after = turnsAfter(run, 3);
+      measure(agent, 'stopSubfolder', after);
+      assert.ok(after <= 1, `model requests after STOP: ${after} (goal <= 1)\n${describeRun(run)}`);
+      assert.match(agentSaid(run), STOPPED, `the STOP reason reached the agent\n${describeRun(run)}`);
+      assert.equal(run.result.timedOut, false, describeRun(run));
+      // Its calls recorded into the project, not into a .tmp/ of the subfolder.
+      assert.equal(existsSync(path.join(run.sb.ws, 'src', '.tmp', 'current')), false, describeRun(run));
+      assert.ok(hookRecords(run).length >= 2, describeRun(run));
+    });
+  }
+
+  it('Gemini CLI started in src/ with its hook only at the root runs no hook (every call runs, under STOP too); status at the root says so, with the fix', async () => {
+    const run = keep(await liveRun(DRIVERS.gemini as LiveAgent, stepper(), { cwd: 'src', stopAtTurn: 3, maxTurns: 5 }));
+    assert.equal(lines(run, 'src/steps.txt').length, 5, `its own CLI ran every call: no hook\n${describeRun(run)}`);
+    const status = guardian(run.sb, ['status']);
+    assert.match(status.stdout, /its hook runs only when Gemini CLI is started in .* itself: started in a subfolder it reads no hook/, status.stdout);
+    assert.match(status.stdout, /loop-guardian init gemini --workspace <subfolder>/, status.stdout);
+  });
+
+  it('Claude Code started in src/: a healthy edit -> test -> edit -> test until green is never refused', async () => {
+    const check = "const v=require('fs').readFileSync('value.txt','utf8').trim(); if (v!=='4') { console.error('expected 4, got '+v); process.exit(1) } console.log('green')";
+    const steps: string[] = [];
+    for (let v = 1; v <= 4; v++) steps.push(`echo ${v} > value.txt`, 'node check.js');
+    const run = keep(
+      await liveRun(DRIVERS.claude as LiveAgent, (turn, a) => (turn.index <= steps.length ? a.shell(steps[turn.index - 1] as string, turn.tools) : { text: 'Green: done.' }), { cwd: 'src', files: { 'src/check.js': `${check}\n` }, maxTurns: 12 }),
+    );
+    assert.doesNotMatch(agentSaid(run), REFUSED, describeRun(run));
+    assert.equal(refusedRecords(run), 0, describeRun(run));
+    assert.equal(readFileSync(path.join(run.sb.ws, 'src', 'value.txt'), 'utf8').trim(), '4', describeRun(run));
+    assert.match(agentSaid(run), /green/, describeRun(run));
+    assert.ok(hookRecords(run).length >= 8, `its hook ran, recording into the project\n${describeRun(run)}`);
+  });
+
+  for (const id of ['claude', 'gemini']) {
+    const agent = DRIVERS[id] as LiveAgent;
+    // Claude Code's project as an older init left it: its registration, no .github/guardian (then found by the registration).
+    const older = id === 'claude';
+    it(`${agent.pkg.label} working in the project: \`loop-guardian stop\` run in a nested repository (vendor/lib, its own git init${older ? '; the project marked only by its registration' : ''}) writes the project's STOP_ALL and stops it`, async () => {
+      let stop: ReturnType<typeof guardian> | undefined;
+      const run = keep(
+        await liveRun(agent, stepper(), {
+          maxTurns: 10,
+          before: (sb) => {
+            nestedRepo(sb);
+            if (older) rmSync(path.join(sb.ws, '.github'), { recursive: true, force: true });
+          },
+          atTurn: { turn: 3, run: (sb) => (stop = guardian(sb, ['stop', '--reason', 'stopped from vendor/lib'], 'vendor/lib')) },
+        }),
+      );
+      assert.equal(stop?.code, 0, stop?.stderr);
+      assert.match(stop?.stdout ?? '', new RegExp(`STOP_ALL: STOP .*, in ${run.sb.ws}/\\.github/guardian/STOP_ALL`), stop?.stdout);
+      assert.match(stop?.stdout ?? '', new RegExp(`reaches .*${agent.pkg.label}`), stop?.stdout);
+      assert.match(stop?.stdout ?? '', /In the nested repository .*vendor\/lib/, stop?.stdout);
+      assert.equal(existsSync(path.join(run.sb.ws, 'vendor', 'lib', '.github')), false, 'nothing written in the nested repository');
+      assert.equal(lines(run, 'steps.txt').length, 2, `the two calls before STOP ran, none after\n${describeRun(run)}`);
+      const after = turnsAfter(run, 3);
+      measure(agent, 'stopNested', after);
+      assert.ok(after <= 1, `model requests after STOP: ${after} (goal <= 1)\n${describeRun(run)}`);
+      assert.match(agentSaid(run), /stopped from vendor\/lib/, `the STOP reason reached the agent\n${describeRun(run)}`);
+      // status run in the nested repository tells the project's STOP.
+      const status = guardian(run.sb, ['status', '--json'], 'vendor/lib');
+      const seen = JSON.parse(status.stdout) as { workspace: string; stopAll: { status: string } };
+      assert.equal(seen.workspace, run.sb.ws);
+      assert.equal(seen.stopAll.status, 'STOP');
+    });
+  }
+});
+
 after(() => {
   if (measured.size === 0) return;
-  const rows = [...measured].map(([id, m]) => `  ${id.padEnd(12)} ${String(m.halt ?? '-').padStart(18)} ${String(m.stopMid ?? '-').padStart(18)} ${String(m.stopBefore ?? '-').padStart(20)} ${String(m.readHalt ?? '-').padStart(22)} ${String(m.unseenHalt ?? '-').padStart(22)}`);
-  console.log(['', '  model requests (live agents)', `  ${'agent'.padEnd(12)} ${'after the halt'.padStart(18)} ${'after STOP (mid)'.padStart(18)} ${'with STOP before'.padStart(20)} ${'after a refused read'.padStart(22)} ${'after an unseen loop'.padStart(22)}`, ...rows, `  goals: after the halt <= 2, after STOP <= 1, for ${[...ENDABLE].join(', ')}; Codex cannot be ended from a hook`].join('\n'));
+  const rows = [...measured].map(([id, m]) => `  ${id.padEnd(12)} ${String(m.halt ?? '-').padStart(18)} ${String(m.stopMid ?? '-').padStart(18)} ${String(m.stopBefore ?? '-').padStart(20)} ${String(m.readHalt ?? '-').padStart(22)} ${String(m.unseenHalt ?? '-').padStart(22)} ${String(m.stopSubfolder ?? '-').padStart(20)} ${String(m.stopNested ?? '-').padStart(22)}`);
+  console.log(['', '  model requests (live agents)', `  ${'agent'.padEnd(12)} ${'after the halt'.padStart(18)} ${'after STOP (mid)'.padStart(18)} ${'with STOP before'.padStart(20)} ${'after a refused read'.padStart(22)} ${'after an unseen loop'.padStart(22)} ${'after STOP, in src/'.padStart(20)} ${'after stop in vendor/'.padStart(22)}`, ...rows, `  goals: after the halt <= 2, after STOP <= 1, for ${[...ENDABLE].join(', ')}; Codex cannot be ended from a hook`].join('\n'));
 });

@@ -40,6 +40,10 @@ export interface LiveOptions {
   readonly sandbox?: Sandbox;
   /** Another agent runs in the same sandbox at the same time: what this run leaves running is ended by the caller, once both are done. */
   readonly shared?: boolean;
+  /** The folder the agent is started in, relative to the workspace (created): a subfolder, a nested repository. Default the workspace. */
+  readonly cwd?: string;
+  /** Something done as a turn arrives, before the model answers it (a `loop-guardian stop` run elsewhere). */
+  readonly atTurn?: { readonly turn: number; readonly run: (sb: Sandbox) => void };
 }
 
 export const HARNESS_LIMIT = 'Stopping here: the harness turn limit.';
@@ -62,6 +66,8 @@ export async function liveRun(agent: LiveAgent, script: (turn: Turn, agent: Live
       const init = guardian(sb, ['init', agent.pkg.id]);
       if (init.code !== 0) throw new Error(`loop-guardian init ${agent.pkg.id} failed (${init.code}): ${init.stderr}${init.stdout}`);
     }
+    const cwd = path.join(sb.ws, opts.cwd ?? '.');
+    mkdirSync(cwd, { recursive: true });
     opts.before?.(sb);
     if (opts.stopBefore !== undefined) write(sb.ws, '.github/guardian/STOP_ALL', opts.stopBefore);
     let stopAt: number | undefined;
@@ -73,8 +79,10 @@ export async function liveRun(agent: LiveAgent, script: (turn: Turn, agent: Live
         }
       });
     }
-    const { args, env } = agent.command(sb, model.url, opts.prompt ?? 'Build the project with npm run build-missing until it works.');
-    const result = await runAgent(bin, opts.args ? opts.args(args) : args, { cwd: sb.ws, env: { ...env, ...opts.env }, timeoutMs: opts.timeoutMs ?? 120_000 });
+    const at = opts.atTurn;
+    if (at !== undefined) model.onTurn((t) => t.turn === at.turn && at.run(sb));
+    const { args, env } = agent.command(sb, model.url, opts.prompt ?? 'Build the project with npm run build-missing until it works.', cwd);
+    const result = await runAgent(bin, opts.args ? opts.args(args) : args, { cwd, env: { ...env, ...opts.env }, timeoutMs: opts.timeoutMs ?? 120_000 });
     // What the agent left running (Cline's task hub outlives its CLI): ended, so that no later run talks to it.
     if (opts.shared !== true) killLeftovers(sb.dir);
     return { agent, sb, result, turns: model.turns(), ...(stopAt !== undefined ? { stopAt } : {}) };

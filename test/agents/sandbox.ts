@@ -55,9 +55,9 @@ function git(cwd: string, env: NodeJS.ProcessEnv, args: string[]): void {
   if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
 }
 
-/** `loop-guardian <args>` in the workspace, as the user runs it. */
-export function guardian(sb: Sandbox, args: readonly string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: sb.ws, env: sb.env, encoding: 'utf8', timeout: 60_000 });
+/** `loop-guardian <args>` in the workspace (or in `cwd`, a folder of it), as the user runs it. */
+export function guardian(sb: Sandbox, args: readonly string[], cwd = '.'): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: path.join(sb.ws, cwd), env: sb.env, encoding: 'utf8', timeout: 60_000 });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 

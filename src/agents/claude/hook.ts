@@ -43,5 +43,10 @@ export const claudeHook: HookProtocol = {
     timeout: 10,
     migrateFrom: ['.claude/settings.json'],
     gitIgnored: true,
+    // Seen live (2.1.328, a closed binary): started in src/, it runs the root's hook (it reads the
+    // project settings of its repository's top), with CLAUDE_PROJECT_DIR naming src/ (the hook
+    // finds the project upward from it, cli/hook.ts `namedProject`); started in a nested
+    // repository, it runs that repository's hooks only.
+    fromSubfolder: { runs: true, source: "seen live (2.1.328): the repository top's .claude/settings.local.json runs from src/; CLAUDE_PROJECT_DIR is src/" },
   },
 };

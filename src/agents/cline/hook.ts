@@ -81,5 +81,13 @@ export const clineHook: HookProtocol = {
   denyEnds: true,
   allow: (note): HookReply => ({ stdout: '{"cancel":false}\n', stderr: note !== undefined ? `${note}\n` : '', exitCode: 0 }),
   // One file per event in the workspace's hook folder; Cline's timeout is its own (30 s), not written.
-  registration: { settingsFile: '.clinerules/hooks', events: ['PreToolUse', 'PostToolUse'], timeout: 30, layout: 'script' },
+  registration: {
+    settingsFile: '.clinerules/hooks',
+    events: ['PreToolUse', 'PostToolUse'],
+    timeout: 30,
+    layout: 'script',
+    // `<workspace root>/.clinerules/hooks` (@cline/shared dist/storage `resolveHooksConfigSearchPaths`);
+    // `-c src` ran the repository top's hook files (seen live, 3.0.65), a nested repository's not.
+    fromSubfolder: { runs: true, source: "@cline/shared storage resolveHooksConfigSearchPaths(workspaceRoot): <root>/.clinerules/hooks; seen live (3.0.65): -c src/ runs the repository top's hooks" },
+  },
 };

@@ -30,5 +30,15 @@ export const codexHook: HookProtocol = {
   settleEvents: ['Stop'],
   // No matcher matches every tool; the timeout is in seconds. Codex has no per-user file for one
   // project (`~/.codex/hooks.json` applies to every project): the project's file it is.
-  registration: { settingsFile: '.codex/hooks.json', events: ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop'], timeout: 10, unmatched: ['UserPromptSubmit', 'Stop'], windowsKey: 'command_windows' },
+  registration: {
+    settingsFile: '.codex/hooks.json',
+    events: ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop'],
+    timeout: 10,
+    unmatched: ['UserPromptSubmit', 'Stop'],
+    windowsKey: 'command_windows',
+    // openai/codex docs/config.md: a project's `.codex/` is searched "from the current directory up
+    // to the project root" (`project_root_markers`, default `.git`): from a subfolder it is found,
+    // from a nested repository (its own .git) not. Seen live with 0.169.0.
+    fromSubfolder: { runs: true, source: 'openai/codex docs/config.md: .codex/ searched from the cwd up to the project root (project_root_markers, default .git); seen live (0.169.0)' },
+  },
 };

@@ -37,5 +37,14 @@ export const geminiHook: HookProtocol = {
   denyPrompt: (reason): HookReply => reply({ decision: 'deny', reason, continue: false, stopReason: reason }),
   // No matcher matches every tool; the timeout is in milliseconds. Gemini CLI has no per-user file
   // for one project (`~/.gemini/settings.json` applies to every project): the project's file it is.
-  registration: { settingsFile: '.gemini/settings.json', events: ['BeforeTool', 'AfterTool', 'BeforeAgent'], timeout: 10_000 },
+  registration: {
+    settingsFile: '.gemini/settings.json',
+    events: ['BeforeTool', 'AfterTool', 'BeforeAgent'],
+    timeout: 10_000,
+    // Only in the folder it starts in: google-gemini/gemini-cli packages/cli/src/config/settings.ts,
+    // `loadSettings(workspaceDir = process.cwd())` reads `new Storage(workspaceDir).getWorkspaceSettingsPath()`
+    // (packages/core/src/config/storage.ts: `<targetDir>/.gemini/settings.json`), no folder above it
+    // (0.61.0's bundle: chunk-2YTYPKEZ.js `_doLoadSettings`). Seen live: started in src/, no hook ran.
+    fromSubfolder: { runs: false, source: 'gemini-cli packages/cli/src/config/settings.ts loadSettings(process.cwd()): <cwd>/.gemini/settings.json only; seen live (0.61.0)' },
+  },
 };

@@ -4,6 +4,7 @@ import { HOOK_AGENTS, hookAgent, type AgentWithHook } from '../../agents';
 import { hookCommand } from '../../agents/hookSettings';
 import { excludeFromGit, installHook } from '../../state/agentSettings';
 import { installLauncher, windowsCommandFor, type LauncherResult } from '../../state/launcher';
+import { GUARDIAN_DIR, markProject } from '../../state/workspace';
 import type { CommandContext } from '../context';
 import { EXIT, json, nearest, UsageError } from '../io';
 
@@ -49,13 +50,17 @@ export async function initCommand(ctx: CommandContext, agent: string | undefined
   const result = await installHook(ctx.ws, target, command, opts.command === undefined ? windowsCommandFor(target) : undefined);
   // The hook's records go under .tmp/: the clone's own ignore list keeps them out of `git status`.
   const tmpExcluded = await excludeFromGit(ctx.ws, '.tmp/');
+  // The hook of an agent started in a subfolder or a nested repository finds the project by it.
+  const marked = await markProject(ctx.ws);
+  const subfolder = target.hook.registration.fromSubfolder;
+  const startHere = subfolder?.runs === false ? `${target.label} runs this hook only when started in ${ctx.ws.root} itself: it reads ${result.file} in the folder it starts in, not above it. For a subfolder you start it in, run \`loop-guardian init ${target.id} --workspace <subfolder>\` too (that hook still records here and reads this STOP_ALL).` : undefined;
   const moved = result.moved.map((m) => `moved from ${m.file} (${m.events.join(', ')})`);
   await ctx.log.write(
     'INFO',
     `init ${target.id}: ${result.file}: added ${result.added.join(', ') || 'nothing'}; updated ${result.updated.join(', ') || 'nothing'}${moved.length > 0 ? `; ${moved.join('; ')}` : ''}${launcher?.changed ? `; launcher ${launcher.path} written` : ''}`,
   );
   if (ctx.json) {
-    ctx.io.out(json({ workspace: ctx.ws.root, agent: target.id, file: result.file, ...(result.files !== undefined ? { files: result.files } : {}), command, created: result.created, added: result.added, updated: result.updated, moved: result.moved, excluded: result.excluded, launcher: launcher?.path ?? null, launcherChanged: launcher?.changed ?? false }));
+    ctx.io.out(json({ workspace: ctx.ws.root, agent: target.id, file: result.file, ...(result.files !== undefined ? { files: result.files } : {}), command, created: result.created, added: result.added, updated: result.updated, moved: result.moved, excluded: result.excluded, launcher: launcher?.path ?? null, launcherChanged: launcher?.changed ?? false, projectMarked: marked, runsFromSubfolder: subfolder?.runs ?? null }));
     return EXIT.ok;
   }
   const changed = result.added.length + result.updated.length > 0;
@@ -66,6 +71,8 @@ export async function initCommand(ctx: CommandContext, agent: string | undefined
     ...result.moved.map((m) => `Moved the earlier registration out of ${m.file} (${m.events.join(', ')}); the rest of that file is unchanged.`),
     ...(result.excluded ? [`Added ${result.file} to .git/info/exclude: it is yours, not the team's.`] : []),
     ...(tmpExcluded ? ['Added .tmp/ (the guardian\'s records) to .git/info/exclude.'] : []),
+    ...(marked ? [`Created ${GUARDIAN_DIR}/: it marks the project, so that the hook of an agent started in a subfolder or a nested repository, and stop, status and scan run there, all find ${ctx.ws.root}.`] : []),
+    ...(startHere !== undefined ? [startHere] : []),
     ...(launcher !== undefined ? [`${launcher.changed ? (launcher.created ? 'Created' : 'Updated') : 'Checked'} the launcher ${launcher.path}: it starts ${thisCli()}.`] : []),
   ];
   ctx.io.out(`${lines.join('\n')}\n`);

@@ -215,7 +215,8 @@ describe('loop-guardian CLI (a real process)', function () {
       assert.equal(r.code, 1);
       const out = JSON.parse(r.stdout) as { stop: { status: string; reason: string }; files: string[]; events: number; skipped: number; skipped_lines: { line: number; field: string }[]; findings: { signal: string; active: boolean; file: string }[] };
       assert.deepEqual(out.stop, { status: 'PAUSE', timestamp: '2026-11-22T10:00:00Z', reason: 'lunch' });
-      assert.deepEqual(out.files, ['.tmp/current/logs/agent.jsonl', '.tmp/other/logs/b.jsonl', PATHS.invocationHistory]);
+      // The invocation history is a log read only where there is one (there is none here).
+      assert.deepEqual(out.files, ['.tmp/current/logs/agent.jsonl', '.tmp/other/logs/b.jsonl']);
       assert.equal(out.events, 4);
       assert.equal(out.skipped, 1);
       assert.deepEqual(out.skipped_lines.map((s) => [s.line, s.field]), [[4, 'type']]);

@@ -83,7 +83,14 @@ describe('the per-user launcher', () => {
     await fs.mkdir(path.join(ws, 'pkg', 'a'), { recursive: true });
     const deep = sh(hookCommand('claude', HOOK_AGENTS[0]!.hook), '{}', { LOOP_GUARDIAN_HOME: empty }, path.join(ws, 'pkg', 'a'));
     assert.match(deep.stdout, /STOP_ALL is set to STOP/);
+    // From a nested repository (its own git, a STOP_ALL of its own saying CLEAR): the enclosing project's STOP (issue 32 item 9).
+    await fs.mkdir(path.join(ws, 'vendor', 'lib'), { recursive: true });
+    spawnSync('git', ['init', '-q'], { cwd: path.join(ws, 'vendor', 'lib') });
+    await write(path.join(ws, 'vendor', 'lib'), '.github/guardian/STOP_ALL', 'CLEAR 2026-11-23T10:00:00Z\n');
+    const nested = sh(hookCommand('claude', HOOK_AGENTS[0]!.hook), '{}', { LOOP_GUARDIAN_HOME: empty }, path.join(ws, 'vendor', 'lib'));
+    assert.match(nested.stdout, /STOP_ALL is set to STOP/);
     await write(ws, '.github/guardian/STOP_ALL', 'CLEAR 2026-11-23T10:00:00Z\n');
+    assert.equal(sh(hookCommand('claude', HOOK_AGENTS[0]!.hook), '{}', { LOOP_GUARDIAN_HOME: empty }, path.join(ws, 'vendor', 'lib')).stdout, '');
     // The call is read to its end before the exit: an agent writing a large one never meets a closed pipe (EPIPE).
     const large = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { content: 'x'.repeat(2 * 1024 * 1024) } });
     const big = sh(hookCommand('claude', HOOK_AGENTS[0]!.hook), large, { LOOP_GUARDIAN_HOME: empty }, ws);
