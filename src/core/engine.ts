@@ -80,9 +80,11 @@ class Call implements SettledCall {
 
   /** A command piped through filters succeeds whatever it ran did: what it printed is kept, to be read (`Engine.dispatch`). */
   private keepPiped(output: unknown): void {
-    if (this.outcome.kind !== 'ok' || typeof output !== 'string' || output === '') return;
+    if (this.outcome.kind !== 'ok' || output === undefined || output === null) return;
     const command = shellCommandOf(this.raw);
-    if (command !== undefined && filteredPipeline(command)) this.pipedOutput = output;
+    if (command === undefined || !filteredPipeline(command)) return;
+    const text = printedText(output);
+    if (text !== undefined && text !== '') this.pipedOutput = text;
   }
 
   get args(): string {
@@ -92,6 +94,17 @@ class Call implements SettledCall {
   get signature(): string {
     return (this.sig ??= callSignature(this.tool, this.args));
   }
+}
+
+/**
+ * What a command printed, as agents hand its result over: a text, or its streams as fields (a
+ * hook's `tool_response` of `{stdout, stderr, interrupted}`, seen from Claude Code's Bash).
+ */
+function printedText(output: unknown): string | undefined {
+  if (typeof output === 'string') return output;
+  if (typeof output !== 'object' || Array.isArray(output)) return undefined;
+  const streams = ['stdout', 'stderr', 'output'].map((k) => (output as Record<string, unknown>)[k]).filter((v): v is string => typeof v === 'string' && v !== '');
+  return streams.length > 0 ? streams.join('\n') : undefined;
 }
 
 /** A call waiting in its session's queue: settled once its outcome is known. */

@@ -105,6 +105,16 @@ describe('the gate refuses what the engine halts (issue 36, one judgement)', () 
     assert.equal(ask(history, FAILING).allow, false);
   });
 
+  it('the same, its result handed over as its streams ({stdout, stderr}: Claude Code\'s Bash)', () => {
+    const history = [
+      ...retries([FAILING, `cd /work/project && ${FAILING}`], NPM_ERROR),
+      { type: 'tool', tool: 'Bash', args: { command: `${FAILING} 2>&1 | tail -20` }, id: 'p', session: 's', agent: 'claude-code', ts: '2026-11-27T12:00:10Z' },
+      { type: 'tool_result', id: 'p', ok: true, output: { stdout: NPM_ERROR(7).replace(/^Exit code 1\n/, ''), stderr: '', interrupted: false, isImage: false }, session: 's', agent: 'claude-code', ts: '2026-11-27T12:00:11Z' },
+    ];
+    assert.deepEqual(run(history).findings.filter((f) => f.action === 'halt').map((f) => [f.signal, f.count]), [['repeated-error', 3]]);
+    assert.equal(ask(history, FAILING).allow, false);
+  });
+
   it('a piped command whose output is not that error ended well: no loop', () => {
     const history = [
       ...retries([FAILING, `cd /work/project && ${FAILING}`], NPM_ERROR),
