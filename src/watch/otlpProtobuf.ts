@@ -63,6 +63,9 @@ const root = protobuf.Root.fromJSON({
 });
 
 const Request = root.lookupType('otlp.ExportLogsServiceRequest');
+const Resource = root.lookupType('otlp.Resource');
+const Scope = root.lookupType('otlp.InstrumentationScope');
+const LogRecord = root.lookupType('otlp.LogRecord');
 const Response = root.lookupType('otlp.ExportLogsServiceResponse');
 const Status = root.lookupType('otlp.Status');
 
@@ -70,6 +73,129 @@ const Status = root.lookupType('otlp.Status');
 export function decodeLogsProtobuf(bytes: Uint8Array): unknown {
   const message = Request.decode(bytes);
   return Request.toObject(message, { longs: String, bytes: String, defaults: false, arrays: true, oneofs: false });
+}
+
+/** More entries (messages of any kind) or records than a request may have. */
+export class TooManyEntries extends Error {}
+
+/** What one request may hold, and how it is read: `pause` is awaited between entries (it yields when a slice is spent). */
+export interface DecodeBounds {
+  readonly maxEntries: number;
+  readonly maxRecords: number;
+  readonly pause: () => Promise<void> | undefined;
+}
+
+const TO_OBJECT = { longs: String, bytes: String, defaults: false, arrays: true, oneofs: false } as const;
+
+/**
+ * The length-delimited fields of a message in `buf[start, end)`, as `(field, start, end)`; other
+ * wire types skipped. Reads the wire format itself (no object is made), so that a request is
+ * counted before anything of it is built. Throws on bytes that are not protobuf.
+ */
+function eachField(buf: Uint8Array, start: number, end: number, f: (field: number, s: number, e: number) => void): void {
+  let p = start;
+  const varint = (): number => {
+    let v = 0;
+    let mul = 1;
+    for (let i = 0; i < 10; i++) {
+      if (p >= end) throw new Error('truncated varint');
+      const b = buf[p++]!;
+      v += (b & 0x7f) * mul;
+      if (b < 0x80) return v;
+      mul *= 128;
+    }
+    throw new Error('varint too long');
+  };
+  while (p < end) {
+    const tag = varint();
+    const field = Math.floor(tag / 8);
+    switch (tag & 7) {
+      case 0: varint(); break;
+      case 1: p += 8; break;
+      case 5: p += 4; break;
+      case 2: {
+        const len = varint();
+        if (p + len > end) throw new Error(`a field of ${len} bytes past the end`);
+        f(field, p, p + len);
+        p += len;
+        break;
+      }
+      default: throw new Error(`wire type ${tag & 7} not read`);
+    }
+    if (p > end) throw new Error('truncated field');
+  }
+}
+
+/** Messages nested in a value (AnyValue, KeyValue, …), counted without building them: at most `left`. */
+function countValues(buf: Uint8Array, s: number, e: number, kind: 'any' | 'kv' | 'list', depth: number, left: number): number {
+  let n = 1;
+  if (depth > 32) return n;
+  eachField(buf, s, e, (field, a, b) => {
+    if (n > left) return;
+    if (kind === 'kv' && field === 2) n += countValues(buf, a, b, 'any', depth + 1, left - n);
+    else if (kind === 'any' && (field === 5 || field === 6)) n += countValues(buf, a, b, 'list', depth + 1, left - n);
+    else if (kind === 'list' && field === 1) n += countValues(buf, a, b, 'any', depth + 1, left - n);
+  });
+  return n;
+}
+
+/**
+ * A protobuf export request as the JSON encoding's plain object, read entry by entry: each
+ * resource, scope and log record decoded on its own (its nested values counted first), `shape`
+ * applied to each record as it is made (the caller bounds its values there, so that a record's large
+ * values are not all held at once), `bounds.pause` awaited between them so that one large request
+ * does not hold the others. Throws TooManyEntries past the bounds, and on bytes that are not protobuf.
+ */
+export async function decodeLogsProtobufSliced(buf: Uint8Array, bounds: DecodeBounds, shape: (record: Record<string, unknown>) => Record<string, unknown>): Promise<unknown> {
+  let entries = 0;
+  let records = 0;
+  const count = (n: number) => {
+    entries += n;
+    if (entries > bounds.maxEntries) throw new TooManyEntries(`more than ${bounds.maxEntries} entries`);
+  };
+  const spans = (s: number, e: number, wanted: number): [number, number][] => {
+    const out: [number, number][] = [];
+    eachField(buf, s, e, (field, a, b) => {
+      if (field !== wanted) return;
+      count(1);
+      out.push([a, b]);
+    });
+    return out;
+  };
+  const fieldOf = (s: number, e: number, wanted: number): [number, number] | undefined => {
+    let found: [number, number] | undefined;
+    eachField(buf, s, e, (field, a, b) => {
+      if (field === wanted) found = [a, b];
+    });
+    return found;
+  };
+  const message = (type: protobuf.Type, span: [number, number] | undefined, kvField: number): Record<string, unknown> | undefined => {
+    if (span === undefined) return undefined;
+    let n = 0;
+    eachField(buf, span[0], span[1], (field, a, b) => {
+      if (field === kvField || (type === LogRecord && field === 5)) n += countValues(buf, a, b, field === kvField ? 'kv' : 'any', 0, bounds.maxEntries - entries - n);
+    });
+    count(n);
+    return type.toObject(type.decode(buf.subarray(span[0], span[1])), TO_OBJECT);
+  };
+  const resourceLogs: unknown[] = [];
+  for (const rl of spans(0, buf.length, 1)) {
+    await bounds.pause();
+    const resource = message(Resource, fieldOf(rl[0], rl[1], 1), 1);
+    const scopeLogs: unknown[] = [];
+    for (const sl of spans(rl[0], rl[1], 2)) {
+      const scope = message(Scope, fieldOf(sl[0], sl[1], 1), 3);
+      const logRecords: unknown[] = [];
+      for (const lr of spans(sl[0], sl[1], 2)) {
+        if (++records > bounds.maxRecords) throw new TooManyEntries(`more than ${bounds.maxRecords} log records`);
+        await bounds.pause();
+        logRecords.push(shape(message(LogRecord, lr, 6)!));
+      }
+      scopeLogs.push({ ...(scope !== undefined ? { scope } : {}), logRecords });
+    }
+    resourceLogs.push({ ...(resource !== undefined ? { resource } : {}), scopeLogs });
+  }
+  return { resourceLogs };
 }
 
 /** A JSON-shaped answer (an export response, or a google.rpc.Status) in the protobuf encoding. */
