@@ -224,6 +224,9 @@ export class OtlpReceiver {
   private server: http.Server | undefined;
   private port = 0;
   private loopbackOnly = false;
+  /** Open connections, oldest first, and those with a request under way. */
+  private readonly sockets = new Set<net.Socket>();
+  private readonly busy = new Set<net.Socket>();
   /** Bytes of bodies held now (read or inflated), over every request. */
   private inFlight = 0;
   /** Events numbered per origin file, for the findings' evidence. */
@@ -239,10 +242,11 @@ export class OtlpReceiver {
 
   /** Listens; resolves with the address (port 0: one the system picked). */
   listen(host: string, port: number): Promise<AddressInfo> {
-    const server = http.createServer({ keepAliveTimeout: this.limits.idleTimeoutMs, headersTimeout: this.limits.headersTimeoutMs, requestTimeout: this.limits.requestTimeoutMs }, (req, res) => void this.handle(req, res));
-    // A client that connects and stays silent, or stops halfway, is let go; past the most connections, new ones are closed at once.
-    server.maxConnections = this.limits.maxConnections;
-    server.setTimeout(this.limits.idleTimeoutMs, (socket) => socket.destroy());
+    const { idleTimeoutMs, headersTimeoutMs, requestTimeoutMs } = this.limits;
+    const server = http.createServer({ keepAliveTimeout: idleTimeoutMs, headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) }, (req, res) => void this.handle(req, res));
+    // A client that connects and stays silent, or stops halfway, is let go.
+    server.setTimeout(idleTimeoutMs, (socket) => socket.destroy());
+    server.on('connection', (socket) => this.admitConnection(socket));
     this.server = server;
     this.loopbackOnly = isLoopback(host);
     return new Promise((resolve, reject) => {
@@ -256,6 +260,28 @@ export class OtlpReceiver {
     });
   }
 
+  /**
+   * At most `maxConnections` open: past it, the connection idle longest is closed to let the new
+   * one in (idle sockets held open by one client do not lock the real exporters out), or the new
+   * one when every connection is busy with a request.
+   */
+  private admitConnection(socket: net.Socket): void {
+    this.sockets.add(socket);
+    socket.once('close', () => {
+      this.sockets.delete(socket);
+      this.busy.delete(socket);
+    });
+    if (this.sockets.size <= this.limits.maxConnections) return;
+    for (const s of this.sockets) {
+      if (s === socket || this.busy.has(s)) continue;
+      this.sockets.delete(s);
+      s.destroy();
+      return;
+    }
+    this.sockets.delete(socket);
+    socket.destroy();
+  }
+
   close(): Promise<void> {
     const server = this.server;
     if (server === undefined) return Promise.resolve();
@@ -267,6 +293,9 @@ export class OtlpReceiver {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     this.stats.requests++;
+    const socket = req.socket;
+    this.busy.add(socket);
+    res.once('close', () => this.busy.delete(socket));
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     // Answered in the request's encoding (the specification: the response's Content-Type is the request's).
     const protobuf = type === 'application/x-protobuf';
@@ -310,31 +339,41 @@ export class OtlpReceiver {
     if (!protobuf && type !== 'application/json') return status(415, 3, `${type || 'no content type'}: not read (application/json or application/x-protobuf)`);
     const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
     if (encoding !== 'identity' && encoding !== 'gzip') return status(415, 3, `content encoding ${encoding}: not read (gzip or none)`);
-    const { maxBodyBytes, maxInflatedBytes } = this.limits;
+    const { maxBodyBytes } = this.limits;
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBodyBytes) return status(413, 8, `${declared} bytes: more than the ${maxBodyBytes} bytes a request may have`);
     // Memory held by requests read at once is bounded: past it, the client is asked to retry (503 is retryable in OTLP).
-    const reserve = encoding === 'gzip' ? maxBodyBytes + maxInflatedBytes : maxBodyBytes;
-    if (this.inFlight + reserve > this.limits.maxInFlightBytes) return status(503, 14, 'busy: too many requests being read; retry later', { 'Retry-After': '1' });
-    this.inFlight += reserve;
+    let held = 0;
+    const hold = (bytes: number): boolean => {
+      if (this.inFlight + bytes > this.limits.maxInFlightBytes) return false;
+      this.inFlight += bytes;
+      held += bytes;
+      return true;
+    };
+    if (!hold(Number.isFinite(declared) ? declared : maxBodyBytes)) return busy();
     try {
-      return await this.read(req, protobuf, encoding === 'gzip');
+      return await this.read(req, protobuf, encoding === 'gzip', hold);
     } finally {
-      this.inFlight -= reserve;
+      this.inFlight -= held;
     }
   }
 
-  private async read(req: http.IncomingMessage, protobuf: boolean, gzipped: boolean): Promise<Answer> {
+  /** `hold`: takes bytes from what every request together may hold (false: there is not that much left). */
+  private async read(req: http.IncomingMessage, protobuf: boolean, gzipped: boolean, hold: (bytes: number) => boolean): Promise<Answer> {
     const { maxBodyBytes, maxInflatedBytes, maxEntries, maxRecords } = this.limits;
     const raw = await readBody(req, maxBodyBytes);
     if (raw === 'closed') return status(400, 3, 'the connection closed before the body was read');
     if (raw === undefined) return status(413, 8, `more than the ${maxBodyBytes} bytes a request may have`);
     let body: Buffer;
+    // Inflated into what is left of the bytes every request may hold, at most the request's own limit.
+    const room = Math.min(maxInflatedBytes, this.limits.maxInFlightBytes - this.inFlight);
+    if (gzipped && (room < Math.min(64 * 1024, maxInflatedBytes) || !hold(room))) return busy();
     try {
       // Inflated off the event loop: a large body does not hold up the other requests.
-      body = gzipped ? await gunzip(raw, { maxOutputLength: maxInflatedBytes }) : raw;
+      body = gzipped ? await gunzip(raw, { maxOutputLength: room }) : raw;
     } catch (err) {
       const tooLarge = (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || /maxOutputLength|buffer/i.test((err as Error).message);
+      if (tooLarge && room < maxInflatedBytes) return busy();
       return tooLarge ? status(413, 8, `inflated, more than the ${maxInflatedBytes} bytes a request may have`) : status(400, 3, `not gzip: ${(err as Error).message}`);
     }
     if (body.length > maxInflatedBytes) return status(413, 8, `more than the ${maxInflatedBytes} bytes a request may have`);
@@ -426,6 +465,11 @@ export class OtlpReceiver {
       this.opts.onDrop?.(`session ${oldest} forgotten (${size} bytes of events): the sessions received keep at most ${this.limits.maxSessionBytes} bytes`);
     }
   }
+}
+
+/** The answer to a request that finds the receiver holding all it may: to be retried (503 is retryable in OTLP). */
+function busy(): Answer {
+  return status(503, 14, 'busy: too many requests being read at once; retry later', { 'Retry-After': '1' });
 }
 
 /** A JSON export request with its records' values bounded (resources' and scopes' too). */
