@@ -88,42 +88,60 @@ export interface DecodeBounds {
 const TO_OBJECT = { longs: String, bytes: String, defaults: false, arrays: true, oneofs: false } as const;
 
 /**
- * The length-delimited fields of a message in `buf[start, end)`, as `(field, start, end)`; other
- * wire types skipped. Reads the wire format itself (no object is made), so that a request is
- * counted before anything of it is built. Throws on bytes that are not protobuf.
+ * The length-delimited fields of a message in `buf[start, end)`, one at a time: `next()` moves to
+ * the next (false at the end), `field`, `from` and `to` say where it is; other wire types skipped.
+ * Reads the wire format itself (no object is made), so that a request is counted before anything
+ * of it is built. Throws on bytes that are not protobuf.
  */
-function eachField(buf: Uint8Array, start: number, end: number, f: (field: number, s: number, e: number) => void): void {
-  let p = start;
-  const varint = (): number => {
+class Fields {
+  field = 0;
+  from = 0;
+  to = 0;
+  private p: number;
+
+  constructor(private readonly buf: Uint8Array, start: number, private readonly end: number) {
+    this.p = start;
+  }
+
+  private varint(): number {
     let v = 0;
     let mul = 1;
     for (let i = 0; i < 10; i++) {
-      if (p >= end) throw new Error('truncated varint');
-      const b = buf[p++]!;
+      if (this.p >= this.end) throw new Error('truncated varint');
+      const b = this.buf[this.p++]!;
       v += (b & 0x7f) * mul;
       if (b < 0x80) return v;
       mul *= 128;
     }
     throw new Error('varint too long');
-  };
-  while (p < end) {
-    const tag = varint();
-    const field = Math.floor(tag / 8);
-    switch (tag & 7) {
-      case 0: varint(); break;
-      case 1: p += 8; break;
-      case 5: p += 4; break;
-      case 2: {
-        const len = varint();
-        if (p + len > end) throw new Error(`a field of ${len} bytes past the end`);
-        f(field, p, p + len);
-        p += len;
-        break;
-      }
-      default: throw new Error(`wire type ${tag & 7} not read`);
-    }
-    if (p > end) throw new Error('truncated field');
   }
+
+  next(): boolean {
+    while (this.p < this.end) {
+      const tag = this.varint();
+      const wire = tag & 7;
+      if (wire === 2) {
+        const len = this.varint();
+        if (this.p + len > this.end) throw new Error(`a field of ${len} bytes past the end`);
+        this.field = (tag - wire) / 8;
+        this.from = this.p;
+        this.to = this.p + len;
+        this.p += len;
+        return true;
+      }
+      if (wire === 0) this.varint();
+      else if (wire === 1) this.p += 8;
+      else if (wire === 5) this.p += 4;
+      else throw new Error(`wire type ${wire} not read`);
+      if (this.p > this.end) throw new Error('truncated field');
+    }
+    return false;
+  }
+}
+
+function eachField(buf: Uint8Array, start: number, end: number, f: (field: number, s: number, e: number) => void): void {
+  const it = new Fields(buf, start, end);
+  while (it.next()) f(it.field, it.from, it.to);
 }
 
 /** Messages nested in a value (AnyValue, KeyValue, …), counted without building them: at most `left`. */
@@ -153,13 +171,15 @@ export async function decodeLogsProtobufSliced(buf: Uint8Array, bounds: DecodeBo
     entries += n;
     if (entries > bounds.maxEntries) throw new TooManyEntries(`more than ${bounds.maxEntries} entries`);
   };
-  const spans = (s: number, e: number, wanted: number): [number, number][] => {
+  const spans = async (s: number, e: number, wanted: number): Promise<[number, number][]> => {
     const out: [number, number][] = [];
-    eachField(buf, s, e, (field, a, b) => {
-      if (field !== wanted) return;
+    const it = new Fields(buf, s, e);
+    for (let n = 1; it.next(); n++) {
+      if ((n & 4095) === 0) await bounds.pause();
+      if (it.field !== wanted) continue;
       count(1);
-      out.push([a, b]);
-    });
+      out.push([it.from, it.to]);
+    }
     return out;
   };
   const fieldOf = (s: number, e: number, wanted: number): [number, number] | undefined => {
@@ -179,14 +199,14 @@ export async function decodeLogsProtobufSliced(buf: Uint8Array, bounds: DecodeBo
     return type.toObject(type.decode(buf.subarray(span[0], span[1])), TO_OBJECT);
   };
   const resourceLogs: unknown[] = [];
-  for (const rl of spans(0, buf.length, 1)) {
+  for (const rl of await spans(0, buf.length, 1)) {
     await bounds.pause();
     const resource = message(Resource, fieldOf(rl[0], rl[1], 1), 1);
     const scopeLogs: unknown[] = [];
-    for (const sl of spans(rl[0], rl[1], 2)) {
+    for (const sl of await spans(rl[0], rl[1], 2)) {
       const scope = message(Scope, fieldOf(sl[0], sl[1], 1), 3);
       const logRecords: unknown[] = [];
-      for (const lr of spans(sl[0], sl[1], 2)) {
+      for (const lr of await spans(sl[0], sl[1], 2)) {
         if (++records > bounds.maxRecords) throw new TooManyEntries(`more than ${bounds.maxRecords} log records`);
         await bounds.pause();
         logRecords.push(shape(message(LogRecord, lr, 6)!));
@@ -196,6 +216,13 @@ export async function decodeLogsProtobufSliced(buf: Uint8Array, bounds: DecodeBo
     resourceLogs.push({ ...(resource !== undefined ? { resource } : {}), scopeLogs });
   }
   return { resourceLogs };
+}
+
+/** Builds the decoders (protobufjs makes them on first use) by decoding one small request. */
+export function warmUp(): void {
+  const kv = { key: 'k', value: { stringValue: 'v' } };
+  const bytes = encodeLogsProtobuf({ resourceLogs: [{ resource: { attributes: [kv] }, scopeLogs: [{ scope: { name: 's', attributes: [kv] }, logRecords: [{ attributes: [kv, { key: 'l', value: { arrayValue: { values: [{ kvlistValue: { values: [kv] } }] } } }], body: { stringValue: 'b' } }] }] }] });
+  void decodeLogsProtobufSliced(bytes, { maxEntries: 100, maxRecords: 10, pause: () => undefined }, (r) => r);
 }
 
 /** A JSON-shaped answer (an export response, or a google.rpc.Status) in the protobuf encoding. */

@@ -13,9 +13,9 @@ import type { Finding } from '../core/finding';
 import type { Workspace } from '../state/workspace';
 import { type EventFileBounds, ReceivedEventFiles } from '../state/receivedEventFiles';
 import { boundedText } from '../core/redact';
-import { attrText, decodeLogsJson, NotAnExportRequest, type TelemetryRecord } from '../agents/otlpLogs';
+import { attrText, decodeLogsJson, type DecodedLogs, NotAnExportRequest, type TelemetryRecord } from '../agents/otlpLogs';
 import { isoTime } from '../agents/transcript';
-import { decodeLogsProtobufSliced, encodeAnswer, TooManyEntries } from './otlpProtobuf';
+import { decodeLogsProtobufSliced, encodeAnswer, TooManyEntries, warmUp } from './otlpProtobuf';
 
 /*
  * An OTLP/HTTP logs receiver (the OTLP specification, "OTLP/HTTP": `POST /v1/logs`, a request
@@ -69,19 +69,24 @@ export const MEMORY_BUDGET_BYTES = 256 * 1024 * 1024;
 
 export const DEFAULT_LIMITS: ReceiverLimits = {
   maxBodyBytes: 4 * 1024 * 1024,
-  maxInflatedBytes: 8 * 1024 * 1024,
+  maxInflatedBytes: 4 * 1024 * 1024,
   maxRecords: 10_000,
   maxEntries: 250_000,
-  maxInFlightBytes: 32 * 1024 * 1024,
-  maxSessionBytes: 64 * 1024 * 1024,
+  maxInFlightBytes: 40 * 1024 * 1024,
+  // Counted as the events' JSON; the engine keeps about three times that (measured: 8,000 sessions of 3.4 KB events, 81 MB live).
+  maxSessionBytes: 12 * 1024 * 1024,
   maxConnections: 256,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   idleTimeoutMs: 15_000,
 };
 
+/** A request this small (its body, or 16 times it inflated) may use SMALL_RESERVE, which larger ones leave free. */
+const SMALL_REQUEST = 64 * 1024;
+const SMALL_RESERVE = 8 * 1024 * 1024;
+
 /** The longest a request's decoding runs before it lets the others in. */
-const SLICE_MS = 10;
+const SLICE_MS = 5;
 
 /** The most origins (service and host) whose events are numbered apart; past it, the oldest starts over. */
 const MAX_ORIGINS = 10_000;
@@ -205,12 +210,13 @@ function boundRecord(r: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-/** The objects and lists a JSON text can hold at most (its `{` and `[`), counted without parsing it. */
-function jsonEntries(body: Buffer): number {
+/** The objects and lists a JSON text can hold at most (its `{` and `[`), counted without parsing it, a slice at a time. */
+async function jsonEntries(body: Buffer, pause: () => Promise<void> | undefined): Promise<number> {
   let n = 0;
   for (let i = 0; i < body.length; i++) {
     const c = body[i];
     if (c === 0x7b || c === 0x5b) n++;
+    if ((i & 0xffff) === 0) await pause();
   }
   return n;
 }
@@ -234,10 +240,14 @@ export class OtlpReceiver {
   /** The bytes of each session's events taken, oldest first (re-inserted when it grows). */
   private readonly sessionBytes = new Map<string, number>();
   private sessionTotal = 0;
+  /** Settled when the large request being decoded is done. */
+  private largeTurn = Promise.resolve();
 
   constructor(private readonly opts: ReceiverOptions) {
     if (opts.judge !== undefined) this.engine = new Engine(opts.judge.config);
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    // protobufjs builds its decoders on first use (about 100 ms): built now, not in the first request.
+    warmUp();
   }
 
   /** Listens; resolves with the address (port 0: one the system picked). */
@@ -344,8 +354,10 @@ export class OtlpReceiver {
     if (Number.isFinite(declared) && declared > maxBodyBytes) return status(413, 8, `${declared} bytes: more than the ${maxBodyBytes} bytes a request may have`);
     // Memory held by requests read at once is bounded: past it, the client is asked to retry (503 is retryable in OTLP).
     let held = 0;
-    const hold = (bytes: number): boolean => {
-      if (this.inFlight + bytes > this.limits.maxInFlightBytes) return false;
+    // A small request may take the last SMALL_RESERVE of what all may hold, a large one not: large
+    // bodies held at once never keep a small one (an exporter's usual batch) waiting.
+    const hold = (bytes: number, small = bytes <= SMALL_REQUEST): boolean => {
+      if (this.inFlight + bytes > this.limits.maxInFlightBytes - (small ? 0 : SMALL_RESERVE)) return false;
       this.inFlight += bytes;
       held += bytes;
       return true;
@@ -359,15 +371,17 @@ export class OtlpReceiver {
   }
 
   /** `hold`: takes bytes from what every request together may hold (false: there is not that much left). */
-  private async read(req: http.IncomingMessage, protobuf: boolean, gzipped: boolean, hold: (bytes: number) => boolean): Promise<Answer> {
-    const { maxBodyBytes, maxInflatedBytes, maxEntries, maxRecords } = this.limits;
+  private async read(req: http.IncomingMessage, protobuf: boolean, gzipped: boolean, hold: (bytes: number, small?: boolean) => boolean): Promise<Answer> {
+    const { maxBodyBytes, maxInflatedBytes } = this.limits;
     const raw = await readBody(req, maxBodyBytes);
     if (raw === 'closed') return status(400, 3, 'the connection closed before the body was read');
     if (raw === undefined) return status(413, 8, `more than the ${maxBodyBytes} bytes a request may have`);
     let body: Buffer;
     // Inflated into what is left of the bytes every request may hold, at most the request's own limit.
-    const room = Math.min(maxInflatedBytes, this.limits.maxInFlightBytes - this.inFlight);
-    if (gzipped && (room < Math.min(64 * 1024, maxInflatedBytes) || !hold(room))) return busy();
+    const large = Math.min(maxInflatedBytes, this.limits.maxInFlightBytes - SMALL_RESERVE - this.inFlight);
+    const small = large < SMALL_REQUEST * 16 && raw.length <= SMALL_REQUEST;
+    const room = small ? Math.min(maxInflatedBytes, SMALL_REQUEST * 16, this.limits.maxInFlightBytes - this.inFlight) : large;
+    if (gzipped && (room < Math.min(SMALL_REQUEST, maxInflatedBytes) || !hold(room, small))) return busy();
     try {
       // Inflated off the event loop: a large body does not hold up the other requests.
       body = gzipped ? await gunzip(raw, { maxOutputLength: room }) : raw;
@@ -377,12 +391,27 @@ export class OtlpReceiver {
       return tooLarge ? status(413, 8, `inflated, more than the ${maxInflatedBytes} bytes a request may have`) : status(400, 3, `not gzip: ${(err as Error).message}`);
     }
     if (body.length > maxInflatedBytes) return status(413, 8, `more than the ${maxInflatedBytes} bytes a request may have`);
+    if (body.length <= SMALL_REQUEST) return this.decodeAndTake(body, protobuf);
+    // Large requests are decoded one at a time: a small one waits at most one slice of one of them.
+    const turn = this.largeTurn;
+    let release = () => undefined as void;
+    this.largeTurn = new Promise<void>((resolve) => (release = resolve));
+    await turn;
+    try {
+      return await this.decodeAndTake(body, protobuf);
+    } finally {
+      release();
+    }
+  }
+
+  private async decodeAndTake(body: Buffer, protobuf: boolean): Promise<Answer> {
+    const { maxEntries, maxRecords } = this.limits;
     const pause = slicer();
     let value: unknown;
     try {
       if (protobuf) value = await decodeLogsProtobufSliced(body, { maxEntries, maxRecords, pause }, boundRecord);
       else {
-        if (jsonEntries(body) > maxEntries) throw new TooManyEntries(`more than ${maxEntries} entries`);
+        if ((await jsonEntries(body, pause)) > maxEntries) throw new TooManyEntries(`more than ${maxEntries} entries`);
         value = boundRequest(JSON.parse(body.toString('utf8')));
       }
     } catch (err) {
@@ -391,7 +420,7 @@ export class OtlpReceiver {
     }
     let decoded;
     try {
-      decoded = decodeLogsJson(value);
+      decoded = await decodeInSlices(value, pause);
     } catch (err) {
       if (err instanceof NotAnExportRequest) return status(400, 3, `not a logs export request: ${err.message}`);
       throw err;
@@ -488,6 +517,46 @@ function boundRequest(v: unknown): unknown {
     }
   }
   return v;
+}
+
+/** Records read a slice at a time. */
+const SLICE_RECORDS = 250;
+
+/**
+ * decodeLogsJson (../agents/otlpLogs.ts) a slice of SLICE_RECORDS records at a time, `pause` between
+ * them: each resource's scopes cut into requests of their own, their answers joined.
+ */
+async function decodeInSlices(value: unknown, pause: () => Promise<void> | undefined): Promise<DecodedLogs> {
+  const o = value as { resourceLogs?: unknown; resource_logs?: unknown } | null;
+  const all = typeof o === 'object' && o !== null && !Array.isArray(o) ? (o.resourceLogs ?? o.resource_logs) : undefined;
+  if (!Array.isArray(all)) return decodeLogsJson(value);
+  const records: TelemetryRecord[] = [];
+  let rejected = 0;
+  let reason: string | undefined;
+  const add = (d: DecodedLogs) => {
+    for (const r of d.records) records.push(r);
+    rejected += d.rejected;
+    reason ??= d.reason;
+  };
+  for (const rl of all) {
+    const scopes = typeof rl === 'object' && rl !== null ? (rl as { scopeLogs?: unknown }).scopeLogs : undefined;
+    if (!Array.isArray(scopes)) {
+      add(decodeLogsJson({ resourceLogs: [rl] }));
+      continue;
+    }
+    for (const sl of scopes) {
+      const list = typeof sl === 'object' && sl !== null ? (sl as { logRecords?: unknown }).logRecords : undefined;
+      if (!Array.isArray(list)) {
+        add(decodeLogsJson({ resourceLogs: [{ ...(rl as object), scopeLogs: [sl] }] }));
+        continue;
+      }
+      for (let i = 0; i === 0 || i < list.length; i += SLICE_RECORDS) {
+        await pause();
+        add(decodeLogsJson({ resourceLogs: [{ ...(rl as object), scopeLogs: [{ ...(sl as object), logRecords: list.slice(i, i + SLICE_RECORDS) }] }] }));
+      }
+    }
+  }
+  return { records, rejected, ...(reason !== undefined ? { reason } : {}) };
 }
 
 /** A pause that yields to the event loop once SLICE_MS of work have gone by since the last. */
