@@ -74,7 +74,7 @@ export const DEFAULT_LIMITS: ReceiverLimits = {
   maxEntries: 250_000,
   maxInFlightBytes: 40 * 1024 * 1024,
   // Counted as the events' JSON; the engine keeps about three times that (measured: 8,000 sessions of 3.4 KB events, 81 MB live).
-  maxSessionBytes: 12 * 1024 * 1024,
+  maxSessionBytes: 40 * 1024 * 1024,
   maxConnections: 256,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
@@ -84,6 +84,9 @@ export const DEFAULT_LIMITS: ReceiverLimits = {
 /** A request this small (its body, or 16 times it inflated) may use SMALL_RESERVE, which larger ones leave free. */
 const SMALL_REQUEST = 64 * 1024;
 const SMALL_RESERVE = 8 * 1024 * 1024;
+
+/** The most a session's events count for: the engine keeps windows of them, not all. */
+const SESSION_WINDOW_BYTES = 16 * 1024;
 
 /** The longest a request's decoding runs before it lets the others in. */
 const SLICE_MS = 5;
@@ -482,9 +485,11 @@ export class OtlpReceiver {
   /** A session's state counted by the bytes of its events: past the limit, the sessions least recently sent to go, and are said. */
   private account(session: string, bytes: number): void {
     const before = this.sessionBytes.get(session) ?? 0;
+    // A session's state is its signals' windows, bounded whatever its length: counted up to SESSION_WINDOW_BYTES.
+    const now = Math.min(SESSION_WINDOW_BYTES, before + bytes);
     this.sessionBytes.delete(session);
-    this.sessionBytes.set(session, before + bytes);
-    this.sessionTotal += bytes;
+    this.sessionBytes.set(session, now);
+    this.sessionTotal += now - before;
     while (this.sessionTotal > this.limits.maxSessionBytes && this.sessionBytes.size > 1) {
       const [oldest, size] = this.sessionBytes.entries().next().value as [string, number];
       this.sessionBytes.delete(oldest);
