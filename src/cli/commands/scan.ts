@@ -66,7 +66,7 @@ export async function scanCommand(ctx: CommandContext): Promise<number> {
 const EXPORTED = `${PATHS.guardianDir}/exported-incidents.json`;
 
 /** The longest scan waits on an endpoint, in all: a dead or slow one never holds it up longer. */
-const EXPORT_WAIT_MS = 1800;
+const EXPORT_WAIT_MS = 1500;
 
 /**
  * With an OTLP endpoint configured (`OTEL_EXPORTER_OTLP_ENDPOINT` …), the incidents going on are
