@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTextIfExists } from './atomicFile';
+import { readTextIfExists, withFileLock } from './atomicFile';
 import type { Workspace } from './workspace';
 
 /*
@@ -36,4 +36,9 @@ export function publisherBusy(root: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Runs `fn` as the workspace's one publisher, waiting for the lock at most `waitMs` (LockTimeoutError past it). */
+export function asPublisher<T>(ws: Workspace, fn: () => Promise<T>, waitMs: number): Promise<T> {
+  return withFileLock(ws.path(OTEL_PUBLISH_LOCK), fn, { timeoutMs: waitMs, staleMs: OTEL_LOCK_STALE_MS });
 }

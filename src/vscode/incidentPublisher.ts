@@ -1,6 +1,6 @@
 import type * as vscode from 'vscode';
-import { LockTimeoutError, withFileLock } from '../state/atomicFile';
-import { OTEL_LOCK_STALE_MS, OTEL_PUBLISH_LOCK, readOtelQueue, writeOtelQueue } from '../state/otelQueue';
+import { LockTimeoutError } from '../state/atomicFile';
+import { asPublisher, readOtelQueue, writeOtelQueue } from '../state/otelQueue';
 import type { IncidentExporter, QueuedRecord } from '../watch/incidentExport';
 import { exportConfigured } from '../watch/otelConfig';
 import type { FolderGuardian } from './folderGuardian';
@@ -43,8 +43,8 @@ export class IncidentPublisher implements vscode.Disposable {
       }
       const x = await exporter;
       if (changed) x.update(guardian.state.incidents.filter((i) => i.state === 'open'));
-      await withFileLock(
-        guardian.ws.path(OTEL_PUBLISH_LOCK),
+      await asPublisher(
+        guardian.ws,
         async () => {
           // The folder's queue is the one kept: what an earlier run (or a scan) left waiting goes first.
           x.adopt(await readOtelQueue<QueuedRecord>(guardian.ws));
@@ -53,7 +53,7 @@ export class IncidentPublisher implements vscode.Disposable {
           if (result.error !== undefined) this.log.warn(`OpenTelemetry: not sent (${result.error}); ${x.pending().length} record(s) wait`);
           await writeOtelQueue(guardian.ws, x.takePending());
         },
-        { timeoutMs: 1000, staleMs: OTEL_LOCK_STALE_MS },
+        1000,
       );
     } catch (err) {
       if (err instanceof LockTimeoutError) return;

@@ -1,8 +1,8 @@
 import { formatSkipped } from '../../core/events';
 import { groupIncidents, type Incident } from '../../core/incidents';
 import { exportConfigured, type Seen } from '../../watch/otelConfig';
-import { LockTimeoutError, readTextIfExists, withFileLock } from '../../state/atomicFile';
-import { OTEL_LOCK_STALE_MS, OTEL_PUBLISH_LOCK, readOtelQueue, writeOtelQueue } from '../../state/otelQueue';
+import { LockTimeoutError, readTextIfExists } from '../../state/atomicFile';
+import { asPublisher, readOtelQueue, writeOtelQueue } from '../../state/otelQueue';
 import { StopAllFile } from '../../state/stopAllFile';
 import { PATHS } from '../../state/workspace';
 import { WorkspaceMonitor } from '../../watch/workspaceMonitor';
@@ -79,7 +79,7 @@ const EXPORT_WAIT_MS = 1500;
 async function exportIncidents(ctx: CommandContext, going: readonly Incident[]): Promise<void> {
   if (!exportConfigured(process.env)) return;
   try {
-    await withFileLock(ctx.ws.path(OTEL_PUBLISH_LOCK), () => publish(ctx, going), { timeoutMs: 1, staleMs: OTEL_LOCK_STALE_MS });
+    await asPublisher(ctx.ws, () => publish(ctx, going), 1);
   } catch (err) {
     if (!(err instanceof LockTimeoutError)) throw err;
     ctx.io.err('OpenTelemetry: another publisher is at work in this workspace: left to the next scan\n');
