@@ -95,7 +95,10 @@ function signalUrl(env: NodeJS.ProcessEnv, signal: 'logs' | 'metrics'): string |
   const own = (signal === 'logs' ? env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT : env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT)?.trim();
   if (own) return own;
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
-  return base ? `${base.replace(/\/+$/, '')}/v1/${signal}` : undefined;
+  if (!base) return undefined;
+  let end = base.length;
+  while (end > 0 && base[end - 1] === '/') end--;
+  return `${base.slice(0, end)}/v1/${signal}`;
 }
 
 /** POSTs a JSON body; resolves with the status, or the reason there is none, within `timeoutMs`. */
