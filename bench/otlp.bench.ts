@@ -51,7 +51,9 @@ function start(): Promise<Receiver> {
       buf = buf.slice(nl + 1);
       if (!line.includes('"halt"')) continue;
       const f = JSON.parse(line) as { action: string; session: string };
-      if (f.action === 'halt' && !halts.has(f.session)) halts.set(f.session, performance.now());
+      // A received session is named by its origin (otlp/<service>@<host>/<id>): keyed here by the id sent.
+      const id = f.session.replace(/^otlp\/[^/]*\//, '');
+      if (f.action === 'halt' && !halts.has(id)) halts.set(id, performance.now());
     }
   });
   return new Promise((resolve, reject) => {

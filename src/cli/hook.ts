@@ -19,6 +19,7 @@ import { openRegularFileSync, readTailTextSync } from '../state/regularFile';
 import { readStopAllInForceSync } from '../state/stopAllFile';
 import { findProject, PATHS, PROJECT_MARKERS, Workspace, type ProjectClues } from '../state/workspace';
 import { exportConfigured } from '../watch/otelConfig';
+import { publisherBusy } from '../state/otelQueue';
 import { readToEnd } from '../watch/streamText';
 import type { PreviousTurn } from '../watch/transcriptTail';
 import { requireWithCodeCache } from './codeCache';
@@ -600,11 +601,12 @@ function readPipeNow(): { bytes: Buffer; ended: boolean } {
  * incident, as `scan` sends it: src/watch/incidentExport.ts) by a `scan` started apart, detached,
  * its output dropped: the agent's call is answered at once, whatever the endpoint does (a slow or
  * unreachable endpoint never holds up the refusal). Only from the shipped CLI, whose path is this
- * process's script; a failure to start is nothing the agent hears of.
+ * process's script; a failure to start is nothing the agent hears of. Not while another publisher
+ * is at work in the workspace (its lock): refusals in quick succession start one, not one each.
  */
 function publishInBackground(env: NodeJS.ProcessEnv, root: string): void {
   const script = process.argv[1];
-  if (!exportConfigured(env) || script === undefined || !/(?:^|[\\/])cli\.js$/.test(script)) return;
+  if (!exportConfigured(env) || script === undefined || !/(?:^|[\\/])cli\.js$/.test(script) || publisherBusy(root)) return;
   try {
     // Required here only: loading child_process loads net, which the hook otherwise never does.
     // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -55,11 +55,11 @@ const COMMANDS: Record<string, CommandSpec> = {
     positionals: 1,
   },
   otlp: {
-    usage: 'otlp [--listen HOST:PORT] [--workspace DIR]',
+    usage: 'otlp [--listen HOST:PORT] [--workspace DIR] [--token TOKEN] [--allow-origin ORIGIN]',
     summary: `An OTLP/HTTP logs receiver (default 127.0.0.1:4318, POST /v1/logs, JSON or protobuf): agents' OpenTelemetry events (${AGENTS.filter((a) => a.telemetry !== undefined)
       .map((a) => a.label)
-      .join(', ')}) run through every signal; each finding a JSON line on stdout; with --workspace, the events written where the editor reads them. Runs until interrupted.`,
-    options: { listen: text },
+      .join(', ')}) run through every signal; each finding a JSON line on stdout; with --workspace, the events written where the editor reads them. With --token (or LOOP_GUARDIAN_OTLP_TOKEN), only requests with Authorization: Bearer TOKEN are taken. Runs until interrupted.`,
+    options: { listen: text, token: text, 'allow-origin': text },
   },
   analyze: { usage: 'analyze TASK', summary: "A task's loop analysis (repeated errors, a stuck tier, a quality-gate loop), as JSON. Exit 1 when a loop pattern is found.", options: {}, positionals: 1 },
   break: { usage: 'break TASK [--reason TEXT]', summary: 'Circuit break: marks the task blocked, writes its summary, registers it.', options: { reason: text }, positionals: 1 },

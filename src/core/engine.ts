@@ -360,6 +360,11 @@ export class Engine {
     return state;
   }
 
+  /** Forgets a session now (a receiver keeping its sessions within a number of bytes). */
+  forgetSession(session: string): void {
+    this.forget(session);
+  }
+
   /** Forgets a session: its detectors' state, its calls waiting for a result, its active findings. */
   private forget(session: string): void {
     this.sessions.delete(session);

@@ -1,6 +1,5 @@
 import * as net from 'node:net';
 import * as vscode from 'vscode';
-import { HOOK_LOG_MAX_BYTES } from '../state/hookLog';
 import { parseHostPort } from '../watch/otelConfig';
 import type { OtlpReceiver } from '../watch/otlpReceiver';
 import type { GuardianService } from './guardianService';
@@ -8,6 +7,8 @@ import type { GuardianService } from './guardianService';
 function isLoopback(host: string): boolean {
   return host === 'localhost' || (net.isIPv4(host) && host.startsWith('127.')) || host === '::1';
 }
+
+const SETTINGS = ['loopGuardian.otlp.listen', 'loopGuardian.otlp.allowRemote', 'loopGuardian.otlp.token'];
 
 /**
  * The OTLP receiver run by the editor itself (`loopGuardian.otlp.listen`, machine scope, off by
@@ -23,7 +24,7 @@ export class OtlpListener implements vscode.Disposable {
 
   constructor(private readonly service: GuardianService, private readonly log: vscode.LogOutputChannel) {
     this.subscription = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('loopGuardian.otlp.listen') || e.affectsConfiguration('loopGuardian.otlp.allowRemote')) void this.apply();
+      if (SETTINGS.some((s) => e.affectsConfiguration(s))) void this.apply();
     });
     void this.apply();
   }
@@ -32,7 +33,9 @@ export class OtlpListener implements vscode.Disposable {
     const c = vscode.workspace.getConfiguration('loopGuardian');
     const listen = (c.get<string>('otlp.listen') ?? '').trim();
     const allowRemote = c.get<boolean>('otlp.allowRemote') === true;
-    const wanted = `${listen}|${allowRemote}`;
+    // The shared secret clients send as `Authorization: Bearer …` (machine scope: not in a workspace's settings).
+    const token = (c.get<string>('otlp.token') ?? process.env.LOOP_GUARDIAN_OTLP_TOKEN ?? '').trim();
+    const wanted = `${listen}|${allowRemote}|${token}`;
     if (wanted === this.current) return;
     await this.stop();
     this.current = wanted;
@@ -46,8 +49,15 @@ export class OtlpListener implements vscode.Disposable {
     const { logsUrl, OtlpReceiver, workspaceEvents } = await import('../watch/otlpReceiver');
     // No signal runs in the receiver: the folder's guardian reads the events it writes, and judges them.
     const receiver = new OtlpReceiver({
-      onEvents: workspaceEvents(guardian.ws, HOOK_LOG_MAX_BYTES, (rel, err) => this.log.warn(`OTLP receiver: ${rel} not written (${err.message})`)),
+      onEvents: workspaceEvents(
+        guardian.ws,
+        (rel, err) => this.log.warn(`OTLP receiver: ${rel} not written (${err.message})`),
+        (what) => this.log.warn(`OTLP receiver: ${what}`),
+      ),
+      onDrop: (what) => this.log.warn(`OTLP receiver: ${what}`),
+      ...(token !== '' ? { token } : {}),
     });
+    if (!isLoopback(address.host) && token === '') this.log.warn(`OTLP receiver on ${address.host} without loopGuardian.otlp.token: anyone who reaches it is believed; set a token and put TLS in front (docs/fleet.md)`);
     try {
       const bound = await receiver.listen(address.host, address.port);
       this.receiver = receiver;

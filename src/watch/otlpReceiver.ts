@@ -1,4 +1,6 @@
+import * as crypto from 'node:crypto';
 import * as http from 'node:http';
+import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import * as zlib from 'node:zlib';
@@ -9,9 +11,11 @@ import { Engine } from '../core/engine';
 import type { GuardianEvent, LocatedEvent } from '../core/events';
 import type { Finding } from '../core/finding';
 import type { Workspace } from '../state/workspace';
-import { attrText, decodeLogsJson, NotAnExportRequest, type TelemetryRecord } from '../agents/otlpLogs';
+import { type EventFileBounds, ReceivedEventFiles } from '../state/receivedEventFiles';
+import { boundedText } from '../core/redact';
+import { attrText, decodeLogsJson, type DecodedLogs, NotAnExportRequest, type TelemetryRecord } from '../agents/otlpLogs';
 import { isoTime } from '../agents/transcript';
-import { decodeLogsProtobuf, encodeAnswer } from './otlpProtobuf';
+import { decodeLogsProtobufSliced, encodeAnswer, TooManyEntries, warmUp } from './otlpProtobuf';
 
 /*
  * An OTLP/HTTP logs receiver (the OTLP specification, "OTLP/HTTP": `POST /v1/logs`, a request
@@ -31,7 +35,61 @@ import { decodeLogsProtobuf, encodeAnswer } from './otlpProtobuf';
  * is read up to the limit, and inflated up to it.
  */
 
-export const DEFAULT_MAX_BODY = 20 * 1024 * 1024;
+/**
+ * What one receiver may take, and hold: every bound a hostile client meets (issue 32). Memory: at
+ * most `maxInFlightBytes` of bodies read or inflated at once (a request past it is answered 503, to
+ * be retried), each value of a record at most a bounded text (src/core/redact.ts) as soon as it is
+ * decoded, and the sessions' state at most `maxSessionBytes`; with the code and the engine, the
+ * process stays under MEMORY_BUDGET_BYTES. Time: a request is decoded entry by entry, yielding to
+ * the others every SLICE_MS. Connections: at most `maxConnections`, headers within
+ * `headersTimeoutMs`, a whole request within `requestTimeoutMs`, an idle connection closed after
+ * `idleTimeoutMs`.
+ */
+export interface ReceiverLimits {
+  /** A request's body as sent (413 past it). */
+  readonly maxBodyBytes: number;
+  /** A request's body once inflated (413 past it). */
+  readonly maxInflatedBytes: number;
+  /** Log records in one request (413 past it). */
+  readonly maxRecords: number;
+  /** Entries of any kind (resources, scopes, records, attributes, nested values) in one request (413 past it). */
+  readonly maxEntries: number;
+  /** Bodies held at once, read and inflated, over every request (503 past it). */
+  readonly maxInFlightBytes: number;
+  /** What the sessions' state may take, counted by the bytes of their events; past it, the oldest session goes. */
+  readonly maxSessionBytes: number;
+  readonly maxConnections: number;
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+}
+
+/** The memory the receiver's process is meant to stay under, whatever it is sent (the reliability tests hold it). */
+export const MEMORY_BUDGET_BYTES = 256 * 1024 * 1024;
+
+export const DEFAULT_LIMITS: ReceiverLimits = {
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxInflatedBytes: 4 * 1024 * 1024,
+  maxRecords: 10_000,
+  maxEntries: 250_000,
+  maxInFlightBytes: 40 * 1024 * 1024,
+  // Counted as the events' JSON; the engine keeps about three times that (measured: 8,000 sessions of 3.4 KB events, 81 MB live).
+  maxSessionBytes: 40 * 1024 * 1024,
+  maxConnections: 256,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  idleTimeoutMs: 15_000,
+};
+
+/** A request this small (its body, or 16 times it inflated) may use SMALL_RESERVE, which larger ones leave free. */
+const SMALL_REQUEST = 64 * 1024;
+const SMALL_RESERVE = 8 * 1024 * 1024;
+
+/** The most a session's events count for: the engine keeps windows of them, not all. */
+const SESSION_WINDOW_BYTES = 16 * 1024;
+
+/** The longest a request's decoding runs before it lets the others in. */
+const SLICE_MS = 5;
 
 /** The most origins (service and host) whose events are numbered apart; past it, the oldest starts over. */
 const MAX_ORIGINS = 10_000;
@@ -43,23 +101,33 @@ export function logsUrl(address: AddressInfo): string {
   return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/v1/logs`;
 }
 
-/** A name as a file-name part: letters, digits, `.`, `_` and `-`. */
-function fileSafe(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || '_';
+/** Whether an address is the machine's own (127.0.0.0/8, ::1, localhost). */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || (net.isIPv4(host) && host.startsWith('127.')) || host === '::1';
+}
+
+/**
+ * The session id a received session is known by: the agent's id under its origin's name
+ * (`otlp/<service>@<host>/<id>`), so that events a client sends can never join a session the
+ * guardian reads from this machine's hooks and transcripts, whatever id it claims.
+ */
+export function receivedSession(service: string, host: string, session: string): string {
+  return `otlp/${service}@${host || 'local'}/${session}`;
 }
 
 /**
  * Where a receiver keeps what it maps, for a workspace's guardian to read like any event log:
- * `.tmp/otlp/logs/otlp-<service>-<host>.jsonl`, each session's batch appended in one write, rotated
- * past `rotateOver` bytes. `onError` is told what could not be written.
+ * `.tmp/otlp/logs/otlp-<service>-<host>.jsonl`, each session's batch appended in one write, bounded
+ * per origin and in total, a bounded number of files (src/state/receivedEventFiles.ts). `onError`
+ * is told what could not be written, `onDrop` what was dropped to stay within the bounds.
  */
-export function workspaceEvents(ws: Workspace, rotateOver: number, onError: (rel: string, err: Error) => void): NonNullable<ReceiverOptions['onEvents']> {
+export function workspaceEvents(ws: Workspace, onError: (rel: string, err: Error) => void, onDrop: (what: string) => void = () => undefined, bounds: Partial<EventFileBounds> = {}): NonNullable<ReceiverOptions['onEvents']> {
+  const files = new ReceivedEventFiles(ws, bounds, onDrop);
   return (origin, events) => {
-    const rel = `.tmp/otlp/logs/otlp-${fileSafe(origin.service)}-${fileSafe(origin.host || 'local')}.jsonl`;
     try {
-      ws.appendSync(rel, events.map((e) => `${JSON.stringify(e)}\n`).join(''), { rotateOver });
+      files.append(origin.service, origin.host, events.map((e) => `${JSON.stringify(e)}\n`).join(''));
     } catch (err) {
-      onError(rel, err as Error);
+      onError(files.dir, err as Error);
     }
   };
 }
@@ -73,7 +141,13 @@ export interface ReceiverOptions {
   readonly judge?: { readonly config: GuardianConfig; readonly onFinding: (f: Finding) => void };
   /** Each batch of events of one session, as mapped (to be written where the editor reads them). */
   readonly onEvents?: (origin: Origin, events: readonly GuardianEvent[]) => void;
-  readonly maxBodyBytes?: number;
+  /** A shared secret: each request must carry `Authorization: Bearer <token>` (401 otherwise). */
+  readonly token?: string;
+  /** Browser origins (`Origin` header) let in; by default a request from a web page is refused (403). */
+  readonly allowedOrigins?: readonly string[];
+  /** Told what the receiver dropped to stay within its bounds (sessions). */
+  readonly onDrop?: (what: string) => void;
+  readonly limits?: Partial<ReceiverLimits>;
 }
 
 /** Where a session's events come from: the agent, and the resource's service and host. */
@@ -81,6 +155,7 @@ export interface Origin {
   readonly agent: Agent;
   readonly service: string;
   readonly host: string;
+  /** The session as the guardian knows it (receivedSession: namespaced by origin). */
   readonly session: string;
 }
 
@@ -90,43 +165,134 @@ export interface ReceiverStats {
   events: number;
   rejected: number;
   refused: number;
+  /** Sessions forgotten to keep their state within the bytes allowed. */
+  droppedSessions: number;
 }
 
-type Answer = { status: number; body: unknown };
+type Answer = { status: number; body: unknown; headers?: Record<string, string> };
 
-function status(code: number, grpc: number, message: string): Answer {
-  return { status: code, body: { code: grpc, message } };
+function status(code: number, grpc: number, message: string, headers?: Record<string, string>): Answer {
+  return { status: code, body: { code: grpc, message }, ...(headers !== undefined ? { headers } : {}) };
+}
+
+/** Whether the request carries the token (compared in constant time, whatever its length). */
+function authorized(header: string | undefined, token: string): boolean {
+  const h = header ?? '';
+  if (h.slice(0, 7).toLowerCase() !== 'bearer ') return false;
+  const digest = (t: string) => crypto.createHash('sha256').update(t).digest();
+  return crypto.timingSafeEqual(digest(h.slice(7).trim()), digest(token));
+}
+
+/** A JSON-encoded AnyValue with every string in it bounded (src/core/redact.ts), built anew. */
+function boundAnyValue(v: unknown, depth = 0): unknown {
+  if (typeof v !== 'object' || v === null || depth > 32) return v;
+  const o = v as Record<string, unknown>;
+  if (typeof o.stringValue === 'string') return { stringValue: boundedText(o.stringValue) };
+  if (typeof o.bytesValue === 'string') return { bytesValue: boundedText(o.bytesValue) };
+  const list = (x: unknown) => (typeof x === 'object' && x !== null && Array.isArray((x as { values?: unknown }).values) ? ((x as { values: unknown[] }).values) : undefined);
+  const arr = list(o.arrayValue);
+  if (arr !== undefined) return { arrayValue: { values: arr.map((x) => boundAnyValue(x, depth + 1)) } };
+  const kvs = list(o.kvlistValue);
+  if (kvs !== undefined) return { kvlistValue: { values: kvs.map((kv) => boundKeyValue(kv, depth + 1)) } };
+  return v;
+}
+
+function boundKeyValue(kv: unknown, depth = 0): unknown {
+  if (typeof kv !== 'object' || kv === null) return kv;
+  const o = kv as { key?: unknown; value?: unknown };
+  return { key: typeof o.key === 'string' ? o.key.slice(0, 256) : o.key, value: boundAnyValue(o.value, depth) };
+}
+
+/** A JSON-encoded log record with its body and attributes bounded. */
+function boundRecord(r: Record<string, unknown>): Record<string, unknown> {
+  if (typeof r !== 'object' || r === null) return r;
+  const out: Record<string, unknown> = { ...r };
+  if (r.body !== undefined) out.body = boundAnyValue(r.body);
+  if (Array.isArray(r.attributes)) out.attributes = r.attributes.map((kv) => boundKeyValue(kv));
+  if (typeof r.eventName === 'string') out.eventName = r.eventName.slice(0, 256);
+  return out;
+}
+
+/** The objects and lists a JSON text can hold at most (its `{` and `[`), counted without parsing it, a slice at a time. */
+async function jsonEntries(body: Buffer, pause: () => Promise<void> | undefined): Promise<number> {
+  let n = 0;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c === 0x7b || c === 0x5b) n++;
+    if ((i & 0xffff) === 0) await pause();
+  }
+  return n;
 }
 
 const TELEMETRY_AGENTS = AGENTS.filter((a): a is Agent & { telemetry: TelemetryMapping } => a.telemetry !== undefined);
 
 export class OtlpReceiver {
-  readonly stats: ReceiverStats = { requests: 0, records: 0, events: 0, rejected: 0, refused: 0 };
+  readonly stats: ReceiverStats = { requests: 0, records: 0, events: 0, rejected: 0, refused: 0, droppedSessions: 0 };
+  readonly limits: ReceiverLimits;
   private readonly engine: Engine | undefined;
-  private readonly maxBody: number;
   private server: http.Server | undefined;
+  private port = 0;
+  private loopbackOnly = false;
+  /** Open connections, oldest first, and those with a request under way. */
+  private readonly sockets = new Set<net.Socket>();
+  private readonly busy = new Set<net.Socket>();
+  /** Bytes of bodies held now (read or inflated), over every request. */
+  private inFlight = 0;
   /** Events numbered per origin file, for the findings' evidence. */
   private readonly counters = new Map<string, number>();
+  /** The bytes of each session's events taken, oldest first (re-inserted when it grows). */
+  private readonly sessionBytes = new Map<string, number>();
+  private sessionTotal = 0;
+  /** Settled when the large request being decoded is done. */
+  private largeTurn = Promise.resolve();
 
   constructor(private readonly opts: ReceiverOptions) {
     if (opts.judge !== undefined) this.engine = new Engine(opts.judge.config);
-    this.maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY;
+    this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    // protobufjs builds its decoders on first use (about 100 ms): built now, not in the first request.
+    warmUp();
   }
 
   /** Listens; resolves with the address (port 0: one the system picked). */
   listen(host: string, port: number): Promise<AddressInfo> {
-    const server = http.createServer((req, res) => void this.handle(req, res));
-    // A client that sends nothing for long is let go; headers within 10 s.
-    server.requestTimeout = 60_000;
-    server.headersTimeout = 10_000;
+    const { idleTimeoutMs, headersTimeoutMs, requestTimeoutMs } = this.limits;
+    const server = http.createServer({ keepAliveTimeout: idleTimeoutMs, headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) }, (req, res) => void this.handle(req, res));
+    // A client that connects and stays silent, or stops halfway, is let go.
+    server.setTimeout(idleTimeoutMs, (socket) => socket.destroy());
+    server.on('connection', (socket) => this.admitConnection(socket));
     this.server = server;
+    this.loopbackOnly = isLoopback(host);
     return new Promise((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => {
         server.off('error', reject);
-        resolve(server.address() as AddressInfo);
+        const address = server.address() as AddressInfo;
+        this.port = address.port;
+        resolve(address);
       });
     });
+  }
+
+  /**
+   * At most `maxConnections` open: past it, the connection idle longest is closed to let the new
+   * one in (idle sockets held open by one client do not lock the real exporters out), or the new
+   * one when every connection is busy with a request.
+   */
+  private admitConnection(socket: net.Socket): void {
+    this.sockets.add(socket);
+    socket.once('close', () => {
+      this.sockets.delete(socket);
+      this.busy.delete(socket);
+    });
+    if (this.sockets.size <= this.limits.maxConnections) return;
+    for (const s of this.sockets) {
+      if (s === socket || this.busy.has(s)) continue;
+      this.sockets.delete(s);
+      s.destroy();
+      return;
+    }
+    this.sockets.delete(socket);
+    socket.destroy();
   }
 
   close(): Promise<void> {
@@ -140,21 +306,41 @@ export class OtlpReceiver {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     this.stats.requests++;
+    const socket = req.socket;
+    this.busy.add(socket);
+    res.once('close', () => this.busy.delete(socket));
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     // Answered in the request's encoding (the specification: the response's Content-Type is the request's).
     const protobuf = type === 'application/x-protobuf';
     let answer: Answer;
     try {
-      answer = await this.answer(req, type);
+      answer = this.admit(req) ?? (await this.answer(req, type));
     } catch (err) {
       answer = status(500, 13, `internal error: ${(err as Error).message}`);
     }
     if (answer.status >= 400) this.stats.refused++;
+    if (res.destroyed) return;
     const body = protobuf ? Buffer.from(encodeAnswer(answer.body, answer.status >= 400)) : Buffer.from(JSON.stringify(answer.body));
-    if (!res.headersSent) res.writeHead(answer.status, { 'Content-Type': protobuf ? 'application/x-protobuf' : 'application/json', 'Content-Length': body.byteLength, ...(answer.status === 413 || answer.status >= 500 ? { Connection: 'close' } : {}) });
+    const close = answer.status === 413 || answer.status === 401 || answer.status === 403 || answer.status >= 500;
+    if (!res.headersSent) res.writeHead(answer.status, { 'Content-Type': protobuf ? 'application/x-protobuf' : 'application/json', 'Content-Length': body.byteLength, ...(close ? { Connection: 'close' } : {}), ...answer.headers });
     res.end(body);
     // What was not read of a refused body is dropped, not left to stall the connection.
     if (!req.complete) req.resume();
+  }
+
+  /** Who may post: the token, the Host a loopback receiver is reached by (no DNS rebinding), no web page. */
+  private admit(req: http.IncomingMessage): Answer | undefined {
+    if (this.loopbackOnly) {
+      const host = (req.headers.host ?? '').toLowerCase();
+      const ok = [`127.0.0.1:${this.port}`, `localhost:${this.port}`, `[::1]:${this.port}`];
+      if (!ok.includes(host)) return status(403, 7, `Host ${JSON.stringify(req.headers.host ?? '')}: a loopback receiver is reached as 127.0.0.1, localhost or [::1] with its port`);
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !(this.opts.allowedOrigins ?? []).includes(origin)) return status(403, 7, `Origin ${JSON.stringify(origin)}: requests from web pages are refused`);
+    if (this.opts.token !== undefined && this.opts.token !== '' && !authorized(req.headers.authorization, this.opts.token)) {
+      return status(401, 16, 'Authorization: Bearer <token> missing or wrong', { 'WWW-Authenticate': 'Bearer' });
+    }
+    return undefined;
   }
 
   /** `type`: the request's media type. */
@@ -166,66 +352,121 @@ export class OtlpReceiver {
     if (!protobuf && type !== 'application/json') return status(415, 3, `${type || 'no content type'}: not read (application/json or application/x-protobuf)`);
     const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
     if (encoding !== 'identity' && encoding !== 'gzip') return status(415, 3, `content encoding ${encoding}: not read (gzip or none)`);
+    const { maxBodyBytes } = this.limits;
     const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > this.maxBody) return status(413, 8, `${declared} bytes: more than the ${this.maxBody} bytes a request may have`);
-    const raw = await readBody(req, this.maxBody);
-    if (raw === undefined) return status(413, 8, `more than the ${this.maxBody} bytes a request may have`);
+    if (Number.isFinite(declared) && declared > maxBodyBytes) return status(413, 8, `${declared} bytes: more than the ${maxBodyBytes} bytes a request may have`);
+    // Memory held by requests read at once is bounded: past it, the client is asked to retry (503 is retryable in OTLP).
+    let held = 0;
+    // A small request may take the last SMALL_RESERVE of what all may hold, a large one not: large
+    // bodies held at once never keep a small one (an exporter's usual batch) waiting.
+    const hold = (bytes: number, small = bytes <= SMALL_REQUEST): boolean => {
+      if (this.inFlight + bytes > this.limits.maxInFlightBytes - (small ? 0 : SMALL_RESERVE)) return false;
+      this.inFlight += bytes;
+      held += bytes;
+      return true;
+    };
+    if (!hold(Number.isFinite(declared) ? declared : maxBodyBytes)) return busy();
+    try {
+      return await this.read(req, protobuf, encoding === 'gzip', hold);
+    } finally {
+      this.inFlight -= held;
+    }
+  }
+
+  /** `hold`: takes bytes from what every request together may hold (false: there is not that much left). */
+  private async read(req: http.IncomingMessage, protobuf: boolean, gzipped: boolean, hold: (bytes: number, small?: boolean) => boolean): Promise<Answer> {
+    const { maxBodyBytes, maxInflatedBytes } = this.limits;
+    const raw = await readBody(req, maxBodyBytes);
+    if (raw === 'closed') return status(400, 3, 'the connection closed before the body was read');
+    if (raw === undefined) return status(413, 8, `more than the ${maxBodyBytes} bytes a request may have`);
     let body: Buffer;
+    // Inflated into what is left of the bytes every request may hold, at most the request's own limit.
+    const large = Math.min(maxInflatedBytes, this.limits.maxInFlightBytes - SMALL_RESERVE - this.inFlight);
+    const small = large < SMALL_REQUEST * 16 && raw.length <= SMALL_REQUEST;
+    const room = small ? Math.min(maxInflatedBytes, SMALL_REQUEST * 16, this.limits.maxInFlightBytes - this.inFlight) : large;
+    if (gzipped && (room < Math.min(SMALL_REQUEST, maxInflatedBytes) || !hold(room, small))) return busy();
     try {
       // Inflated off the event loop: a large body does not hold up the other requests.
-      body = encoding === 'gzip' ? await gunzip(raw, { maxOutputLength: this.maxBody }) : raw;
+      body = gzipped ? await gunzip(raw, { maxOutputLength: room }) : raw;
     } catch (err) {
       const tooLarge = (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || /maxOutputLength|buffer/i.test((err as Error).message);
-      return tooLarge ? status(413, 8, `inflated, more than the ${this.maxBody} bytes a request may have`) : status(400, 3, `not gzip: ${(err as Error).message}`);
+      if (tooLarge && room < maxInflatedBytes) return busy();
+      return tooLarge ? status(413, 8, `inflated, more than the ${maxInflatedBytes} bytes a request may have`) : status(400, 3, `not gzip: ${(err as Error).message}`);
     }
+    if (body.length > maxInflatedBytes) return status(413, 8, `more than the ${maxInflatedBytes} bytes a request may have`);
+    if (body.length <= SMALL_REQUEST) return this.decodeAndTake(body, protobuf);
+    // Large requests are decoded one at a time: a small one waits at most one slice of one of them.
+    const turn = this.largeTurn;
+    let release = () => undefined as void;
+    this.largeTurn = new Promise<void>((resolve) => (release = resolve));
+    await turn;
+    try {
+      return await this.decodeAndTake(body, protobuf);
+    } finally {
+      release();
+    }
+  }
+
+  private async decodeAndTake(body: Buffer, protobuf: boolean): Promise<Answer> {
+    const { maxEntries, maxRecords } = this.limits;
+    const pause = slicer();
     let value: unknown;
     try {
-      value = protobuf ? decodeLogsProtobuf(body) : JSON.parse(body.toString('utf8'));
+      if (protobuf) value = await decodeLogsProtobufSliced(body, { maxEntries, maxRecords, pause }, boundRecord);
+      else {
+        if ((await jsonEntries(body, pause)) > maxEntries) throw new TooManyEntries(`more than ${maxEntries} entries`);
+        value = boundRequest(JSON.parse(body.toString('utf8')));
+      }
     } catch (err) {
+      if (err instanceof TooManyEntries) return status(413, 8, `${err.message}: more than a request may have`);
       return status(400, 3, `${protobuf ? 'not an export request in protobuf' : 'not JSON'}: ${(err as Error).message}`);
     }
     let decoded;
     try {
-      decoded = decodeLogsJson(value);
+      decoded = await decodeInSlices(value, pause);
     } catch (err) {
       if (err instanceof NotAnExportRequest) return status(400, 3, `not a logs export request: ${err.message}`);
       throw err;
     }
+    if (decoded.records.length > maxRecords) return status(413, 8, `more than ${maxRecords} log records: more than a request may have`);
     this.stats.records += decoded.records.length;
     this.stats.rejected += decoded.rejected;
-    this.take(decoded.records);
+    await this.take(decoded.records, pause);
     return decoded.rejected > 0 ? { status: 200, body: { partialSuccess: { rejectedLogRecords: String(decoded.rejected), errorMessage: decoded.reason ?? 'records rejected' } } } : { status: 200, body: {} };
   }
 
-  /** A batch's records: grouped by session, in each agent's order, through the engine. */
-  private take(records: readonly TelemetryRecord[]): void {
+  /** A batch's records: grouped by session, in each agent's order, through the engine, a slice at a time. */
+  private async take(records: readonly TelemetryRecord[], pause: () => Promise<void> | undefined): Promise<void> {
     const bySession = new Map<string, { origin: Origin; mapping: TelemetryMapping; records: TelemetryRecord[] }>();
     for (const r of records) {
       const agent = TELEMETRY_AGENTS.find((a) => a.telemetry.owns(r));
       if (agent === undefined) continue;
-      const session = agent.telemetry.session(r);
-      if (session === undefined) continue;
-      const service = typeof r.resource['service.name'] === 'string' ? r.resource['service.name'] : agent.id;
-      const host = typeof r.resource['host.name'] === 'string' ? r.resource['host.name'] : '';
-      const key = `${service}\u0000${host}\u0000${session}`;
-      let group = bySession.get(key);
+      const claimed = agent.telemetry.session(r);
+      if (claimed === undefined) continue;
+      const service = typeof r.resource['service.name'] === 'string' ? r.resource['service.name'].slice(0, 256) : agent.id;
+      const host = typeof r.resource['host.name'] === 'string' ? r.resource['host.name'].slice(0, 256) : '';
+      const session = receivedSession(service, host, claimed.slice(0, 256));
+      let group = bySession.get(session);
       if (group === undefined) {
         group = { origin: { agent, service, host, session }, mapping: agent.telemetry, records: [] };
-        bySession.set(key, group);
+        bySession.set(session, group);
       }
       group.records.push(r);
     }
     for (const { origin, mapping, records: list } of bySession.values()) {
+      await pause();
       const seq = mapping.sequence;
       if (seq !== undefined) list.sort((a, b) => (seq(a) ?? 0) - (seq(b) ?? 0));
       const file = `otlp:${origin.service}${origin.host !== '' ? `@${origin.host}` : ''}`;
       const events: GuardianEvent[] = [];
+      let bytes = 0;
       for (const r of list) {
         const line = seq?.(r) ?? 0;
         // The record's time: the agents' `event.timestamp` (all three send one), else the record's own.
         const ts = isoTime(attrText(r.attributes['event.timestamp']) ?? r.timeMs);
         for (const event of mapping.events(r, { session: origin.session, agent: origin.agent.eventAgent, ...(ts !== undefined ? { ts } : {}) })) {
           events.push(event);
+          bytes += JSON.stringify(event).length;
           this.stats.events++;
           if (this.engine === undefined) continue;
           const n = (this.counters.get(file) ?? 0) + 1;
@@ -236,31 +477,130 @@ export class OtlpReceiver {
           for (const f of this.engine.push(located)) this.opts.judge?.onFinding(f);
         }
       }
+      this.account(origin.session, bytes);
       if (events.length > 0) this.opts.onEvents?.(origin, events);
+    }
+  }
+
+  /** A session's state counted by the bytes of its events: past the limit, the sessions least recently sent to go, and are said. */
+  private account(session: string, bytes: number): void {
+    const before = this.sessionBytes.get(session) ?? 0;
+    // A session's state is its signals' windows, bounded whatever its length: counted up to SESSION_WINDOW_BYTES.
+    const now = Math.min(SESSION_WINDOW_BYTES, before + bytes);
+    this.sessionBytes.delete(session);
+    this.sessionBytes.set(session, now);
+    this.sessionTotal += now - before;
+    while (this.sessionTotal > this.limits.maxSessionBytes && this.sessionBytes.size > 1) {
+      const [oldest, size] = this.sessionBytes.entries().next().value as [string, number];
+      this.sessionBytes.delete(oldest);
+      this.sessionTotal -= size;
+      this.engine?.forgetSession(oldest);
+      this.stats.droppedSessions++;
+      this.opts.onDrop?.(`session ${oldest} forgotten (${size} bytes of events): the sessions received keep at most ${this.limits.maxSessionBytes} bytes`);
     }
   }
 }
 
-/** A request's body, or undefined when it is longer than `max`. */
-function readBody(req: http.IncomingMessage, max: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on('data', (chunk: Buffer) => {
-      if (over) return;
-      size += chunk.length;
-      if (size > max) {
-        over = true;
-        chunks.length = 0;
-        resolve(undefined);
-        return;
+/** The answer to a request that finds the receiver holding all it may: to be retried (503 is retryable in OTLP). */
+function busy(): Answer {
+  return status(503, 14, 'busy: too many requests being read at once; retry later', { 'Retry-After': '1' });
+}
+
+/** A JSON export request with its records' values bounded (resources' and scopes' too). */
+function boundRequest(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null || !Array.isArray((v as { resourceLogs?: unknown }).resourceLogs)) return v;
+  for (const rl of (v as { resourceLogs: unknown[] }).resourceLogs) {
+    if (typeof rl !== 'object' || rl === null) continue;
+    const resource = (rl as { resource?: { attributes?: unknown } }).resource;
+    if (typeof resource === 'object' && resource !== null && Array.isArray(resource.attributes)) resource.attributes = resource.attributes.map((kv) => boundKeyValue(kv));
+    const scopes = (rl as { scopeLogs?: unknown }).scopeLogs;
+    if (!Array.isArray(scopes)) continue;
+    for (const sl of scopes) {
+      if (typeof sl !== 'object' || sl === null || !Array.isArray((sl as { logRecords?: unknown }).logRecords)) continue;
+      const o = sl as { logRecords: unknown[] };
+      o.logRecords = o.logRecords.map((r) => (typeof r === 'object' && r !== null && !Array.isArray(r) ? boundRecord(r as Record<string, unknown>) : r));
+    }
+  }
+  return v;
+}
+
+/** Records read a slice at a time. */
+const SLICE_RECORDS = 250;
+
+/**
+ * decodeLogsJson (../agents/otlpLogs.ts) a slice of SLICE_RECORDS records at a time, `pause` between
+ * them: each resource's scopes cut into requests of their own, their answers joined.
+ */
+async function decodeInSlices(value: unknown, pause: () => Promise<void> | undefined): Promise<DecodedLogs> {
+  const o = value as { resourceLogs?: unknown; resource_logs?: unknown } | null;
+  const all = typeof o === 'object' && o !== null && !Array.isArray(o) ? (o.resourceLogs ?? o.resource_logs) : undefined;
+  if (!Array.isArray(all)) return decodeLogsJson(value);
+  const records: TelemetryRecord[] = [];
+  let rejected = 0;
+  let reason: string | undefined;
+  const add = (d: DecodedLogs) => {
+    for (const r of d.records) records.push(r);
+    rejected += d.rejected;
+    reason ??= d.reason;
+  };
+  for (const rl of all) {
+    const scopes = typeof rl === 'object' && rl !== null ? (rl as { scopeLogs?: unknown }).scopeLogs : undefined;
+    if (!Array.isArray(scopes)) {
+      add(decodeLogsJson({ resourceLogs: [rl] }));
+      continue;
+    }
+    for (const sl of scopes) {
+      const list = typeof sl === 'object' && sl !== null ? (sl as { logRecords?: unknown }).logRecords : undefined;
+      if (!Array.isArray(list)) {
+        add(decodeLogsJson({ resourceLogs: [{ ...(rl as object), scopeLogs: [sl] }] }));
+        continue;
       }
+      for (let i = 0; i === 0 || i < list.length; i += SLICE_RECORDS) {
+        await pause();
+        add(decodeLogsJson({ resourceLogs: [{ ...(rl as object), scopeLogs: [{ ...(sl as object), logRecords: list.slice(i, i + SLICE_RECORDS) }] }] }));
+      }
+    }
+  }
+  return { records, rejected, ...(reason !== undefined ? { reason } : {}) };
+}
+
+/** A pause that yields to the event loop once SLICE_MS of work have gone by since the last. */
+function slicer(): () => Promise<void> | undefined {
+  let since = performance.now();
+  return () => {
+    if (performance.now() - since < SLICE_MS) return undefined;
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        since = performance.now();
+        resolve();
+      }),
+    );
+  };
+}
+
+/**
+ * A request's body; undefined when it is longer than `max`, 'closed' when the connection closed
+ * first. What was read is let go either way: nothing of a request outlives its connection.
+ */
+function readBody(req: http.IncomingMessage, max: number): Promise<Buffer | undefined | 'closed'> {
+  return new Promise((resolve) => {
+    let chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (v: Buffer | undefined | 'closed') => {
+      if (done) return;
+      done = true;
+      chunks = [];
+      resolve(v);
+    };
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > max) return finish(undefined);
       chunks.push(chunk);
     });
-    req.on('end', () => {
-      if (!over) resolve(Buffer.concat(chunks));
-    });
-    req.on('error', reject);
+    req.on('end', () => finish(Buffer.concat(chunks, size)));
+    req.on('error', () => finish('closed'));
+    req.on('close', () => finish('closed'));
   });
 }

@@ -1,6 +1,5 @@
-import { HOOK_LOG_MAX_BYTES } from '../../state/hookLog';
 import { parseHostPort } from '../../watch/otelConfig';
-import { logsUrl, OtlpReceiver, workspaceEvents } from '../../watch/otlpReceiver';
+import { isLoopback, logsUrl, OtlpReceiver, workspaceEvents } from '../../watch/otlpReceiver';
 import type { CommandContext } from '../context';
 import { EXIT, findingJson, UsageError } from '../io';
 
@@ -16,16 +15,24 @@ export function parseListen(text: string): { host: string; port: number } {
  * JSON line on stdout (replay --jsonl's shape, with the agent's service and host); with
  * --workspace, each session's events are appended to `.tmp/otlp/logs/otlp-<service>-<host>.jsonl`
  * there, where the editor's guardian reads them as it reads every event log. Runs until
- * interrupted (SIGINT, SIGTERM); exit 0.
+ * interrupted (SIGINT, SIGTERM); exit 0. With a token (`--token`, else LOOP_GUARDIAN_OTLP_TOKEN), a
+ * request without `Authorization: Bearer <token>` is refused; requests from web pages (an `Origin`
+ * header) are refused unless that origin is allowed (`--allow-origin`).
  */
-export async function otlpCommand(ctx: CommandContext, opts: { listen?: string; workspace?: string }): Promise<number> {
+export async function otlpCommand(ctx: CommandContext, opts: { listen?: string; workspace?: string; token?: string; 'allow-origin'?: string }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const { host, port } = parseListen(opts.listen ?? '127.0.0.1:4318');
   const io = ctx.io;
   const write = opts.workspace !== undefined;
+  const token = (opts.token ?? env.LOOP_GUARDIAN_OTLP_TOKEN ?? '').trim();
+  const warn = (what: string) => io.err(`loop-guardian otlp: warning: ${what}\n`);
   const receiver = new OtlpReceiver({
     judge: { config: ctx.config, onFinding: (f) => io.out(`${JSON.stringify(findingJson(f))}\n`) },
-    ...(write ? { onEvents: workspaceEvents(ctx.ws, HOOK_LOG_MAX_BYTES, (rel, err) => io.err(`loop-guardian otlp: warning: ${rel}: not written (${err.message})\n`)) } : {}),
+    ...(write ? { onEvents: workspaceEvents(ctx.ws, (rel, err) => warn(`${rel}: not written (${err.message})`), warn) } : {}),
+    ...(token !== '' ? { token } : {}),
+    ...(opts['allow-origin'] !== undefined ? { allowedOrigins: opts['allow-origin'].split(',').map((o) => o.trim()) } : {}),
+    onDrop: warn,
   });
+  if (!isLoopback(host) && token === '') warn(`listening on ${host}, reachable from other machines, without a token: anyone who reaches it is believed (set --token or LOOP_GUARDIAN_OTLP_TOKEN, and put TLS in front: docs/fleet.md)`);
   let address;
   try {
     address = await receiver.listen(host, port);

@@ -1,7 +1,8 @@
 import { formatSkipped } from '../../core/events';
 import { groupIncidents, type Incident } from '../../core/incidents';
 import { exportConfigured, type Seen } from '../../watch/otelConfig';
-import { readTextIfExists } from '../../state/atomicFile';
+import { LockTimeoutError, readTextIfExists } from '../../state/atomicFile';
+import { asPublisher, readOtelQueue, writeOtelQueue } from '../../state/otelQueue';
 import { StopAllFile } from '../../state/stopAllFile';
 import { PATHS } from '../../state/workspace';
 import { WorkspaceMonitor } from '../../watch/workspaceMonitor';
@@ -64,14 +65,29 @@ export async function scanCommand(ctx: CommandContext): Promise<number> {
 /** Where scan remembers what it sent (so that a loop still going on is not sent as new at every run). */
 const EXPORTED = `${PATHS.guardianDir}/exported-incidents.json`;
 
+/** The longest scan waits on an endpoint, in all: a dead or slow one never holds it up longer. */
+const EXPORT_WAIT_MS = 1500;
+
 /**
  * With an OTLP endpoint configured (`OTEL_EXPORTER_OTLP_ENDPOINT` …), the incidents going on are
  * sent as OpenTelemetry log records: those new since the last scan, those that grew, and those
- * over since (src/watch/incidentExport.ts). A failure to send is said on stderr; it changes nothing else.
+ * over since (src/watch/incidentExport.ts), after those an earlier scan could not send. A record
+ * is said sent only when the endpoint accepted it; until then it waits in the workspace's queue
+ * (src/state/otelQueue.ts) for the next scan. One publisher at a time per workspace: when another
+ * is at work, this one leaves everything to the next.
  */
 async function exportIncidents(ctx: CommandContext, going: readonly Incident[]): Promise<void> {
   if (!exportConfigured(process.env)) return;
-  const { IncidentExporter } = await import('../../watch/incidentExport');
+  try {
+    await asPublisher(ctx.ws, () => publish(ctx, going), 1);
+  } catch (err) {
+    if (!(err instanceof LockTimeoutError)) throw err;
+    ctx.io.err('OpenTelemetry: another publisher is at work in this workspace: left to the next scan\n');
+  }
+}
+
+async function publish(ctx: CommandContext, going: readonly Incident[]): Promise<void> {
+  const { IncidentExporter, MAX_QUEUED } = await import('../../watch/incidentExport');
   let seen: Record<string, Seen> = {};
   try {
     const text = await readTextIfExists(ctx.ws.path(EXPORTED));
@@ -82,12 +98,17 @@ async function exportIncidents(ctx: CommandContext, going: readonly Incident[]):
   }
   // A scan the hook started to publish the loop it refused says so (src/cli/hook.ts).
   const source = process.env.LOOP_GUARDIAN_OTEL_SOURCE === 'hook' ? 'hook' : 'cli';
-  const exporter = new IncidentExporter({ source, workspace: ctx.ws.root, seen });
+  const exporter = new IncidentExporter({ source, workspace: ctx.ws.root, seen, queued: await readOtelQueue(ctx.ws) });
   exporter.update(going);
-  await exporter.shutdown();
-  const sent = exporter.sent;
-  ctx.io.err(`OpenTelemetry: ${sent.opened} loop(s) opened, ${sent.grew} grew, ${sent.ended} ended, sent\n`);
+  const made = exporter.made;
+  const result = await exporter.flush(EXPORT_WAIT_MS);
+  const waiting = exporter.pending().length;
+  const dropped = exporter.dropped > 0 ? `; ${exporter.dropped} oldest record(s) dropped (at most ${MAX_QUEUED} wait)` : '';
+  const outcome = result.error === undefined ? (result.accepted > 0 ? `, sent${result.accepted > made.opened + made.grew + made.ended ? ` (with ${result.accepted - made.opened - made.grew - made.ended} left from before)` : ''}` : '') : `, not sent (${result.error}): ${waiting} record(s) wait for the next scan`;
+  ctx.io.err(`OpenTelemetry: ${made.opened} loop(s) opened, ${made.grew} grew, ${made.ended} ended${outcome}${dropped}\n`);
   try {
+    // The queue first: a scan stopped between the two writes sends a record twice, never loses one.
+    await writeOtelQueue(ctx.ws, exporter.pending());
     await ctx.ws.writeAtomic(EXPORTED, `${JSON.stringify(exporter.seenState())}\n`);
   } catch (err) {
     ctx.io.err(`warning: ${EXPORTED}: not written (${(err as Error).message})\n`);

@@ -28,7 +28,7 @@ const failing = (seq: number) => claudeRecord(seq, { 'event.name': 'tool_result'
 
 async function withReceiver(fn: (post: (body: Buffer | string, headers?: Record<string, string>, path?: string, method?: string) => Promise<{ status: number; body: string }>, findings: Finding[], receiver: OtlpReceiver) => Promise<void>, maxBodyBytes?: number): Promise<void> {
   const findings: Finding[] = [];
-  const receiver = new OtlpReceiver({ judge: { config: defaultConfig(), onFinding: (f) => findings.push(f) }, ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}) });
+  const receiver = new OtlpReceiver({ judge: { config: defaultConfig(), onFinding: (f) => findings.push(f) }, ...(maxBodyBytes !== undefined ? { limits: { maxBodyBytes, maxInflatedBytes: 2 * maxBodyBytes } } : {}) });
   const { port } = await receiver.listen('127.0.0.1', 0);
   const post = (body: Buffer | string, headers: Record<string, string> = { 'Content-Type': 'application/json' }, path = '/v1/logs', method = 'POST') =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -57,7 +57,8 @@ describe('loop-guardian otlp: the OTLP/HTTP logs receiver', () => {
       assert.equal(second.status, 200, second.body);
       const halt = findings.find((f) => f.action === 'halt');
       assert.ok(halt, JSON.stringify(findings.map((f) => [f.signal, f.action])));
-      assert.equal(halt.session, 's-1');
+      // Named by its origin: a client's session id can never be one of this machine's sessions.
+      assert.equal(halt.session, 'otlp/claude-code@ci-7/s-1');
       assert.equal(halt.evidence[0]?.file, 'otlp:claude-code@ci-7');
       assert.deepEqual(halt.evidence.map((e) => e.line), [2, 3, 4]);
     });
