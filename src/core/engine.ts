@@ -96,15 +96,35 @@ class Call implements SettledCall {
   }
 }
 
+/** The fields in which agents hand over what a command printed (a hook's `tool_response`, a result item). */
+const PRINTED_FIELDS = ['stdout', 'stderr', 'output', 'result', 'llmContent', 'content', 'text'];
+
 /**
- * What a command printed, as agents hand its result over: a text, or its streams as fields (a
- * hook's `tool_response` of `{stdout, stderr, interrupted}`, seen from Claude Code's Bash).
+ * What a command printed, as agents hand its result over: a text; its streams or its text as
+ * fields (`{stdout, stderr, interrupted}` of a hook's `tool_response`, `{llmContent}`); a list of
+ * result items, or such a value written as JSON text (`[{"query": …, "result": …}]`). Read only
+ * for a command piped through a filter (rare), so the JSON is parsed only then.
  */
-function printedText(output: unknown): string | undefined {
-  if (typeof output === 'string') return output;
-  if (typeof output !== 'object' || Array.isArray(output)) return undefined;
-  const streams = ['stdout', 'stderr', 'output'].map((k) => (output as Record<string, unknown>)[k]).filter((v): v is string => typeof v === 'string' && v !== '');
-  return streams.length > 0 ? streams.join('\n') : undefined;
+function printedText(output: unknown, depth = 0): string | undefined {
+  if (depth > 4) return undefined;
+  if (typeof output === 'string') {
+    const t = output.trimStart();
+    if (t.startsWith('[') || t.startsWith('{')) {
+      try {
+        return printedText(JSON.parse(output) as unknown, depth + 1) ?? output;
+      } catch {
+        return output;
+      }
+    }
+    return output;
+  }
+  if (Array.isArray(output)) {
+    const parts = output.map((v) => printedText(v, depth + 1)).filter((v): v is string => v !== undefined && v !== '');
+    return parts.length > 0 ? parts.join('\n') : undefined;
+  }
+  if (typeof output !== 'object' || output === null) return undefined;
+  const parts = PRINTED_FIELDS.map((k) => printedText((output as Record<string, unknown>)[k], depth + 1)).filter((v): v is string => v !== undefined && v !== '');
+  return parts.length > 0 ? parts.join('\n') : undefined;
 }
 
 /** A call waiting in its session's queue: settled once its outcome is known. */

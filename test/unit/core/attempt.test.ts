@@ -124,3 +124,20 @@ describe('the gate refuses what the engine halts (issue 36, one judgement)', () 
     assert.equal(ask(history, FAILING).allow, true);
   });
 });
+
+describe('what a piped command printed, however the agent hands it over', () => {
+  for (const [shape, output] of [
+    ['a hook\'s text of its result (Gemini CLI: llmContent)', { llmContent: `<untrusted_context>\nOutput: ${NPM_ERROR(3).replace(/^Exit code 1\n/, '')}\nProcess Group PGID: 17230\n</untrusted_context>`, returnDisplay: 'x' }],
+    ['result items as JSON text (Cline)', JSON.stringify([{ query: `${FAILING} 2>&1 | tail -20`, result: NPM_ERROR(3).replace(/^Exit code 1\n/, ''), success: true }])],
+    ['a text with the agent\'s own status line (Copilot CLI)', `${NPM_ERROR(3).replace(/^Exit code 1\n/, '')}\n<shellId: 1 completed with exit code 0>`],
+  ] as const) {
+    it(`${shape}: the same error printed is the same failure`, () => {
+      const history = [
+        ...retries([FAILING, `cd /work/project && ${FAILING}`], NPM_ERROR),
+        { type: 'tool', tool: 'Bash', args: { command: `${FAILING} 2>&1 | tail -20` }, id: 'p', session: 's', agent: 'a', ts: '2026-11-27T12:00:10Z' },
+        { type: 'tool_result', id: 'p', ok: true, output, session: 's', agent: 'a', ts: '2026-11-27T12:00:11Z' },
+      ];
+      assert.deepEqual(run(history).findings.filter((f) => f.action === 'halt').map((f) => f.signal), ['repeated-error']);
+    });
+  }
+});
