@@ -58,12 +58,9 @@ async function launcherProblems(env: NodeJS.ProcessEnv): Promise<NotRunning[]> {
   return [];
 }
 
-/** Each agent that has worked in the folder or is set up in it, with how well it is protected. */
-export async function agentEnforcement(ws: Workspace, config: GuardianConfig, env: NodeJS.ProcessEnv = process.env, editorStorage?: string): Promise<AgentEnforcement[]> {
-  const found = await findAgents(ws, config, env, editorStorage);
-  const beats = await latestHeartbeats(ws);
-  let launcher: NotRunning[] | undefined;
-  const scope: TrustScope = {
+/** What the agents' trust checks read: the workspace, the home, the environment, bounded reads of their files. */
+function trustScope(ws: Workspace, env: NodeJS.ProcessEnv): TrustScope {
+  return {
     root: ws.root,
     home: env.HOME ?? os.homedir(),
     env,
@@ -74,6 +71,14 @@ export async function agentEnforcement(ws: Workspace, config: GuardianConfig, en
     realPath: (file) => fs.realpath(file).catch(() => file),
     within: isWithin,
   };
+}
+
+/** Each agent that has worked in the folder or is set up in it, with how well it is protected. */
+export async function agentEnforcement(ws: Workspace, config: GuardianConfig, env: NodeJS.ProcessEnv = process.env, editorStorage?: string): Promise<AgentEnforcement[]> {
+  const found = await findAgents(ws, config, env, editorStorage);
+  const beats = await latestHeartbeats(ws);
+  let launcher: NotRunning[] | undefined;
+  const scope = trustScope(ws, env);
   const out: AgentEnforcement[] = [];
   for (const f of found) {
     const agent = AGENTS.find((a) => a.id === f.id);
@@ -168,17 +173,7 @@ export interface StopReach {
  * hook only when started at the project's root (`fromSubfolder`), where it is not reached.
  */
 export async function stopReach(ws: Workspace, config: GuardianConfig, env: NodeJS.ProcessEnv = process.env): Promise<StopReach[]> {
-  const scope: TrustScope = {
-    root: ws.root,
-    home: env.HOME ?? os.homedir(),
-    env,
-    readText: async (file) => {
-      const read = await readRegularBounded(file, 1024 * 1024).catch(() => undefined);
-      return read?.kind === 'text' ? read.text : undefined;
-    },
-    realPath: (file) => fs.realpath(file).catch(() => file),
-    within: isWithin,
-  };
+  const scope = trustScope(ws, env);
   const out: StopReach[] = [];
   for (const agent of AGENTS) {
     const base = { id: agent.id, label: agent.label };
