@@ -99,7 +99,9 @@ export class FindingsTree extends GuardianTree {
       nodes.push({ kind: 'info', label: `${s.skipped} line${s.skipped === 1 ? '' : 's'} skipped`, description: 'not valid events', icon: 'circle-slash', command: { title: 'Show Log', command: 'loopGuardian.showLog' } });
     }
     // Each agent transcript is a node of its own, with the loops whose evidence is in it; the rest go by session.
-    const byTranscript = new Map<string, TrackedIncident[]>(s.agents.map((a) => [a.file, []]));
+    // A hooked session's transcript adds only the calls its hook never saw: the session is one row, by its hook log.
+    const shown = s.agents.filter((a) => !a.hooked);
+    const byTranscript = new Map<string, TrackedIncident[]>(shown.map((a) => [a.file, []]));
     const bySession = new Map<string, TrackedIncident[]>();
     for (const i of s.incidents) {
       const file = i.evidence[0]?.file ?? i.lead.at.file;
@@ -113,10 +115,10 @@ export class FindingsTree extends GuardianTree {
     }
     // Newest first: the session whose loop last grew on top (sessions without a loop keep their order, after them).
     const latest = (incidents: readonly TrackedIncident[]) => incidents.reduce((m, i) => Math.max(m, i.changedAt), 0);
-    const agents = s.agents.map((source) => ({ source, incidents: byTranscript.get(source.file) ?? [] })).sort((a, b) => latest(b.incidents) - latest(a.incidents));
+    const agents = shown.map((source) => ({ source, incidents: byTranscript.get(source.file) ?? [] })).sort((a, b) => latest(b.incidents) - latest(a.incidents));
     for (const { source, incidents } of agents) nodes.push({ kind: 'agent', guardian, source, incidents });
     for (const [session, incidents] of [...bySession].sort((a, b) => latest(b[1]) - latest(a[1]))) nodes.push({ kind: 'session', guardian, session, incidents });
-    if (bySession.size === 0 && s.agents.length === 0) {
+    if (bySession.size === 0 && shown.length === 0) {
       // "No loops" is said only of what was read: an agent's sessions nobody reads (not watched,
       // not hooked) may hold one, and the row says so instead, with the click that reads them.
       const { agents: unread, sessions } = unreadAgents(s.foundAgents);

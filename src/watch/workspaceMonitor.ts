@@ -49,6 +49,8 @@ export interface AgentSource {
   readonly events: number;
   /** The newest event's time, when events carry one. */
   readonly lastTs?: string;
+  /** Its session is recorded by the agent's hook too: the transcript only adds the calls the hook never saw, and the session is shown once, by its hook log. */
+  readonly hooked: boolean;
 }
 
 interface SourceInfo {
@@ -221,6 +223,7 @@ export class WorkspaceMonitor {
       sessions: [...s.sessions],
       events: s.events,
       ...(s.lastTs !== undefined ? { lastTs: s.lastTs } : {}),
+      hooked: s.transcript.session !== undefined && this.hooked.has(`${s.transcript.agent.id}:${s.transcript.session}`),
     }));
   }
 

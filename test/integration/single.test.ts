@@ -272,9 +272,12 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
     await fs.writeFile(config, JSON.stringify(wrong, null, 2));
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(config));
     await vscode.window.showTextDocument(doc);
+    // An editor an earlier test left open on the file is read again from the disk.
+    await vscode.commands.executeCommand('workbench.action.files.revert');
     const problem = () => vscode.languages.getDiagnostics(doc.uri).find((d) => /integer|type/i.test(d.message));
     try {
-      await waitFor('the schema\'s diagnostic', () => doc.getText().includes('"three"') && problem() !== undefined, 20_000);
+      await waitFor('the wrong threshold in the editor', () => doc.getText().includes('"three"'), 20_000);
+      await waitFor('the schema\'s diagnostic', () => problem() !== undefined, 30_000);
       const at = problem() as vscode.Diagnostic;
       assert.match(doc.getText(at.range), /"three"/);
     } finally {
