@@ -460,6 +460,7 @@ export class OtlpReceiver {
       const file = `otlp:${origin.service}${origin.host !== '' ? `@${origin.host}` : ''}`;
       const events: GuardianEvent[] = [];
       let bytes = 0;
+      const judged: LocatedEvent[] = [];
       for (const r of list) {
         const line = seq?.(r) ?? 0;
         // The record's time: the agents' `event.timestamp` (all three send one), else the record's own.
@@ -473,12 +474,14 @@ export class OtlpReceiver {
           // One counter per origin (service and host): bounded like the sessions, however many hosts come and go.
           if (!this.counters.has(file) && this.counters.size >= MAX_ORIGINS) this.counters.delete(this.counters.keys().next().value as string);
           this.counters.set(file, n);
-          const located: LocatedEvent = { event, ref: { file, line, event: n } };
-          for (const f of this.engine.push(located)) this.opts.judge?.onFinding(f);
+          judged.push({ event, ref: { file, line, event: n } });
         }
       }
       this.account(origin.session, bytes);
+      // Written before they are judged: a finding said on stdout is about events already in the
+      // workspace, where `scan` and the editor read them.
       if (events.length > 0) this.opts.onEvents?.(origin, events);
+      for (const located of judged) for (const f of (this.engine as Engine).push(located)) this.opts.judge?.onFinding(f);
     }
   }
 

@@ -480,6 +480,10 @@ const TELEMETRY: { id: string; protocol: string; service: string; setup: (url: s
 
 describe('live: the agents\' OpenTelemetry, read by `loop-guardian otlp` (no hook, no transcript read)', function () {
   this.timeout(240_000);
+  // Gemini CLI's exporter sometimes drops its logs at exit (seen twice in four runs on 2026-11-27:
+  // "Error shutting down SDK: OTLPExporterError: Not Found", nothing received): tried again, and
+  // left to find out whether the receiver plays a part (the session note says so).
+  this.retries(2);
   for (const t of TELEMETRY) {
     const agent = DRIVERS[t.id] as LiveAgent;
     it(`${agent.pkg.label} (${t.protocol}): its OTLP/HTTP logs show the loop as a finding on the receiver's stdout; the events written into the workspace show it to scan (and the editor)`, async () => {
@@ -508,7 +512,7 @@ describe('live: the agents\' OpenTelemetry, read by `loop-guardian otlp` (no hoo
         assert.equal(halt.agent, agent.pkg.id === 'claude' ? 'claude-code' : agent.pkg.id === 'gemini' ? 'gemini-cli' : agent.pkg.id);
         assert.match(halt.evidence[0]?.file ?? '', new RegExp(`^otlp:${t.service}`));
         const scan = guardian(sb, ['scan']);
-        assert.equal(scan.code, 1, `${scan.stdout}${scan.stderr}`);
+        assert.equal(scan.code, 1, `${scan.stdout}${scan.stderr}\nthe receiver said: ${err}`);
         // What each exports of the failure: Claude Code "Shell command failed", Codex the command's output, Gemini CLI its exit code.
         assert.match(scan.stdout, /HALT .*\n.*npm run build-missing: failed \d times with the same error: (Shell command failed|npm error Missing script|Exit Code: 1)/);
         assert.match(scan.stdout, new RegExp(`\\.tmp/otlp/logs/otlp-${t.service}-`));
