@@ -1,6 +1,6 @@
 import { callSignature } from './calls';
 import type { Canonicalizer } from './canonical';
-import { commandKeyOf, shellAttempt, shellCommandOf } from './intent';
+import { shellAttempt, shellCommandArg } from './intent';
 
 /**
  * A call's attempt as one text (intent.ts says what an attempt is): for a shell call, its
@@ -9,11 +9,9 @@ import { commandKeyOf, shellAttempt, shellCommandOf } from './intent';
  * same attempt; equal signatures are always the same attempt.
  */
 export function attemptKey(canon: Canonicalizer, tool: string, args: unknown): string {
-  const key = commandKeyOf(args);
-  if (key === undefined) return callSignature(tool, canon.args(tool, args));
-  const command = (args as Record<string, unknown>)[key];
-  const line = shellCommandOf({ [key]: command }) as string;
-  return callSignature(tool, canon.args(tool, { ...(args as Record<string, unknown>), [key]: `\u0000attempt ${shellAttempt(line)}` }));
+  const command = shellCommandArg(args);
+  if (command === undefined) return callSignature(tool, canon.args(tool, args));
+  return callSignature(tool, canon.args(tool, { ...(args as Record<string, unknown>), [command.key]: `\u0000attempt ${shellAttempt(command.line)}` }));
 }
 
 /**
@@ -24,14 +22,13 @@ export function attemptKey(canon: Canonicalizer, tool: string, args: unknown): s
  */
 export function attemptMayOccurIn(canon: Canonicalizer, tool: string, args: unknown, text: string): boolean {
   if (!text.includes(`"tool":${JSON.stringify(tool)}`)) return false;
-  const key = commandKeyOf(args);
-  if (key === undefined) return canon.stringsOccurIn(tool, args, text);
-  if (!text.includes(`${JSON.stringify(key)}:`)) return false;
+  const command = shellCommandArg(args);
+  if (command === undefined) return canon.stringsOccurIn(tool, args, text);
+  if (!text.includes(`${JSON.stringify(command.key)}:`)) return false;
   const rest = { ...(args as Record<string, unknown>) };
-  const line = shellCommandOf({ [key]: rest[key] }) as string;
-  delete rest[key];
+  delete rest[command.key];
   if (!canon.stringsOccurIn(tool, rest, text)) return false;
-  for (const word of shellAttempt(line).split(/\s+/)) {
+  for (const word of shellAttempt(command.line).split(/\s+/)) {
     if (word === '' || word === '|' || word === '&&') continue;
     if (!text.includes(JSON.stringify(word).slice(1, -1))) return false;
   }

@@ -43,11 +43,16 @@ function asText(v: unknown): string | undefined {
 
 /** The shell command a call runs, when it is one. */
 export function shellCommandOf(args: unknown): string | undefined {
+  return shellCommandArg(args)?.line;
+}
+
+/** The argument of a call that holds its shell command, and the command's text, when it has one. */
+export function shellCommandArg(args: unknown): { readonly key: string; readonly line: string } | undefined {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return undefined;
   const o = args as Record<string, unknown>;
-  for (const k of COMMAND_KEYS) {
-    const t = asText(o[k]);
-    if (t !== undefined) return t;
+  for (const key of COMMAND_KEYS) {
+    const line = asText(o[key]);
+    if (line !== undefined) return { key, line };
   }
   return undefined;
 }
@@ -249,11 +254,4 @@ export function filteredPipeline(line: string): boolean {
   const chain = split(line, false);
   const stages = split(chain[chain.length - 1] ?? '', true);
   return stages.length > 1 && stages.slice(1).every((s) => FILTERS.has(program(s)[0] ?? ''));
-}
-
-/** The argument of a call that holds its shell command, when it has one. */
-export function commandKeyOf(args: unknown): string | undefined {
-  if (args === null || typeof args !== 'object' || Array.isArray(args)) return undefined;
-  const o = args as Record<string, unknown>;
-  return COMMAND_KEYS.find((k) => asText(o[k]) !== undefined);
 }
