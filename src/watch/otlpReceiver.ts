@@ -29,6 +29,8 @@ import { decodeLogsProtobufSliced, encodeAnswer, TooManyEntries, warmUp } from '
  *   is not an export request (not JSON, not gzip, not an object); not retryable;
  * - 413 for a body over the limit (default 20 MiB, the specification's suggestion), 415 for a
  *   media type or encoding it does not read, 404 for another path, 405 for another method;
+ * - 200 for `POST /v1/metrics` and `/v1/traces`, whose bodies are dropped unread: an exporter that
+ *   sends every signal to one endpoint is not made to fail (and lose its logs) on the two it ignores;
  * each in the request's encoding (JSON, or protobuf: ./otlpProtobuf.ts).
  * Nothing a client sends stops it: every request is answered, and a failure inside is a 500.
  * Memory is bounded: the engine keeps a bounded number of sessions (the oldest goes), a request
@@ -90,6 +92,8 @@ const SESSION_WINDOW_BYTES = 16 * 1024;
 
 /** The longest a request's decoding runs before it lets the others in. */
 const SLICE_MS = 5;
+/** The OTLP/HTTP paths of the signals this receiver does not read (the specification's defaults). */
+const OTHER_SIGNALS = new Set(['/v1/metrics', '/v1/traces']);
 
 /** The most origins (service and host) whose events are numbered apart; past it, the oldest starts over. */
 const MAX_ORIGINS = 10_000;
@@ -167,6 +171,8 @@ export interface ReceiverStats {
   refused: number;
   /** Sessions forgotten to keep their state within the bytes allowed. */
   droppedSessions: number;
+  /** Metrics and traces requests, accepted and dropped unread. */
+  dropped: number;
 }
 
 type Answer = { status: number; body: unknown; headers?: Record<string, string> };
@@ -227,7 +233,7 @@ async function jsonEntries(body: Buffer, pause: () => Promise<void> | undefined)
 const TELEMETRY_AGENTS = AGENTS.filter((a): a is Agent & { telemetry: TelemetryMapping } => a.telemetry !== undefined);
 
 export class OtlpReceiver {
-  readonly stats: ReceiverStats = { requests: 0, records: 0, events: 0, rejected: 0, refused: 0, droppedSessions: 0 };
+  readonly stats: ReceiverStats = { requests: 0, records: 0, events: 0, rejected: 0, refused: 0, droppedSessions: 0, dropped: 0 };
   readonly limits: ReceiverLimits;
   private readonly engine: Engine | undefined;
   private server: http.Server | undefined;
@@ -346,6 +352,16 @@ export class OtlpReceiver {
   /** `type`: the request's media type. */
   private async answer(req: http.IncomingMessage, type: string): Promise<Answer> {
     const url = (req.url ?? '/').split('?')[0];
+    if (url !== undefined && OTHER_SIGNALS.has(url)) {
+      if (req.method !== 'POST') return status(405, 12, `${req.method ?? '?'}: only POST is accepted`);
+      // Accepted and dropped, unread (what is not read is drained after the answer): an exporter
+      // that sends its metrics and traces to the same endpoint must shut down cleanly. Gemini CLI
+      // 0.61 shuts its SDK down with one Promise.all over the three signals and exits on the first
+      // rejection, so a 404 for its metrics lost its last logs ("Error shutting down SDK:
+      // OTLPExporterError: Not Found"; its bundle's shutdownTelemetry).
+      this.stats.dropped++;
+      return { status: 200, body: {} };
+    }
     if (url !== '/v1/logs') return status(404, 5, `${url}: not found (this receiver takes logs: POST /v1/logs)`);
     if (req.method !== 'POST') return status(405, 12, `${req.method ?? '?'}: only POST is accepted`);
     const protobuf = type === 'application/x-protobuf';

@@ -93,7 +93,7 @@ describe('loop-guardian otlp: the OTLP/HTTP logs receiver', () => {
         ['not gzip', post('plain', { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }), 400, /not gzip/],
         ['text/plain', post('x', { 'Content-Type': 'text/plain' }), 415, /text\/plain: not read/],
         ['brotli', post('x', { 'Content-Type': 'application/json', 'Content-Encoding': 'br' }), 415, /content encoding br/],
-        ['another path', post('{}', undefined, '/v1/traces'), 404, /not found/],
+        ['another path', post('{}', undefined, '/v1/profiles'), 404, /not found/],
         ['GET', post('', {}, '/v1/logs', 'GET'), 405, /only POST/],
         ['too large', post('x'.repeat(5000)), 413, /more than the 4096 bytes/],
         ['a gzip bomb', post(zlib.gzipSync(Buffer.alloc(1_000_000, 32)), { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }), 413, /inflated, more than/],
@@ -117,7 +117,14 @@ describe('loop-guardian otlp: the OTLP/HTTP logs receiver', () => {
       assert.equal((await post(JSON.stringify(request([claudeRecord(2, { 'event.name': 'api_request' })], 'some-other-service')))).status, 200);
       assert.equal((await post(JSON.stringify(request([failing(2), failing(3)])))).status, 200);
       assert.ok(findings.some((f) => f.action === 'halt'), 'still reading after all that');
-      assert.equal(receiver.stats.refused, cases.length + 1);
+      // Metrics and traces sent to the same endpoint: accepted and dropped (an exporter of every
+      // signal shuts down cleanly), in the request's encoding; not a refusal.
+      const metrics = await post('{"resourceMetrics": []}', undefined, '/v1/metrics');
+      const traces = await post(Buffer.from([0x0a, 0x00]), { 'Content-Type': 'application/x-protobuf' }, '/v1/traces');
+      assert.deepEqual([metrics.status, metrics.body, traces.status, traces.body], [200, '{}', 200, '']);
+      assert.equal((await post('', {}, '/v1/metrics', 'GET')).status, 405);
+      assert.equal(receiver.stats.dropped, 2);
+      assert.equal(receiver.stats.refused, cases.length + 2);
     }, 4096);
   });
 
