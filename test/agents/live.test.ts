@@ -480,10 +480,12 @@ const TELEMETRY: { id: string; protocol: string; service: string; setup: (url: s
 
 describe('live: the agents\' OpenTelemetry, read by `loop-guardian otlp` (no hook, no transcript read)', function () {
   this.timeout(240_000);
-  // Gemini CLI's exporter sometimes drops its logs at exit (seen twice in four runs on 2026-11-27:
-  // "Error shutting down SDK: OTLPExporterError: Not Found", nothing received): tried again, and
-  // left to find out whether the receiver plays a part (the session note says so).
-  this.retries(2);
+  // Gemini CLI dropped its logs at exit in 2 of 4 runs ("Error shutting down SDK:
+  // OTLPExporterError: Not Found") while the receiver answered its metrics 404: its shutdown is one
+  // Promise.all over the three signals and it exits on the first rejection. The receiver now takes
+  // metrics and traces (dropped); 3 of 3 runs passed at the first try after it. One retry stays for
+  // an exporter's ordinary timing at exit on a loaded machine.
+  this.retries(1);
   for (const t of TELEMETRY) {
     const agent = DRIVERS[t.id] as LiveAgent;
     it(`${agent.pkg.label} (${t.protocol}): its OTLP/HTTP logs show the loop as a finding on the receiver's stdout; the events written into the workspace show it to scan (and the editor)`, async () => {

@@ -47,6 +47,6 @@ export async function otlpCommand(ctx: CommandContext, opts: { listen?: string; 
   });
   await receiver.close();
   const s = receiver.stats;
-  io.err(`loop-guardian otlp: ${s.requests} request(s), ${s.records} record(s), ${s.events} event(s), ${s.rejected} record(s) rejected, ${s.refused} request(s) refused\n`);
+  io.err(`loop-guardian otlp: ${s.requests} request(s), ${s.records} record(s), ${s.events} event(s), ${s.rejected} record(s) rejected, ${s.refused} request(s) refused, ${s.dropped} metrics or traces request(s) dropped\n`);
   return EXIT.ok;
 }
