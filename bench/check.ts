@@ -114,7 +114,8 @@ export function readBaseline(): Baseline | undefined {
 
 export function writeBaseline(f: Figures, note: string): void {
   const baseline: Baseline = { ...f, recorded: new Date().toISOString(), note };
-  writeFileSync(BASELINE, `${JSON.stringify(baseline, null, 2)}\n`);
+  // Three decimals: the figures move by more than that from run to run.
+  writeFileSync(BASELINE, `${JSON.stringify(baseline, (_key, v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 1000) / 1000 : v), 2)}\n`);
 }
 
 /** The lines to print, and whether the figures pass against the baseline. */
