@@ -6,13 +6,16 @@
  *   `@google/gemini-cli-core`, installed by this script into `.bench-peer/`, never a dependency of
  *   the product) fed the stream's tool calls;
  * - ours: the whole pipeline as shipped: the bundled CLI's `loop-guardian replay FILE --format events
- *   --jsonl` (read, parse, validate, every signal, findings out as JSON lines, to /dev/null).
+ *   --jsonl` (read, parse, validate, every signal, findings out as JSON lines, to /dev/null); and
+ *   `--json` (what `scan` does: every finding held, grouped into incidents, one document out).
  * Then peak memory on 1 M events (and 10 M with BENCH_10M=1), the cost of one appended line at the
  * end of a 100 MB log, and the event-loop delay while the watch layer reads 300 MB of agent
  * transcripts for the first time. Each figure is the median of BENCH_RUNS runs.
+ * With `--check` (npm run bench:check), the engine's figures against bench/baseline.json instead
+ * (bench/check.ts).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync, rmSync, promises as fs } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, openSync, readFileSync, rmSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -46,7 +49,7 @@ const PEER_DIR = path.resolve(__dirname, '..', '..', '.bench-peer');
 const PEER_MODULE = path.join(PEER_DIR, 'node_modules', PEER_PACKAGE, 'dist', 'src', 'services', 'loopDetectionService.js');
 
 /** A deterministic, varied stream: 40 sessions, mostly distinct calls, some loops, every event type. */
-function* generate(n: number): Generator<string> {
+export function* generate(n: number): Generator<string> {
   // mulberry32: small, deterministic, and without the correlated low bits of a plain LCG.
   let seed = 42;
   const rand = (k: number) => {
@@ -166,21 +169,30 @@ async function phasePeer(file: string): Promise<Record<string, number>> {
  * counts come from the summary it writes on stderr; its clock and peak memory from
  * bench/phaseClock.ts, which it is started with (`--require`): the same report as the other phases.
  */
-function runOurs(file: string, config?: string): PhaseReport & { wall: number } {
+function runOurs(file: string, config?: string, output: '--jsonl' | '--json' = '--jsonl'): PhaseReport & { wall: number } {
   const reportFile = path.join(os.tmpdir(), `lg-bench-ours-${process.pid}-${Date.now()}.json`);
+  // `--json` writes one document at the end: kept in a file (not /dev/null) to count its findings.
+  const outFile = `${reportFile}.out`;
+  const out = openSync(output === '--json' ? outFile : os.devNull, 'w');
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, ['--require', CLOCK, CLI, 'replay', file, '--format', 'events', '--jsonl', ...(config !== undefined ? ['--config', config] : [])], {
+  const r = spawnSync(process.execPath, ['--require', CLOCK, CLI, 'replay', file, '--format', 'events', output, ...(config !== undefined ? ['--config', config] : [])], {
     cwd: path.dirname(file),
     env: { ...process.env, BENCH_CLOCK_REPORT: reportFile },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', out, 'pipe'],
     encoding: 'utf8',
     maxBuffer: 64 << 20,
   });
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+  closeSync(out);
   const stderr = r.stderr;
   // 1: a halt finding was raised, as the stream's loops do.
   if (r.status !== 0 && r.status !== 1) throw new Error(`loop-guardian replay exited ${String(r.status)}: ${stderr}`);
-  const summary = /: (\d+) event\(s\) \(events\), (\d+) line\(s\) skipped, (\d+) finding\(s\)\n$/.exec(stderr);
+  let summary: readonly unknown[] | null;
+  if (output === '--json') {
+    const doc = JSON.parse(readFileSync(outFile, 'utf8')) as { events: number; skipped: number; findings: unknown[] };
+    rmSync(outFile, { force: true });
+    summary = [undefined, doc.events, doc.skipped, doc.findings.length];
+  } else summary = /: (\d+) event\(s\) \(events\), (\d+) line\(s\) skipped, (\d+) finding\(s\)\n$/.exec(stderr);
   if (!summary) throw new Error(`loop-guardian replay did not end with its summary: ${stderr.slice(-500)}`);
   const clock = JSON.parse(readFileSync(reportFile, 'utf8')) as { loaded: number; exited: number; maxRSS_MB: number };
   rmSync(reportFile, { force: true });
@@ -297,6 +309,7 @@ async function child(phase: string, arg: string): Promise<void> {
 /** Runs a phase in a process of its own: its report, and the whole process's wall time. */
 function runPhase(phase: string, arg: string, config?: string): PhaseReport & { wall: number } {
   if (phase === 'ours') return runOurs(arg, config);
+  if (phase === 'ours-json') return runOurs(arg, config, '--json');
   const t0 = process.hrtime.bigint();
   const r = spawnSync(process.execPath, [__filename, '--phase', phase, arg], { encoding: 'utf8', maxBuffer: 1 << 20 });
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
@@ -346,13 +359,14 @@ async function mainBench(): Promise<void> {
     const { defaultConfig } = await import('../src/core/config');
     const signalsOff = path.join(dir, 'signals-off.json');
     await fs.writeFile(signalsOff, JSON.stringify({ signals: Object.fromEntries(Object.keys(defaultConfig().signals).map((id) => [id, { enabled: false }])) }));
-    const runs = { floor: [] as Run[], peer: [] as Run[], ours: [] as Run[], bare: [] as Run[] };
+    const runs = { floor: [] as Run[], peer: [] as Run[], ours: [] as Run[], bare: [] as Run[], json: [] as Run[] };
     // Interleaved, so that a busy spell of the machine falls on all of them alike.
     for (let i = 0; i < RUNS; i++) {
       runs.floor.push(runPhase('floor', file));
       if (peerProblem === undefined) runs.peer.push(runPhase('peer', file));
       runs.ours.push(runPhase('ours', file));
       runs.bare.push(runPhase('ours', file, signalsOff));
+      runs.json.push(runPhase('ours-json', file));
     }
     const m = (phase: keyof typeof runs, key: string) => median(runs[phase].map((r) => r[key] as number));
     const line = (phase: keyof typeof runs) =>
@@ -363,6 +377,8 @@ async function mainBench(): Promise<void> {
       rows.push(['  of which its import, and detection alone', `${s(m('peer', 'importSeconds'))}; ${rate(gen.lines, m('peer', 'detectSeconds'))}`]);
     } else rows.push(['peer', `not measured: ${peerProblem}`]);
     rows.push(['ours: read + parse + validate + every signal + findings out', `${line('ours')}; ${m('ours', 'findings')} findings`]);
+    rows.push(['ours, replay --json (what scan does: every finding held, incidents, one document)', `${line('json')}; ${m('json', 'findings')} findings`]);
+    rows.push(['  --json / --jsonl (time; peak memory); --json\'s peak memory / the floor\'s', `${(m('json', 'wall') / m('ours', 'wall')).toFixed(2)}; ${(m('json', 'maxRSS_MB') / m('ours', 'maxRSS_MB')).toFixed(2)}; ${(m('json', 'maxRSS_MB') / m('floor', 'maxRSS_MB')).toFixed(2)}`]);
     rows.push(['ours with every signal off (no finding)', `${line('bare')}; ${m('bare', 'findings')} findings`]);
     rows.push(['  so the signals take', `${s(m('ours', 'wall') - m('bare', 'wall'))} of ours`]);
     rows.push(['ours / floor (whole process; reading alone)', `${(m('floor', 'wall') / m('ours', 'wall')).toFixed(2)}; ${(m('floor', 'seconds') / m('ours', 'seconds')).toFixed(2)}`]);
@@ -417,9 +433,45 @@ async function mainBench(): Promise<void> {
   }
 }
 
+/**
+ * `--check` (npm run bench:check): the engine's figures against bench/baseline.json (bench/check.ts);
+ * exit 1 when the signals got slower. `--record`: the figures measured written as the baseline.
+ */
+async function mainCheck(record: boolean): Promise<void> {
+  const { judge, measure, readBaseline, writeBaseline, BASELINE } = await import('./check');
+  const events = Number(process.env.BENCH_CHECK_EVENTS ?? 60_000);
+  const reps = Number(process.env.BENCH_CHECK_REPS ?? 5);
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'lg-bench-check-'));
+  try {
+    const file = path.join(dir, 'check.jsonl');
+    await writeLines(file, generate(events));
+    console.log(`engine figures: ${events.toLocaleString('en')} events held in memory, each figure the median of ${reps} repetitions, in CPU time, as a ratio to JSON.parse of the same lines (the floor) in the same repetition (load: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+    const figures = await measure(file, reps, (l) => console.log(l));
+    const base = readBaseline();
+    if (base !== undefined && base.events !== figures.events) throw new Error(`${BASELINE} was recorded on ${base.events} events, not ${figures.events}: set BENCH_CHECK_EVENTS=${base.events}`);
+    const { lines, ok } = judge(figures, record ? undefined : base);
+    for (const l of lines) console.log(l);
+    if (record) {
+      writeBaseline(figures, process.env.BENCH_NOTE ?? 'recorded with npm run bench:check -- --record');
+      console.log(`recorded in ${path.relative(process.cwd(), BASELINE)}`);
+    } else if (base === undefined) console.log(`no baseline (${path.relative(process.cwd(), BASELINE)}): record one with --record`);
+    else if (!ok) {
+      console.log('FAILED: slower than the recorded figures by more than the margin');
+      process.exitCode = 1;
+    } else console.log('ok: within the margin of the recorded figures');
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
 if (require.main === module) {
   const phaseAt = process.argv.indexOf('--phase');
   if (phaseAt > 0) void child(process.argv[phaseAt + 1] as string, process.argv[phaseAt + 2] as string);
+  else if (process.argv.includes('--check') || process.argv.includes('--record'))
+    mainCheck(process.argv.includes('--record')).catch((err: unknown) => {
+      console.error(err);
+      process.exitCode = 1;
+    });
   else
     mainBench().catch((err: unknown) => {
       console.error(err);

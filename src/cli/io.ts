@@ -51,6 +51,46 @@ export function json(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
+/** A list written item by item in `writeJson`: each item made into its JSON value only when written. */
+export class JsonList<T> {
+  constructor(
+    readonly items: readonly T[],
+    readonly toJson: (item: T) => unknown,
+  ) {}
+}
+
+/**
+ * `json(value)` of an object, written to `out` in blocks of about `block` characters: the text of
+ * a large document (replay --json of a long log) is never held whole, and the values of its
+ * `JsonList`s are made one at a time. The same text as `json` of the object with each list mapped.
+ */
+export function writeJson(out: (text: string) => void, value: Readonly<Record<string, unknown>>, block = 64 << 10): void {
+  let pending = '';
+  const put = (text: string) => {
+    pending += text;
+    if (pending.length >= block) {
+      out(pending);
+      pending = '';
+    }
+  };
+  // A value's text at a depth: JSON.stringify's, its lines after the first indented (no string holds a raw newline).
+  const at = (v: unknown, pad: string) => (JSON.stringify(v, null, 2) as string).replace(/\n/g, `\n${pad}`);
+  let first = true;
+  for (const [key, v] of Object.entries(value)) {
+    if (v === undefined) continue;
+    put(`${first ? '{\n' : ',\n'}  ${JSON.stringify(key)}: `);
+    first = false;
+    if (!(v instanceof JsonList) || v.items.length === 0) {
+      put(at(v instanceof JsonList ? [] : v, '  '));
+      continue;
+    }
+    v.items.forEach((item, i) => put(`${i === 0 ? '[\n' : ',\n'}    ${at(v.toJson(item), '    ')}`));
+    put('\n  ]');
+  }
+  put(first ? '{}\n' : '\n}\n');
+  if (pending !== '') out(pending);
+}
+
 /** The finding as the CLI prints it in JSON (the shape `replay --json` documents). */
 export function findingJson(f: Finding) {
   return {

@@ -1,3 +1,4 @@
+import { memoOfText } from './memo';
 import { comparedText } from './runNoise';
 
 /** Seed 004's error classification: each kind of failure has its own retry budget. */
@@ -79,7 +80,10 @@ const RULES: ReadonlyArray<readonly [ErrorKind, ...Rule[]]> = [
   ['validation', /TypeError|ValueError|ValidationError|validation|invalid|schema|must be (a|an|of)|malformed|SyntaxError|JSONDecodeError|<tool_use_error>/i, expectedGot],
 ];
 
-export function classifyError(text: string): ErrorKind {
+/** The kind of an error; remembered per text (memo.ts): a loop is the same error again. */
+export const classifyError: (text: string) => ErrorKind = memoOfText(classify);
+
+function classify(text: string): ErrorKind {
   // Without its run noise: a clock time's milliseconds (`19:25:30.504`) or a process id is no
   // HTTP status.
   const bounded = comparedText(boundedErrorText(text), 'error');

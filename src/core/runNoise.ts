@@ -1,3 +1,5 @@
+import { memoOfText } from './memo';
+
 /*
  * What changes from one run of the same command to the next without the result changing: a clock
  * time in a log file's name (npm's `_logs/2026-11-25T22_10_35_247Z-debug-0.log`), an id made for
@@ -51,6 +53,13 @@ function withoutRunNoise(text: string, of: 'output' | 'error'): string {
  * prints nothing but a clock time: the time is its result, and a new one is a new result).
  */
 export function comparedText(text: string, of: 'output' | 'error'): string {
+  // An error is read so by several signals, and a loop is the same error again: remembered.
+  return of === 'error' ? comparedError(text) : compared(text, of);
+}
+
+function compared(text: string, of: 'output' | 'error'): string {
   const masked = withoutRunNoise(text, of);
   return masked === text || /[\p{L}\p{N}]/u.test(masked) ? masked : text;
 }
+
+const comparedError = memoOfText((text) => compared(text, 'error'));

@@ -4,7 +4,7 @@ import { groupIncidents } from '../../core/incidents';
 import { formatDescription, REPLAY_FORMATS, replayFile, replayText, type ReplayFormat, type ReplayResult } from '../../watch/replay';
 import { readReplayInput } from '../../watch/replayInput';
 import type { CommandContext } from '../context';
-import { EXIT, findingJson, formatIncident, incidentJson, json, plain, UsageError } from '../io';
+import { EXIT, findingJson, formatIncident, incidentJson, JsonList, plain, UsageError, writeJson } from '../io';
 
 const OUT_BLOCK = 64 << 10;
 
@@ -58,16 +58,19 @@ export async function replayCommand(ctx: CommandContext, file: string | undefine
   const incidents = groupIncidents(findings);
   const index = new Map(findings.map((f, i) => [f, i]));
   if (ctx.json) {
-    io.out(
-      json({
+    // Written as it is made: the document of a long log's findings is never held whole.
+    writeJson(
+      (text) => io.out(text),
+      {
         format: result.format,
         events: result.events,
         skipped: result.skipped,
         skipped_kinds: result.skippedKinds,
-        findings: findings.map(findingJson),
-        incidents: incidents.map((inc) => incidentJson(inc, (f) => index.get(f) ?? -1)),
-        ...(nothing !== undefined ? { error: nothing } : {}),
-      }),
+        findings: new JsonList(findings, findingJson),
+        incidents: new JsonList(incidents, (inc) => incidentJson(inc, (f) => index.get(f) ?? -1)),
+        error: nothing,
+      },
+      OUT_BLOCK,
     );
   } else {
     io.out(`${plain(file)}: ${result.events} event(s) (${result.format}), ${result.skipped} line(s) skipped, ${incidents.length} loop(s) from ${findings.length} finding(s)\n`);
