@@ -204,7 +204,7 @@ async function main() {
       let ok = false;
       try {
         await page.goto(`http://127.0.0.1:${server.port}/?folder=${encodeURIComponent(remoteUri(server.port, ws))}`, { timeout: 180_000 });
-        await page.locator(`[id="${STATUS_ID}"]`).waitFor({ timeout: 120_000 });
+        await page.locator(`[id="${STATUS_ID}"]`).waitFor({ timeout: 300_000 });
         const input = page.locator('.interactive-input-part:visible .monaco-editor').first();
         await input.waitFor({ timeout: 60_000 });
         await input.click();
