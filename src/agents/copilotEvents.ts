@@ -108,13 +108,25 @@ function senderOf(data: Json): PromptSender | undefined {
   return undefined;
 }
 
+/** How a log's `success: true` with no result is read. */
+export interface CopilotEventLogOptions {
+  /**
+   * It says only that the tool returned, not how the call went: VS Code's hook transcripts write
+   * `tool.execution_complete {"toolCallId", "success": true}` and nothing else for a terminal
+   * command that exited 1 and for a call a PreToolUse hook denied (both seen in Copilot Chat
+   * 0.67.0's own transcripts, VS Code 1.139.1, live run of test/host/copilotVscode.js). Such a
+   * call is settled with no outcome, never read as a success.
+   */
+  readonly successIsUnknown?: boolean;
+}
+
 class CopilotEventDecoder implements Decoder {
   private session: string;
   private readonly seen = new RecentSet();
   /** Delegations out, by call id: whether their subagent comes back apart from the call (background). */
   private readonly delegations = new Map<string, boolean>();
 
-  constructor(fallbackSession: string, private readonly agent: string) {
+  constructor(fallbackSession: string, private readonly agent: string, private readonly options: CopilotEventLogOptions = {}) {
     this.session = fallbackSession;
   }
 
@@ -182,6 +194,10 @@ class CopilotEventDecoder implements Decoder {
         const id = str(data.toolCallId);
         if (id === undefined) return sink.skipped(line, 'data.toolCallId', 'missing');
         if (!this.seen.add(`done:${id}`)) return;
+        if (this.options.successIsUnknown === true && data.success === true && data.result === undefined && !this.delegations.has(id)) {
+          sink.event({ ...base, type: 'tool_result', id }, line);
+          return;
+        }
         const outcome = copilotOutcome(data);
         sink.event({ ...base, type: 'tool_result', id, ...(outcome.ok ? { ok: true, output: outcome.output } : { ok: false, error: outcome.error }) }, line);
         if (this.delegations.get(id) === false && this.seen.add(`back:${id}`)) {
@@ -217,6 +233,6 @@ export function isCopilotJsonOutput(first: Record<string, unknown>): boolean {
 }
 
 /** A reader of Copilot event logs whose events carry `agent`; `sniff` tells whose log a first record starts. */
-export function copilotEventLog(agent: string, sniff: (first: Record<string, unknown>) => boolean): JsonlAdapter {
-  return { agent, layout: 'jsonl', sniff, decoder: (fallbackSession) => new CopilotEventDecoder(fallbackSession, agent) };
+export function copilotEventLog(agent: string, sniff: (first: Record<string, unknown>) => boolean, options: CopilotEventLogOptions = {}): JsonlAdapter {
+  return { agent, layout: 'jsonl', sniff, decoder: (fallbackSession) => new CopilotEventDecoder(fallbackSession, agent, options) };
 }

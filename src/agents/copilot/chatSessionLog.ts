@@ -104,6 +104,13 @@ const REQUEST_KEYS = new Set([
   'contentReferences',
   'codeCitations',
   'timeSpentWaiting',
+  // Written by VS Code 1.139.1 (seen in its own chatSessions/*.jsonl, live run of
+  // test/host/copilotVscode.js, 2026-11-27): the model's usage and the request's timing.
+  'completionTokens',
+  'promptTokens',
+  'promptTokenDetails',
+  'outputBuffer',
+  'elapsedMs',
 ]);
 
 /** `ResponseModelState` values of a request that has ended: Complete, Cancelled, Failed. */
@@ -134,8 +141,21 @@ interface Call {
   readonly simpleInput?: string;
 }
 
-/** A response part: a call not reported yet, or nothing to report (text, edits, a call reported). */
-type Part = Call | null;
+/**
+ * A PreToolUse hook's answer that kept the next call from running: VS Code 1.139.1 writes the part
+ * `{kind: "hook", hookType: "PreToolUse", stopReason: "A hook prevented chat from continuing. …
+ * \nError message: Tried to use run_in_terminal - <the hook's reason>"}` right before the denied
+ * call's part (`isConfirmed {type: 0}`, a fresh UUID as its `toolCallId`): seen in its own
+ * chatSessions/*.jsonl, live run of test/host/copilotVscode.js, 2026-11-27.
+ */
+interface HookRefusal {
+  readonly hook: string;
+}
+
+/** A response part: a call not reported yet, a hook's refusal of the call after it, or nothing to report (text, edits, a call reported). */
+type Part = Call | HookRefusal | null;
+
+const isHookRefusal = (p: Part): p is HookRefusal => p !== null && 'hook' in p;
 
 interface Request {
   id?: string;
@@ -159,6 +179,15 @@ function clip(text: string, max = KEEP_TEXT): string {
 function markdownText(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
   return isObject(v) && typeof v.value === 'string' ? v.value : undefined;
+}
+
+/**
+ * A terminal's captured text as the command printed it: VS Code 1.139.1 keeps the terminal's
+ * CRLF line ends and control sequences in `terminalCommandOutput.text` (seen: "…missing.json\r\n
+ * \u001b[?2004h", the shell's bracketed-paste switch), which are no part of the command's error.
+ */
+function terminalText(text: string): string {
+  return text.replace(/\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-_]/g, '').replace(/\r\n?/g, '\n').trimEnd();
 }
 
 function pruneCall(part: Json): Call {
@@ -188,7 +217,7 @@ function pruneCall(part: Json): Call {
     // What ran: the person's edit, else the tool's rewrite, else the model's command.
     const command = str(line?.userEdited) ?? str(line?.toolEdited) ?? str(line?.original) ?? str(data.command);
     const state = isObject(data.terminalCommandState) ? data.terminalCommandState : undefined;
-    const output = isObject(data.terminalCommandOutput) && typeof data.terminalCommandOutput.text === 'string' ? data.terminalCommandOutput.text : undefined;
+    const output = isObject(data.terminalCommandOutput) && typeof data.terminalCommandOutput.text === 'string' ? terminalText(data.terminalCommandOutput.text) : undefined;
     terminal = {
       ...(command !== undefined ? { command } : {}),
       ...(typeof state?.exitCode === 'number' ? { exitCode: state.exitCode } : {}),
@@ -217,7 +246,14 @@ function pruneCall(part: Json): Call {
   };
 }
 
+/** The text of the hook's own reason in a hook part's `stopReason` (after "Error message: Tried to use <tool> - "). */
+function hookReason(stopReason: string): string {
+  const m = /Error message: (?:Tried to use \S+ - )?([\s\S]*)$/.exec(stopReason);
+  return clip((m?.[1] ?? stopReason).trim());
+}
+
 function prunePart(v: unknown): Part {
+  if (isObject(v) && v.kind === 'hook' && v.hookType === 'PreToolUse' && typeof v.stopReason === 'string') return { hook: hookReason(v.stopReason) };
   return isObject(v) && v.kind === 'toolInvocationSerialized' ? pruneCall(v) : null;
 }
 
@@ -266,9 +302,13 @@ function argsOf(c: Call, outcome: Outcome | undefined): Json {
   return { ...(args ?? (c.message !== undefined ? { message: c.message } : {})), call: c.id ?? '' };
 }
 
-/** The outcome the part itself records, once the call has run (or was refused). */
-function ownOutcome(c: Call): Outcome | undefined {
-  if (c.confirmed === false || c.confirmed === CONFIRM_DENIED) return { ok: false, error: 'denied: the call did not run' };
+/**
+ * The outcome the part itself records, once the call has run (or was refused). A call a PreToolUse
+ * hook denied carries the hook's reason: the guardian's own refusal is then known as such
+ * (`isGuardianRefusal`), not taken for an error of the agent's.
+ */
+function ownOutcome(c: Call, refusedBy?: HookRefusal): Outcome | undefined {
+  if (c.confirmed === false || c.confirmed === CONFIRM_DENIED) return { ok: false, error: refusedBy !== undefined ? `denied by a PreToolUse hook: ${refusedBy.hook}` : 'denied: the call did not run' };
   if (c.resultError !== undefined) return { ok: false, error: c.resultError };
   if (c.details?.isError === true) return { ok: false, error: c.details.output || 'failed' };
   const exit = c.terminal?.exitCode;
@@ -281,8 +321,8 @@ function ownOutcome(c: Call): Outcome | undefined {
 }
 
 /** The outcome of a call that has ended: its own, or a skip (which is also written while a result awaits approval, so it settles nothing by itself). */
-function endedOutcome(c: Call): Outcome | undefined {
-  return ownOutcome(c) ?? (c.confirmed === CONFIRM_SKIPPED ? { ok: false, error: 'skipped: the call did not run' } : undefined);
+function endedOutcome(c: Call, refusedBy?: HookRefusal): Outcome | undefined {
+  return ownOutcome(c, refusedBy) ?? (c.confirmed === CONFIRM_SKIPPED ? { ok: false, error: 'skipped: the call did not run' } : undefined);
 }
 
 type Path = readonly (string | number)[];
@@ -493,7 +533,9 @@ class ChatSessionLogDecoder implements Decoder {
     r.text = undefined;
     const ended = over || (r.state !== undefined ? ENDED.has(r.state) : r.result);
     r.parts.forEach((c, j) => {
-      if (c === null) return;
+      if (c === null || isHookRefusal(c)) return;
+      const before = r.parts[j - 1];
+      const refusedBy = before !== undefined && isHookRefusal(before) ? before : undefined;
       if (c.id === undefined || c.tool === undefined) {
         r.parts[j] = null;
         if (this.reported.add(`no-id:${r.id ?? n}:${j}`)) sink.skipped(line, `requests[${n}].response[${j}].${c.id === undefined ? 'toolCallId' : 'toolId'}`, 'a tool call without it is not reported');
@@ -503,11 +545,11 @@ class ChatSessionLogDecoder implements Decoder {
         r.parts[j] = null;
         return;
       }
-      const own = ownOutcome(c);
+      const own = ownOutcome(c, refusedBy);
       if (own === undefined && !ended && j === r.parts.length - 1) return; // may still be running
       this.reported.add(`call:${c.id}`);
       r.parts[j] = null;
-      const outcome = own ?? endedOutcome(c);
+      const outcome = own ?? endedOutcome(c, refusedBy);
       const ts = isoTime(c.terminal?.at);
       const event: GuardianEvent = { ...base, ...(ts !== undefined ? { ts } : {}), type: 'tool', tool: c.tool, args: argsOf(c, outcome), id: c.id, ...(outcome ?? {}) };
       sink.event(event, line);

@@ -219,6 +219,11 @@ export const copilotPromptLog: DocumentAdapter = {
  * Copilot Chat's hook transcripts (`<workspaceStorage>/<id>/GitHub.copilot-chat/transcripts/*.jsonl`):
  * a Copilot event log whose `session.start` names the `vscodeVersion`. Written only while hooks are
  * on, appended before each hook runs (microsoft/vscode-copilot-chat `sessionTranscriptService.ts`,
- * `toolCallingLoop.ts`); calls carry `success` only, so a failure is known but not its message.
+ * `toolCallingLoop.ts`); calls carry `success` only. `success: false` is a failure (its message
+ * unknown); `success: true` is no success: Copilot Chat 0.67.0 (VS Code 1.139.1) wrote it for a
+ * command that exited 1 and for a call its PreToolUse hook denied (seen live, 2026-11-27:
+ * `{"type":"tool.execution_complete","data":{"toolCallId":"call_7","success":true}}` for a call the
+ * guardian refused), so such a call has no outcome here. Its call ids are the model's (`call_4`),
+ * where the hooks are given `call_4__vscode-<n>`.
  */
-export const copilotHookTranscript = copilotEventLog(AGENT, (first) => isCopilotSessionStart(first) && isObject(first.data) && 'vscodeVersion' in first.data);
+export const copilotHookTranscript = copilotEventLog(AGENT, (first) => isCopilotSessionStart(first) && isObject(first.data) && 'vscodeVersion' in first.data, { successIsUnknown: true });

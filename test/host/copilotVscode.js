@@ -1,0 +1,271 @@
+#!/usr/bin/env node
+// GitHub Copilot's agent mode, live, in the same VS Code as the extension (issue 35): code-server
+// 4.139.1 (VS Code 1.139.1) with its built-in Copilot Chat 0.67.0, run offline without a GitHub
+// sign-in against the scripted model of test/agents (a BYOK "Custom Endpoint", Chat Completions
+// SSE: ../shared/docs/copilot-vscode-live.md), the packaged .vsix installed beside it, and
+// `loop-guardian init copilot` run in each workspace as a user runs it. The chat is driven with
+// Playwright and Debian's Chromium. Every assertion is on what Copilot itself did: the requests it
+// sent the model (and what it told the model of each call), the commands its terminal really ran
+// (each run of the project's build appends a line to a file), and the session files it wrote.
+// `node test/host/copilotVscode.js [--no-package] [--grep <a pattern of the scenarios' names>]`.
+'use strict';
+const assert = require('node:assert/strict');
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { startCodeServer, ensureCodeServer, nodeFor, remoteUri, NEWEST } = require('./codeServer');
+const { launch } = require('./browser');
+const { ROOT, VSIX, ARTIFACTS, STATUS_ID } = require('./packaged');
+
+const VERSION = NEWEST;
+const REFUSED = /Loop Guardian refused this call|Loop Guardian ended this run/;
+const STOPPED = /STOP_ALL is set to STOP/;
+/** The most tool-calling requests a scenario's model answers with a call; then it ends its answer (the harness's runaway guard, not Copilot's). */
+const MAX_TURNS = 6;
+const DONE = 'Stopping here.';
+
+/** A project whose build fails the same way every time, and says so in a file each time it really runs. */
+function project(ws) {
+  fs.writeFileSync(path.join(ws, 'package.json'), `${JSON.stringify({ name: 'live-project', version: '1.0.0', private: true, scripts: { build: 'node build.js', test: 'node test.js' } }, null, 2)}\n`);
+  fs.writeFileSync(path.join(ws, 'build.js'), "require('fs').appendFileSync('build-runs.log', 'ran\\n');\nconsole.error('Error: Cannot find module ./config/missing.json');\nprocess.exit(1);\n");
+  fs.writeFileSync(path.join(ws, 'test.js'), "require('fs').appendFileSync('test-runs.log', 'ran\\n');\nconsole.log('tests pass: ' + require('./value.js'));\n");
+  fs.writeFileSync(path.join(ws, 'value.js'), 'module.exports = 1;\n');
+}
+
+const buildRuns = (ws) => count(path.join(ws, 'build-runs.log'));
+const testRuns = (ws) => count(path.join(ws, 'test-runs.log'));
+function count(file) {
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
+}
+
+/** Copilot's terminal tool, with the arguments VS Code 1.139 requires (its schema: command, explanation, goal, mode). */
+const shell = (command) => ({ tool: 'run_in_terminal', args: { command, explanation: 'Run it', goal: 'Build the project', mode: 'sync' } });
+const replace = (file, from, to) => ({ tool: 'replace_string_in_file', args: { filePath: file, oldString: from, newString: to } });
+
+/** The guardian's hook records of a workspace. */
+function hookRecords(ws) {
+  const dir = path.join(ws, '.tmp', 'current', 'logs');
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.startsWith('hook-'))
+    .flatMap((f) => fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l)));
+}
+const guardianLog = (ws) => (fs.existsSync(path.join(ws, '.tmp', 'guardian', 'guardian.log')) ? fs.readFileSync(path.join(ws, '.tmp', 'guardian', 'guardian.log'), 'utf8') : '');
+const refusedRecords = (ws) => hookRecords(ws).filter((e) => typeof e.error === 'string' && e.error.startsWith('Refused by Loop Guardian'));
+
+/*
+ * The scenarios. `script(k, turn, ctx)` answers the k-th tool-calling request of the scenario;
+ * `check(s)` asserts on what happened. Each runs in its own workspace (a window of its own), on
+ * one code-server and one scripted model.
+ */
+const SCENARIOS = [
+  {
+    name: 'loop: the same failing command is refused by the 3rd call',
+    script: () => shell('npm run build'),
+    check(s) {
+      assert.match(s.said, /Cannot find module \.\/config\/missing\.json/, s.describe());
+      // VS Code's PostToolUse gives the terminal's text and no exit code (seen: `tool_response`
+      // "\n> live-project@1.0.0 build\n> node build.js\n\nError: …", the same text the model reads):
+      // the hook knows two calls that returned the same output, and refuses the 3rd.
+      assert.equal(buildRuns(s.ws), 2, `the build ran twice, then was refused\n${s.describe()}`);
+      assert.ok(refusedRecords(s.ws).length >= 1, s.describe());
+      const read = s.turns.findIndex((t) => REFUSED.test(t.lastResult));
+      assert.equal(read, 3, `the model read the refusal of the 3rd call in its 4th request\n${s.describe()}`);
+      // Not ended: Copilot asks its model again after every refusal (the scripted one keeps calling).
+      assert.ok(s.turns.slice(read).every((t) => REFUSED.test(t.lastResult)), `every later call refused\n${s.describe()}`);
+      s.measure('halt', s.turns.length - read);
+    },
+  },
+  {
+    name: 'STOP before a run: no call runs',
+    before: (ws) => write(ws, '.github/guardian/STOP_ALL', 'STOP\n'),
+    script: () => shell('npm run build'),
+    check(s) {
+      assert.equal(buildRuns(s.ws), 0, s.describe());
+      // Refused at UserPromptSubmit (`{"continue": false}`): the turn is blocked before any tool-calling request.
+      assert.match(guardianLog(s.ws), /refused a prompt in session/, s.describe());
+      assert.equal(s.turns.length, 0, s.describe());
+      s.measure('stopBefore', s.turns.length);
+      s.measure('stopBeforeAll', s.requests.length);
+    },
+  },
+  {
+    name: 'STOP during a run: the call after it is refused',
+    atTurn: { turn: 2, run: (ws) => write(ws, '.github/guardian/STOP_ALL', `STOP ${new Date().toISOString()}\n`) },
+    script: (k) => shell(k === 1 ? 'npm test' : 'npm run build'),
+    check(s) {
+      assert.equal(testRuns(s.ws), 1, s.describe());
+      assert.equal(buildRuns(s.ws), 0, `nothing ran after STOP\n${s.describe()}`);
+      assert.ok(s.turns.some((t) => STOPPED.test(t.lastResult)), `the model read STOP\n${s.describe()}`);
+      s.measure('stopMid', s.turns.length - 2);
+    },
+  },
+  {
+    name: 'healthy: edit, test, edit, test… is never refused',
+    script: (k, turn, ws) => {
+      if (k > 4) return { text: 'All done: the tests pass.' };
+      // Odd turns edit value.js (a new value each time), even turns run the tests.
+      const n = Math.ceil(k / 2);
+      return k % 2 === 1 ? replace(path.join(ws, 'value.js'), `module.exports = ${n};`, `module.exports = ${n + 1};`) : shell('npm test');
+    },
+    check(s) {
+      assert.equal(refusedRecords(s.ws).length, 0, s.describe());
+      assert.equal(testRuns(s.ws), 2, s.describe());
+      assert.match(fs.readFileSync(path.join(s.ws, 'value.js'), 'utf8'), /= 3;/, s.describe());
+      assert.ok(!s.turns.some((t) => REFUSED.test(t.lastResult) || STOPPED.test(t.lastResult)), s.describe());
+    },
+  },
+];
+
+function write(root, rel, text) {
+  const file = path.join(root, rel);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}
+
+/** code-server's user settings for Copilot's agent mode offline (copilot-vscode-live.md, section 2). */
+function profile(data, modelUrl) {
+  write(data, 'User/chatLanguageModels.json', JSON.stringify([
+    {
+      vendor: 'customendpoint',
+      name: 'Scripted',
+      apiType: 'chat-completions',
+      models: [{ id: 'scripted-model', name: 'Scripted Model', url: `${modelUrl}/v1/chat/completions`, apiType: 'chat-completions', toolCalling: true, vision: false, maxInputTokens: 128000, maxOutputTokens: 16000 }],
+    },
+  ], null, 2));
+  write(data, 'User/settings.json', JSON.stringify({
+    'chat.allowAnonymousAccess': true,
+    'chat.utilityModel': 'customendpoint/scripted-model',
+    'chat.utilitySmallModel': 'customendpoint/scripted-model',
+    // "Allow all": the person lets the agent run its commands without asking (the setting is the picker's starting level).
+    'chat.permissions.default': 'autoApprove',
+    'chat.useHooks': true,
+    'security.workspace.trust.enabled': false,
+    'telemetry.telemetryLevel': 'off',
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'update.mode': 'none',
+  }, null, 2));
+}
+
+async function main() {
+  const grep = process.argv.includes('--grep') ? process.argv[process.argv.indexOf('--grep') + 1] : undefined;
+  const scenarios = SCENARIOS.filter((s) => grep === undefined || new RegExp(grep).test(s.name));
+  if (!process.argv.includes('--no-package')) execFileSync('npm', ['run', 'package'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const { startScriptedModel } = require(path.join(ROOT, 'out', 'test', 'agents', 'model.js'));
+  const { makeSandbox, guardian } = require(path.join(ROOT, 'out', 'test', 'agents', 'sandbox.js'));
+  const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lg-copilot-vscode-')));
+  const home = path.join(tmp, 'home');
+  fs.mkdirSync(home, { recursive: true });
+  // npm's update notice would make one run's output differ from the next.
+  const env = { HOME: home, LOOP_GUARDIAN_HOME: path.join(home, '.loop-guardian'), npm_config_update_notifier: 'false' };
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+
+  // One model for every scenario: the scenario running now answers.
+  let current;
+  const model = await startScriptedModel((turn) => {
+    if (current === undefined) return { text: DONE };
+    const k = turn.index - current.base;
+    current.atTurn?.(k);
+    return k > MAX_TURNS ? { text: DONE } : current.script(k, turn, current.ws);
+  });
+
+  const exts = path.join(tmp, 'exts');
+  const data = path.join(tmp, 'data');
+  execFileSync(nodeFor(VERSION), [ensureCodeServer(VERSION), '--extensions-dir', exts, '--install-extension', VSIX], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...env } });
+  profile(data, model.url);
+  const server = await startCodeServer({ version: VERSION, extensionsDir: exts, userDataDir: data, env });
+  const browser = await launch();
+  const measured = {};
+  const results = [];
+  try {
+    for (const scenario of scenarios) {
+      const sb = makeSandbox('copilot-vscode');
+      const ws = sb.ws;
+      project(ws);
+      const as = { ...sb, env: { ...sb.env, ...env } };
+      const init = guardian(as, ['init', 'copilot']);
+      assert.equal(init.status ?? init.code, 0, `loop-guardian init copilot: ${init.stderr}${init.stdout}`);
+      scenario.before?.(ws);
+      current = {
+        base: model.turns().length,
+        ws,
+        script: scenario.script,
+        atTurn: scenario.atTurn ? (k) => k === scenario.atTurn.turn && !current.fired && ((current.fired = true), scenario.atTurn.run(ws)) : undefined,
+      };
+      const from = model.requests.length;
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      const shot = (name) => page.screenshot({ path: path.join(ARTIFACTS, `copilot-vscode-${name}.png`) }).catch(() => undefined);
+      const slug = scenario.name.split(':')[0].replace(/\W+/g, '-');
+      let ok = false;
+      try {
+        await page.goto(`http://127.0.0.1:${server.port}/?folder=${encodeURIComponent(remoteUri(server.port, ws))}`, { timeout: 180_000 });
+        await page.locator(`[id="${STATUS_ID}"]`).waitFor({ timeout: 300_000 });
+        const input = page.locator('.interactive-input-part:visible .monaco-editor').first();
+        await input.waitFor({ timeout: 60_000 });
+        await input.click();
+        await page.keyboard.type('Build the project with npm run build until it works.');
+        await page.keyboard.press('Enter');
+        await quiet(model, page, from);
+        await shot(slug);
+        const turns = model.turns().slice(current.base);
+        const s = {
+          ws,
+          turns,
+          // Every request Copilot sent, its title and progress-message requests (no tools) too.
+          requests: model.requests.slice(from),
+          said: turns.map((t) => t.lastResult).join('\n'),
+          describe: () => `${turns.length} tool-calling requests\n${turns.map((t, i) => `#${i + 1}: ${String(t.step && ('tool' in t.step ? `${t.step.tool} ${t.step.args.command ?? ''}` : t.step.text))} <- ${t.lastResult.slice(0, 200).replace(/\s+/g, ' ')}`).join('\n')}\nbuild runs ${buildRuns(ws)}, test runs ${testRuns(ws)}; hook records ${hookRecords(ws).length}, refused ${refusedRecords(ws).length}`,
+          measure: (key, value) => (measured[key] = value),
+        };
+        scenario.check(s);
+        ok = true;
+        console.log(`  ok  ${scenario.name}`);
+        if (process.env.LOOP_GUARDIAN_KEEP_LIVE === '1') console.log(`      ${s.describe().replace(/\n/g, '\n      ')}\n      workspace ${ws}`);
+      } catch (err) {
+        await shot(`${slug}-failure`);
+        console.log(`  FAIL ${scenario.name}\n${err.stack || err}`);
+      } finally {
+        results.push(ok);
+        current = undefined;
+        await page.close().catch(() => undefined);
+        if (process.env.LOOP_GUARDIAN_KEEP_LIVE !== '1') sb.cleanup();
+      }
+    }
+  } finally {
+    await browser.close().catch(() => undefined);
+    await server.stop();
+    await model.close();
+    if (process.env.LOOP_GUARDIAN_KEEP_LIVE !== '1') fs.rmSync(tmp, { recursive: true, force: true });
+    else console.log(`kept: ${tmp}`);
+  }
+  const passed = results.filter(Boolean).length;
+  console.log(`copilot in VS Code ${VERSION}: model requests after the halt ${measured.halt ?? '-'}, after STOP mid-run ${measured.stopMid ?? '-'}, with STOP before the run ${measured.stopBefore ?? '-'} with tools (${measured.stopBeforeAll ?? '-'} in all) (${passed} passed, ${results.length - passed} failed)`);
+  if (passed !== results.length) process.exit(1);
+}
+
+/**
+ * Waits for the agent's run to end: a request reached the model, the chat is no longer busy, and
+ * the model has had no request for a while.
+ */
+async function quiet(model, page, from, idleMs = 8000, timeoutMs = 420_000) {
+  const started = Date.now();
+  while (Date.now() - started < timeoutMs) {
+    await page.waitForTimeout(1000);
+    const last = model.requests[model.requests.length - 1];
+    if (model.requests.length === from || last === undefined || Date.now() - last.at < idleMs) continue;
+    // The send button is back (the run's stop button is gone).
+    const busy = await page.locator('.interactive-input-part:visible .codicon-stop-circle, .interactive-input-part:visible .codicon-debug-stop').count();
+    if (busy === 0) return;
+  }
+  throw new Error(`the agent's run did not end within ${timeoutMs / 1000} s`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack || err}\n`);
+  process.exit(1);
+});
