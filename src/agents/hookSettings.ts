@@ -93,8 +93,10 @@ export function stopFallback(agentId: string, hook: StopAnswering): string {
   for (const reply of [idle, stop, ...byEvent.map((a) => a.reply)]) {
     for (const text of [reply.stdout, reply.stderr]) if (text.includes("'") || text.includes('$')) throw new Error(`cannot build a hook command for ${JSON.stringify(agentId)}`);
   }
-  // The event, where the answer depends on it: the first `"<key>": "<Event>"` of the input (which the grep reads to its end).
-  const which = `"$( { grep -aoE "\\"(${EVENT_KEYS.join('|')})\\" *: *\\"[A-Za-z_]+\\""; cat >/dev/null; } | sed -n 1p)"`;
+  // The event, where the answer depends on it: the first `"<key>": "<Event>"` in the input's first
+  // 64 KiB (the agents send the event before the call's input; a 50 MB input is then drained by
+  // `cat`, not searched), the rest read to its end.
+  const which = `"$( { head -c 65536 | LC_ALL=C grep -aoE "\\"(${EVENT_KEYS.join('|')})\\" *: *\\"[A-Za-z_]+\\""; cat >/dev/null; } | sed -n 1p)"`;
   const branches = byEvent.map(({ events, reply }) => `${events.map((e) => `*\\"${e}\\"`).join('|')}) ${printed(reply).replace(/;$/, '')};; `).join('');
   const answer = byEvent.length === 0 ? `cat >/dev/null; ${printed(stop)}` : `case ${which} in ${branches}esac; ${printed(stop)}`;
   return `{ if ${STOP_SET}; then ${answer} fi; cat >/dev/null; ${printed({ ...idle, exitCode: 0 })} }`;
