@@ -60,6 +60,9 @@ type StopAnswering = Pick<HookProtocol, 'allow' | 'deny' | 'halt'> & Partial<Pic
  * prompt reaches the model: issue 32), or let be where the agent cannot refuse one.
  */
 function stopAnswersByEvent(hook: StopAnswering): Array<{ events: string[]; reply: HookReply }> {
+  // An entry several agents share (Copilot in VS Code and Copilot CLI: one file, one entry) must be
+  // one command whichever of them `init` names, and their events are not named alike: one answer.
+  if ((hook.registration?.sharedWith ?? []).length > 0) return [];
   const idle = { ...hook.allow(), exitCode: 0 };
   const registered = hook.registration?.events ?? [];
   const post = registered.filter((e) => hook.events?.post.includes(e) === true || hook.settleEvents?.includes(e) === true);
