@@ -1,5 +1,5 @@
 import { escapeRegExp, isObject } from '../core/guards';
-import type { HookProtocol, HookRegistration } from './hook';
+import type { HookProtocol, HookRegistration, HookReply } from './hook';
 
 export class SettingsShapeError extends Error {
   constructor(readonly file: string, readonly field: string, detail: string) {
@@ -25,15 +25,91 @@ function printed(reply: { stdout: string; stderr: string; exitCode: number }): s
 }
 
 /**
+ * STOP_ALL says STOP, in shell: `stopWordOf`'s grammar (src/core/stopAll.ts) over the same bytes,
+ * the file's first 4 KiB, so that a spelling means the same with the guardian and without it.
+ * Only a regular file is read (`[ -f ]` follows a link: a FIFO, `/dev/zero` or a folder in its
+ * place is not one, and reads as CLEAR, as the guardian reads it): never a read that blocks or
+ * has no end. NUL bytes go (UTF-16), the blanks of the grammar become spaces, and the first word is
+ * STOP followed by no ASCII letter. LC_ALL=C: bytes, not characters, whatever the locale.
+ */
+const SAYS_STOP = '[ -f .github/guardian/STOP_ALL ] && head -c 4096 < .github/guardian/STOP_ALL | tr -d "\\000" | tr "\\011\\012\\013\\014\\015\\357\\273\\277\\376\\377\\302\\240" "            " | grep -qiE "^ *stop([^A-Za-z]|\\$)"';
+
+/**
+ * Whether STOP_ALL in the working folder or any folder above it says STOP, as the guardian reads
+ * it (`findProject`, `readStopAllInForceSync`): an agent started in a subfolder or in a nested
+ * repository meets the project's STOP_ALL. A subshell walks up with `cd ..` (no variable), to the
+ * root at most.
+ */
+const STOP_SET = `( LC_ALL=C; export LC_ALL; while :; do if ${SAYS_STOP}; then exit 0; fi; [ "$(pwd)" = / ] && exit 1; cd .. || exit 1; done ) 2>/dev/null`;
+
+/**
+ * The keys an agent's hook input names its event under: `hook_event_name` (Claude Code, Codex,
+ * Gemini CLI, Cursor), `hookEventName` (Copilot in VS Code), `hookName` (Cline), `agent_action_name`
+ * (Windsurf); each agent's `parse` reads it there (src/agents/<agent>/hook.ts). A key inside a
+ * string of the input is escaped (`\"hook_event_name\"`) and does not match.
+ */
+const EVENT_KEYS = ['hook_event_name', 'hookEventName', 'hookName', 'agent_action_name'];
+
+type StopAnswering = Pick<HookProtocol, 'allow' | 'deny' | 'halt'> & Partial<Pick<HookProtocol, 'events' | 'denyPrompt' | 'settleEvents' | 'registration'>>;
+
+/**
+ * What the guardian answers under STOP, per event, for the events whose answer is not the
+ * refusal of a call: a call already run (post) and the end of a turn (`settleEvents`) are let be,
+ * as the guardian lets them (it refuses before a call); a prompt is refused in the agent's prompt
+ * form (Claude Code rejects a PreToolUse answer to UserPromptSubmit, "incorrect event name", and the
+ * prompt reaches the model: issue 32), or let be where the agent cannot refuse one.
+ */
+function stopAnswersByEvent(hook: StopAnswering): Array<{ events: string[]; reply: HookReply }> {
+  // An entry several agents share (Copilot in VS Code and Copilot CLI: one file, one entry) must be
+  // one command whichever of them `init` names, and their events are not named alike: one answer.
+  if ((hook.registration?.sharedWith ?? []).length > 0) return [];
+  const idle = { ...hook.allow(), exitCode: 0 };
+  const registered = hook.registration?.events ?? [];
+  const post = registered.filter((e) => hook.events?.post.includes(e) === true || hook.settleEvents?.includes(e) === true);
+  const answers: Array<{ events: string[]; reply: HookReply }> = [];
+  const prompt = hook.events?.prompt;
+  if (prompt !== undefined && registered.includes(prompt)) {
+    const call = { phase: 'prompt' as const, event: prompt, session: '', input: {}, prompt: '' };
+    answers.push({ events: [prompt], reply: hook.denyPrompt?.(STOP_WITHOUT_GUARDIAN, call) ?? idle });
+  }
+  if (post.length > 0) answers.push({ events: post, reply: idle });
+  for (const { events } of answers) for (const e of events) if (!/^[A-Za-z_]+$/.test(e)) throw new Error(`cannot build a hook command for the event ${JSON.stringify(e)}`);
+  return answers;
+}
+
+/**
+ * What runs where the guardian cannot (no launcher, or a launcher whose install is gone): STOP
+ * still wins. When a `.github/guardian/STOP_ALL` in the working folder or a folder above it says
+ * STOP (`SAYS_STOP`), the call is refused with the agent's own answer for its event (ending its run
+ * where the agent allows it; a prompt in the prompt's form; a call already run let be); otherwise
+ * it exits 0 with the agent's "no decision", so the call runs as if there were no hook: fail-open
+ * for every agent, including those that refuse a call whose hook fails (Copilot's pre-call hooks).
+ * stdin is always read to its end: an agent writing the call to a hook that already exited would
+ * get EPIPE. A POSIX shell with `head`, `tr`, `grep` and `sed`; no variable of its own (see
+ * `hookCommand`).
+ */
+export function stopFallback(agentId: string, hook: StopAnswering): string {
+  const idle = hook.allow();
+  const stop = hook.halt?.(STOP_WITHOUT_GUARDIAN) ?? hook.deny(STOP_WITHOUT_GUARDIAN);
+  const byEvent = stopAnswersByEvent(hook);
+  // The script is single-quoted for the outer shell; the answers are double-quoted inside it.
+  for (const reply of [idle, stop, ...byEvent.map((a) => a.reply)]) {
+    for (const text of [reply.stdout, reply.stderr]) if (text.includes("'") || text.includes('$')) throw new Error(`cannot build a hook command for ${JSON.stringify(agentId)}`);
+  }
+  // The event, where the answer depends on it: the first `"<key>": "<Event>"` in the input's first
+  // 64 KiB (the agents send the event before the call's input; a 50 MB input is then drained by
+  // `cat`, not searched), the rest read to its end.
+  const which = `"$( { head -c 65536 | LC_ALL=C grep -aoE "\\"(${EVENT_KEYS.join('|')})\\" *: *\\"[A-Za-z_]+\\""; cat >/dev/null; } | sed -n 1p)"`;
+  const branches = byEvent.map(({ events, reply }) => `${events.map((e) => `*\\"${e}\\"`).join('|')}) ${printed(reply).replace(/;$/, '')};; `).join('');
+  const answer = byEvent.length === 0 ? `cat >/dev/null; ${printed(stop)}` : `case ${which} in ${branches}esac; ${printed(stop)}`;
+  return `{ if ${STOP_SET}; then ${answer} fi; cat >/dev/null; ${printed({ ...idle, exitCode: 0 })} }`;
+}
+
+/**
  * The command `init` registers for an agent: the per-user launcher, not this install's path, so
  * that the same line works on every machine and after every update. Run by a POSIX shell. Where
  * the launcher is missing (a teammate who never installed the guardian, a cloud agent's fresh
- * clone), STOP still wins: when a `.github/guardian/STOP_ALL` in the working folder or any folder
- * above it (a subfolder's project, a nested repository's enclosing project) says STOP — its first non-blank line's first word, in any case, after
- * a byte-order mark, as `parseStopAll` reads it — the call is refused with the agent's own answer
- * (ending its run where the agent allows it); otherwise it exits 0 with the agent's "no decision"
- * answer, so the call runs as if there were no hook: fail-open for every agent, including those
- * that refuse a call whose hook fails (Copilot's pre-call hooks).
+ * clone), `stopFallback` answers: STOP still wins.
  *
  * It names no variable of its own: some agents expand `$NAME` and `${NAME}` in a hook command from
  * their own environment before a shell sees it (Gemini CLI's `resolveEnvVarsInString`,
@@ -42,22 +118,10 @@ function printed(reply: { stdout: string; stderr: string; exitCode: number }): s
  * only `$` followed by a name are `HOME` and `LOOP_GUARDIAN_HOME`, which read the same whoever
  * expands them; the others are `"$@"`, `$(` and a regular expression's `$)`, which none expands.
  */
-export function hookCommand(agentId: string, hook: Pick<HookProtocol, 'allow' | 'deny' | 'halt'>): string {
-  const idle = hook.allow();
-  const stop = hook.halt?.(STOP_WITHOUT_GUARDIAN) ?? hook.deny(STOP_WITHOUT_GUARDIAN);
-  // The script is single-quoted for the outer shell; the answers are double-quoted inside it.
-  for (const text of [idle.stdout, idle.stderr, stop.stdout, stop.stderr]) if (text.includes("'") || text.includes('$')) throw new Error(`cannot build a hook command for ${JSON.stringify(agentId)}`);
+export function hookCommand(agentId: string, hook: StopAnswering): string {
   if (!/^[a-z][a-z0-9-]*$/.test(agentId)) throw new Error(`cannot build a hook command for ${JSON.stringify(agentId)}`);
-  // STOP_ALL's first non-blank line, a byte-order mark removed: STOP, then a blank or the end.
-  const saysStop = 'tr -d "\\357\\273\\277" < .github/guardian/STOP_ALL | sed -n "/[^[:space:]]/{p;q;}" | grep -qiE "^[[:space:]]*stop([[:space:]]|\\$)"';
-  // In the working folder or any folder above it, as the guardian reads it (`findProject`,
-  // `readStopAllInForceSync`): an agent started in a subfolder or in a nested repository meets the
-  // project's STOP_ALL. A subshell walks up with `cd ..` (no variable), to the root at most.
-  const stopSet = `( while :; do if ${saysStop}; then exit 0; fi; [ "$(pwd)" = / ] && exit 1; cd .. || exit 1; done ) 2>/dev/null`;
-  // stdin is read to its end first: an agent writing the call to a hook that already exited would get EPIPE.
-  const missing = `{ cat >/dev/null; if ${stopSet}; then ${printed(stop)} fi; ${printed({ ...idle, exitCode: 0 })} }`;
   // Arguments after the command (a hook file's `--workspace DIR`) reach the hook: "loop-guardian" is the script's $0.
-  return `sh -c '[ -f "${LAUNCHER_IN_SHELL}" ] || ${missing}; exec sh "${LAUNCHER_IN_SHELL}" hook ${agentId} "$@"' loop-guardian`;
+  return `sh -c '[ -f "${LAUNCHER_IN_SHELL}" ] || ${stopFallback(agentId, hook)}; exec sh "${LAUNCHER_IN_SHELL}" hook ${agentId} "$@"' loop-guardian`;
 }
 
 /** Whether a hook command is the guardian's hook for one of these agents (any install path, the launcher included). */

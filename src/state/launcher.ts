@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { HOOK_AGENTS } from '../agents';
 import { readTextIfExists, writeFileAtomic } from './atomicFile';
 import type { HookProtocol } from '../agents/hook';
+import { stopFallback } from '../agents/hookSettings';
 import { guardianHome } from './guardianHome';
 
 /*
@@ -14,7 +15,8 @@ import { guardianHome } from './guardianHome';
  * current install. `init` writes it; the VS Code extension writes it when it installs a hook, and
  * on activation refreshes one that exists (never creates one) so that it follows the extension's
  * updates. Where it is missing (a teammate without the guardian) the registered command exits 0
- * with no decision; where the install it names is gone, the launcher does the same for hooks.
+ * with no decision but under STOP; where the install it names is gone, the launcher does the same
+ * for hooks (STOP_ALL read by the same shell, `stopFallback`).
  * Besides it, only the hook's code cache (`cache/`) is written there. Removing the folder removes the
  * guardian from every agent.
  */
@@ -72,19 +74,20 @@ function sq(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The launcher's text for a target. Pure, so that a refresh writes only when it changes. */
+/**
+ * The launcher's text for a target. Pure, so that a refresh writes only when it changes. Where the
+ * install is gone or no runtime is found (the extension uninstalled, nvm's Node version removed), a
+ * hook answers as the registered command does where there is no launcher at all (`stopFallback`):
+ * STOP still wins, in the agent's answer for its event; else the call runs.
+ */
 export function launcherScript(target: LauncherTarget): string {
-  // Agents that read an answer from a hook even when it lets the call run (one parses every stdout as JSON).
-  const idle = HOOK_AGENTS.flatMap((a) => {
-    const out = a.hook.allow().stdout.trim();
-    return out === '' ? [] : [`    ${a.id}) printf '%s\\n' ${sq(out)} ;;`];
-  });
+  const fallbacks = HOOK_AGENTS.map((a) => `    ${a.id}) ${stopFallback(a.id, a.hook)} ;;`);
   return [
     '#!/bin/sh',
     "# Loop Guardian's launcher: starts the Loop Guardian install named below. Written by",
     '# `loop-guardian init` and by the VS Code extension, which keep it pointing at their current',
     "# install; the agents' hooks registered by init run it. Delete this folder to take Loop",
-    '# Guardian out of every agent on this machine: their hooks then let every call run.',
+    '# Guardian out of every agent on this machine: their hooks then let every call run (but STOP).',
     `cli=${sq(target.cli)}`,
     `node=${sq(target.node ?? '')}`,
     `electron=${sq(target.electron ?? '')}`,
@@ -93,12 +96,15 @@ export function launcherScript(target: LauncherTarget): string {
     '  if command -v node >/dev/null 2>&1; then exec node "$cli" "$@"; fi',
     '  if [ -n "$electron" ] && [ -x "$electron" ]; then ELECTRON_RUN_AS_NODE=1; export ELECTRON_RUN_AS_NODE; exec "$electron" "$cli" "$@"; fi',
     'fi',
-    '# The install is gone, or no runtime was found: a hook lets the call run (fail-open), in the',
-    "# words of agents that expect an answer; exit 0, which no agent reads as a refusal.",
+    '# The install is gone, or no runtime was found: a hook still refuses under STOP (STOP_ALL read',
+    "# here as the guardian reads it), in the agent's own words for its event; else it lets the call",
+    '# run (fail-open) with exit 0, which no agent reads as a refusal.',
     'if [ "$1" = hook ]; then',
-    // Read the call to its end: the agent writing it must not meet a closed pipe.
+    '  case "$2" in',
+    ...fallbacks,
+    '  esac',
+    // An agent this launcher does not know: the call read to its end (the agent writing it must not meet a closed pipe).
     '  cat >/dev/null',
-    ...(idle.length > 0 ? ['  case "$2" in', ...idle, '  esac'] : []),
     '  exit 0',
     'fi',
     'echo "loop-guardian: cannot start $cli (missing, or no node found); run loop-guardian init again, or open VS Code with the extension" >&2',

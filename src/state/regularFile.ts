@@ -79,13 +79,13 @@ export type BoundedRead =
   | { readonly kind: 'unreadable'; readonly problem: string };
 
 /** What a failed opening means to a bounded read: the file is missing, or there but unreadable. */
-function openFailure(err: unknown): BoundedRead {
+function openFailure(err: unknown): Exclude<BoundedRead, { kind: 'text' }> {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
   return { kind: 'unreadable', problem: err instanceof NotRegularFileError ? `is ${err.kind}, not a regular file` : `cannot open (${code ?? (err as Error).message})` };
 }
 
-function readFailure(err: unknown): BoundedRead {
+function readFailure(err: unknown): Exclude<BoundedRead, { kind: 'text' }> {
   return { kind: 'unreadable', problem: `cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
 }
 
@@ -120,6 +120,12 @@ export async function readRegularBounded(file: string, maxBytes: number): Promis
 
 /** `readRegularBounded`, synchronously: for the hook's few small files (STOP_ALL, its configuration). */
 export function readRegularBoundedSync(file: string, maxBytes: number): BoundedRead {
+  const read = readRegularBytesSync(file, maxBytes);
+  return read.kind === 'bytes' ? { kind: 'text', text: read.bytes.toString('utf8'), truncated: read.truncated } : read;
+}
+
+/** `readRegularBoundedSync`'s bytes, undecoded (STOP_ALL, which may be UTF-16). */
+export function readRegularBytesSync(file: string, maxBytes: number): { readonly kind: 'bytes'; readonly bytes: Buffer; readonly truncated: boolean } | Exclude<BoundedRead, { kind: 'text' }> {
   let fd: number;
   try {
     fd = openRegularFileSync(file);
@@ -135,7 +141,7 @@ export function readRegularBoundedSync(file: string, maxBytes: number): BoundedR
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    return { kind: 'text', text: buf.toString('utf8', 0, filled), truncated: size > filled };
+    return { kind: 'bytes', bytes: buf.subarray(0, filled), truncated: size > filled };
   } catch (err) {
     return readFailure(err);
   } finally {

@@ -1,6 +1,6 @@
-import { formatStopAll, parseStopAll, type StopParse, type StopState, type StopStatus } from '../core/stopAll';
+import { formatStopAll, parseStopAllBytes, type StopParse, type StopState, type StopStatus } from '../core/stopAll';
 import { dirname, join, resolve as resolvePath } from 'node:path';
-import { readRegularBoundedSync } from './regularFile';
+import { readRegularBytesSync } from './regularFile';
 import { PATHS, type Workspace } from './workspace';
 
 export interface StopAllRead {
@@ -15,15 +15,17 @@ const STOP_ALL_READ_BYTES = 64 * 1024;
 
 /**
  * Reads STOP_ALL at an absolute path, bounded, at once and without ever blocking: a FIFO, device
- * or folder in its place is unreadable (reported, and read as CLEAR like a garbled file). The hook
- * reads it first thing, on every call (a file of a few lines).
+ * or folder in its place (or a link to one: a committed link to `/dev/zero`) is unreadable,
+ * reported, and read as CLEAR like a garbled file, as the fallback without the guardian reads it
+ * (it reads only a regular file, `[ -f ]`). The hook reads it first thing, on every call (a file
+ * of a few lines); its bytes as they are, so that a UTF-16 file reads as its text.
  */
 export function readStopAllAtSync(file: string): StopAllRead {
-  const read = readRegularBoundedSync(file, STOP_ALL_READ_BYTES);
+  const read = readRegularBytesSync(file, STOP_ALL_READ_BYTES);
   if (read.kind === 'unreadable') return { state: { status: 'CLEAR' }, parse: { ok: false, error: `unreadable: ${read.problem}` }, exists: true };
-  const text = read.kind === 'text' ? read.text : undefined;
-  const parse = parseStopAll(text);
-  return { state: parse.ok ? parse.state : { status: 'CLEAR' }, parse, exists: text !== undefined };
+  const bytes = read.kind === 'bytes' ? read.bytes : undefined;
+  const parse = parseStopAllBytes(bytes);
+  return { state: parse.ok ? parse.state : { status: 'CLEAR' }, parse, exists: bytes !== undefined };
 }
 
 const STRENGTH: Readonly<Record<StopStatus, number>> = { CLEAR: 0, PAUSE: 1, STOP: 2 };

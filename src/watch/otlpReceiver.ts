@@ -242,6 +242,8 @@ export class OtlpReceiver {
   /** Open connections, oldest first, and those with a request under way. */
   private readonly sockets = new Set<net.Socket>();
   private readonly busy = new Set<net.Socket>();
+  /** Connections that sent a request's headers (the header deadline no longer applies to them). */
+  private readonly answered = new WeakSet<net.Socket>();
   /** Bytes of bodies held now (read or inflated), over every request. */
   private inFlight = 0;
   /** Events numbered per origin file, for the findings' evidence. */
@@ -265,7 +267,10 @@ export class OtlpReceiver {
     const server = http.createServer({ keepAliveTimeout: idleTimeoutMs, headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) }, (req, res) => void this.handle(req, res));
     // A client that connects and stays silent, or stops halfway, is let go.
     server.setTimeout(idleTimeoutMs, (socket) => socket.destroy());
-    server.on('connection', (socket) => this.admitConnection(socket));
+    server.on('connection', (socket) => {
+      this.admitConnection(socket);
+      this.armHeaderDeadline(socket);
+    });
     this.server = server;
     this.loopbackOnly = isLoopback(host);
     return new Promise((resolve, reject) => {
@@ -301,6 +306,32 @@ export class OtlpReceiver {
     socket.destroy();
   }
 
+  /**
+   * The header and request time-outs, on a timer of each connection's own: Node checks its
+   * `headersTimeout` and `requestTimeout` only every `connectionsCheckingInterval`, over every
+   * connection at once, and under load a silent connection was seen open 5 s past a 300 ms limit
+   * (issue 32). Its first request's headers must have come within `headersTimeoutMs`, or the
+   * connection is closed; later requests on a kept-alive connection keep Node's checks and the idle
+   * time-out.
+   */
+  private armHeaderDeadline(socket: net.Socket): void {
+    const timer = setTimeout(() => {
+      if (!this.busy.has(socket) && !this.answered.has(socket)) socket.destroy();
+    }, this.limits.headersTimeoutMs);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  }
+
+  /** A request must have been read whole within `requestTimeoutMs` of its start, or its connection is closed. */
+  private armRequestDeadline(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const timer = setTimeout(() => {
+      if (!req.complete) req.socket.destroy();
+    }, this.limits.requestTimeoutMs);
+    timer.unref();
+    res.once('close', () => clearTimeout(timer));
+    req.once('end', () => clearTimeout(timer));
+  }
+
   close(): Promise<void> {
     const server = this.server;
     if (server === undefined) return Promise.resolve();
@@ -314,7 +345,9 @@ export class OtlpReceiver {
     this.stats.requests++;
     const socket = req.socket;
     this.busy.add(socket);
+    this.answered.add(socket);
     res.once('close', () => this.busy.delete(socket));
+    this.armRequestDeadline(req, res);
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     // Answered in the request's encoding (the specification: the response's Content-Type is the request's).
     const protobuf = type === 'application/x-protobuf';

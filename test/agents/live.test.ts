@@ -596,12 +596,24 @@ describe('live: whether each agent is protected, seen from outside (loop-guardia
     assert.equal(seen?.state, 'enforced', JSON.stringify(seen));
   });
 
-  for (const id of ['claude', 'codex', 'gemini']) {
-    it(`${(DRIVERS[id] as LiveAgent).pkg.label}, a missing launcher (a fresh clone where the guardian was never installed): a committed STOP_ALL still refuses every call`, async () => {
-      const run = await liveRun(DRIVERS[id] as LiveAgent, always(FAILING), { maxTurns: 3, stopBefore: `STOP ${new Date().toISOString()}\nreason: the team stopped every agent\n`, before: (sb) => rmSync(path.join(sb.home, '.loop-guardian'), { recursive: true, force: true }) });
+  // A missing launcher (a fresh clone where the guardian was never installed), or a stale one (the
+  // install it starts gone, its node gone): the registered command reads STOP_ALL itself and answers
+  // each event in the agent's form, the prompt event's included, so that under STOP the prompt
+  // never reaches the model (Claude Code: UserPromptSubmit `decision: "block"`, 0 requests,
+  // ../shared/docs/live-agents.md; issue 32 item 10: 1 request with the PreToolUse answer).
+  for (const [id, launcher] of [['claude', 'missing'], ['codex', 'missing'], ['gemini', 'missing'], ['claude', 'stale']] as const) {
+    it(`${(DRIVERS[id] as LiveAgent).pkg.label}, a ${launcher} launcher (${launcher === 'missing' ? 'a fresh clone where the guardian was never installed' : 'the install it starts and its node gone'}): a committed STOP_ALL still refuses every call, and the prompt reaches no model (0 requests)`, async () => {
+      const before = (sb: Sandbox) => {
+        const bin = path.join(sb.home, '.loop-guardian', 'bin', 'loop-guardian');
+        if (launcher === 'missing') return rmSync(path.join(sb.home, '.loop-guardian'), { recursive: true, force: true });
+        // What the launcher holds after the extension was uninstalled and nvm's Node removed.
+        writeFileSync(bin, readFileSync(bin, 'utf8').replace(/^cli='[^']*'$/m, "cli='/gone/extension/dist/cli.js'").replace(/^node='[^']*'$/m, "node='/gone/nvm/node'"));
+      };
+      const run = await liveRun(DRIVERS[id] as LiveAgent, always(FAILING), { maxTurns: 3, stopBefore: `STOP ${new Date().toISOString()}\nreason: the team stopped every agent\n`, before });
       runs.push(run);
+      if (launcher === 'stale') assert.match(readFileSync(path.join(run.sb.home, '.loop-guardian', 'bin', 'loop-guardian'), 'utf8'), /cli='\/gone\/extension/);
       assert.equal(npmRuns(run), 0, `nothing ran under STOP\n${describeRun(run)}`);
-      assert.ok(run.turns.length <= 1 || /STOP_ALL is set to STOP/.test(agentSaid(run)), describeRun(run));
+      assert.equal(run.turns.length, 0, `model requests under STOP: the prompt reached the model\n${describeRun(run)}`);
     });
   }
 

@@ -58,7 +58,9 @@ describe('the per-user launcher', () => {
     assert.equal((await fs.stat(launcherPath(env))).mtimeMs, before);
   });
 
-  it('where the launcher is missing (a teammate without the guardian, a fresh clone), every agent\'s registered command lets the call run with its own "no decision", but STOP still wins: the agent\'s own refusal', async () => {
+  it('where the launcher is missing (a teammate without the guardian, a fresh clone), every agent\'s registered command lets the call run with its own "no decision", but STOP still wins: the agent\'s own refusal', async function () {
+    // About 60 shells, each reading STOP_ALL with head, tr and grep: seconds on a loaded machine.
+    this.timeout(120_000);
     const ws = await tmpdir();
     const empty = await tmpdir('lg-home-');
     const payload = (agent: (typeof HOOK_AGENTS)[number]) => JSON.stringify({ hook_event_name: agent.hook.events.pre, tool_name: 'Bash', tool_input: { command: 'ls' }, session_id: 's' });
