@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { claudeTranscript } from '../../../src/agents/claude/transcript';
+import { codexTranscript } from '../../../src/agents/codex/transcript';
 import { copilotCliTranscript } from '../../../src/agents/copilot-cli/transcript';
 import { callLevel, decode } from './util';
 
@@ -88,6 +89,22 @@ describe('issue 34: format notes', () => {
         [true, 'Error: messages are listed below.'],
         [true, '[{"name_path": "Cart", "kind": "Class"}]'],
       ]);
+    });
+  });
+
+  describe('Codex Desktop', () => {
+    it("a subagent's rollout opening with two session_meta lines (the child's, then its parent's) is the child's session", () => {
+      const child = '019a0c11-0000-7000-8000-00000000c41d';
+      const parent = '019a0c10-0000-7000-8000-0000000a5e47';
+      const at = '2026-04-10T08:00:00.001Z';
+      const meta = (id: string) => ({ timestamp: at, type: 'session_meta', payload: { id, timestamp: at, cwd: '/work/project', originator: 'Codex Desktop', cli_version: '0.119.0' } });
+      const { events } = decode(codexTranscript, [
+        meta(child),
+        meta(parent),
+        { timestamp: '2026-04-10T08:00:02.000Z', type: 'response_item', payload: { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', 'npm test'] }), call_id: 'call_1' } },
+        { timestamp: '2026-04-10T08:00:03.000Z', type: 'response_item', payload: { type: 'function_call_output', call_id: 'call_1', output: 'Exit code: 0\nOutput:\nok' } },
+      ]);
+      assert.deepEqual([...new Set(callLevel(events).map((e) => e.event.session))], [child]);
     });
   });
 });
