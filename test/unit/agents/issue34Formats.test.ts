@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { claudeTranscript } from '../../../src/agents/claude/transcript';
 import { codexTranscript } from '../../../src/agents/codex/transcript';
 import { copilotCliTranscript } from '../../../src/agents/copilot-cli/transcript';
-import { callLevel, decode } from './util';
+import { callLevel, decode, halts, replayText } from './util';
 
 /*
  * Issue 34's format notes, each checked against the reader on a small file of our own that has
@@ -105,6 +105,34 @@ describe('issue 34: format notes', () => {
         { timestamp: '2026-04-10T08:00:03.000Z', type: 'response_item', payload: { type: 'function_call_output', call_id: 'call_1', output: 'Exit code: 0\nOutput:\nok' } },
       ]);
       assert.deepEqual([...new Set(callLevel(events).map((e) => e.event.session))], [child]);
+    });
+  });
+
+  describe('Cline', () => {
+    const FAILED = 'Command executed.\nOutput:\nerror[E0425]: cannot find value `x` in this scope\nerror: could not compile `parser`';
+    /** A ui_messages.json of our own (Cline's shape: see cline.test.ts), a command failing three times. */
+    function ui(): Record<string, unknown>[] {
+      let ts = 1745312345000;
+      const out: Record<string, unknown>[] = [{ ts: ts++, type: 'say', say: 'task', text: 'Fix the parser build.' }];
+      for (let i = 0; i < 3; i++) {
+        out.push({ ts: ts++, type: 'say', say: 'text', text: 'Checking the build.', partial: false });
+        out.push({ ts: ts++, type: 'ask', ask: 'command', text: 'cargo check', partial: true });
+        out.push({ ts: ts++, type: 'ask', ask: 'command', text: 'cargo check', commandCompleted: true });
+        out.push({ ts: ts++, type: 'say', say: 'api_req_started', text: JSON.stringify({ request: `[execute_command for 'cargo check'] Result:\n${FAILED}`, tokensIn: 1200, cost: 0.01 }) });
+      }
+      return out;
+    }
+    /** The same export with every value turned into a string, as an export tool wrote it. */
+    const asStrings = (records: Record<string, unknown>[]) => records.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, String(v)])));
+
+    it('an export with every value a string (ts, partial, commandCompleted) reads as the export it was made from', async () => {
+      const typed = await replayText('ui_messages.json', JSON.stringify(ui()));
+      const strings = await replayText('ui_messages.json', JSON.stringify(asStrings(ui())));
+      assert.equal(strings.format, 'cline');
+      assert.equal(strings.events, typed.events);
+      assert.deepEqual(halts(strings), halts(typed));
+      assert.ok(halts(typed).length > 0);
+      assert.deepEqual(strings.skippedKinds, typed.skippedKinds);
     });
   });
 });
