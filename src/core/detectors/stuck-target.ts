@@ -9,11 +9,10 @@ import { times } from '../plainWords';
 import { episodeId, whoOf } from './common';
 
 /**
- * Argument names that carry what a call writes into a file, by the agents' spellings: Claude Code's
- * Edit/MultiEdit/Write (`old_string`, `new_string`, `edits`, `content`), Gemini CLI's `replace` and
- * `write_file` (the same names), Cline's `write_to_file`/`replace_in_file` (`content`, `diff`),
- * Copilot CLI's and OpenHands' editors (`old_str`, `new_str`, `file_text`), Cursor's `edit_file`
- * (`code_edit`), patches (`patch`, `diff`). A call on a path with one of them changes that file.
+ * Argument names that carry what a call writes into a file, by the agents' spellings (each
+ * agent's room under src/agents/ cites its tools): an edit's `old_string`/`new_string` or
+ * `old_str`/`new_str`, a list of `edits`, a whole file's `content`/`contents`/`file_text`, a
+ * `code_edit`, a `diff` or `patch`. A call on a path with one of them changes that file.
  */
 const WRITE_KEYS: readonly string[] = ['old_string', 'new_string', 'edits', 'content', 'contents', 'file_text', 'old_str', 'new_str', 'code_edit', 'diff', 'patch', 'new_content', 'newText', 'oldText'];
 /** The same names as they appear in a call's canonical JSON text (a cheap test before it is parsed). */
