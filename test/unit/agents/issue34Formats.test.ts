@@ -135,4 +135,20 @@ describe('issue 34: format notes', () => {
       assert.deepEqual(strings.skippedKinds, typed.skippedKinds);
     });
   });
+
+  describe('Cursor', () => {
+    it('the older agent-transcripts/<uuid>.json, whose tool entries have no output, is read: its calls with their outcomes unknown', async () => {
+      const doc: unknown[] = [{ role: 'user', text: '<user_query>\nmake the tests pass\n</user_query>' }];
+      for (let i = 0; i < 6; i++) {
+        doc.push({ role: 'assistant', text: i === 0 ? 'Running the tests.' : '', toolCalls: [{ toolName: 'Shell', args: { command: 'npm test', working_directory: '/home/u/shop' } }] });
+        doc.push({ role: 'tool' });
+      }
+      const r = await replayText('4f1d2c3b-5a6e-4f70-8a91-b2c3d4e5f601.json', JSON.stringify(doc));
+      assert.equal(r.format, 'cursor');
+      assert.equal(r.byType.tool, 6);
+      assert.equal(r.byType.tool_result ?? 0, 0);
+      // The same call six times, nothing known of how each ended: the repetition alone, so it takes twice the run to halt.
+      assert.deepEqual(r.findings.filter((f) => f.signal === 'identical-calls').map((f) => `${f.action} ${f.count}`), ['warn 3', 'halt 6']);
+    });
+  });
 });
