@@ -19,6 +19,22 @@ export function resultOutcome(block: Json): { ok: true; output: string } | { ok:
   return { ok: true, output: text };
 }
 
+/** What an MCP server says when a tool failed, as the first words of its text. */
+const MCP_ERROR_TEXT = /^(?:Error:|Error executing tool\b|MCP error\b)/;
+
+/**
+ * An MCP tool's result (Claude Code names MCP tools `mcp__<server>__<tool>`) whose text is an error
+ * is a failure even where the result is not marked as one (`is_error: false`): the MCP
+ * specification asks servers to report a tool's failure in its result with `isError: true`
+ * (modelcontextprotocol.io, specification, server/tools, "Error Handling"), but servers answer
+ * "Error: No active project …" in plain text (issue 34, a real session), and a person reads it
+ * as the error it says it is.
+ */
+function mcpOutcome(outcome: ReturnType<typeof resultOutcome>, mcp: boolean): ReturnType<typeof resultOutcome> {
+  if (!mcp || !outcome.ok || !MCP_ERROR_TEXT.test(outcome.output.trimStart())) return outcome;
+  return { ok: false, error: outcome.output.trim() };
+}
+
 /**
  * Tools through which an agent hands a subtask to another agent, in Anthropic-style content, and
  * the input fields holding the instruction and whom it goes to:
@@ -60,6 +76,7 @@ export function toolBlocks(content: unknown, line: number, scope: RecordScope, s
       if (name === undefined) return sink.skipped(line, `${field}[${i}].name`, 'a tool_use block without a tool name');
       const id = typeof block.id === 'string' && block.id !== '' ? block.id : undefined;
       if (id !== undefined && !seen.add(`use:${scope.session}:${id}`)) return;
+      if (id !== undefined && name.startsWith('mcp__')) seen.add(`mcp:${scope.session}:${id}`);
       const event: GuardianEvent = { ...common(scope), type: 'tool', tool: name, args: argsObject(block.input), ...(id !== undefined ? { id } : {}) };
       sink.event(event, line);
       const delegation = delegationOf(name, block.input);
@@ -72,7 +89,7 @@ export function toolBlocks(content: unknown, line: number, scope: RecordScope, s
       const id = typeof block.tool_use_id === 'string' && block.tool_use_id !== '' ? block.tool_use_id : undefined;
       if (id === undefined) return sink.skipped(line, `${field}[${i}].tool_use_id`, 'a tool_result block without the id of its call');
       if (!seen.add(`result:${scope.session}:${id}`)) return;
-      const outcome = resultOutcome(block);
+      const outcome = mcpOutcome(resultOutcome(block), seen.has(`mcp:${scope.session}:${id}`));
       sink.event(resultEvent(scope, id, outcome), line);
       if (seen.has(`delegation:${scope.session}:${id}`)) {
         const back = outcome.ok ? { ok: true, output: boundedText(outcome.output) } : { ok: false, error: boundedText(outcome.error) };

@@ -64,9 +64,11 @@ function itemsOutcome(content: unknown): { ok: true; output: string } | { ok: fa
 /** A `tool_result` block's outcome: `is_error`, Cline 3.x's result items, else what its text says. */
 function blockOutcome(block: Json): { ok: true; output: string } | { ok: false; error: string } {
   const items = itemsOutcome(block.content);
-  if (items !== undefined) return block.is_error === true && items.ok ? { ok: false, error: items.output.trim() || 'error' } : items;
+  // `"true"`: an export that turned every value into a string (see `uiTime`).
+  const failed = block.is_error === true || block.is_error === 'true';
+  if (items !== undefined) return failed && items.ok ? { ok: false, error: items.output.trim() || 'error' } : items;
   const text = contentText(block.content);
-  if (block.is_error === true) return { ok: false, error: text.trim() || 'error' };
+  if (failed) return { ok: false, error: text.trim() || 'error' };
   return textResultOutcome(text);
 }
 
@@ -232,7 +234,8 @@ class TaskMessagesDecoder implements Decoder {
       // Tags in the text of a message with native calls are prose, not calls.
       if (native > 0) return;
       // The message's time (Roo, Kilo), else its response id (Cline's `ClineStorageMessage.id`), else its place.
-      const key = typeof value.ts === 'number' ? String(value.ts) : (str(value.id) ?? String(i));
+      const at = uiTime(value.ts);
+      const key = at !== undefined ? String(at) : (str(value.id) ?? String(i));
       texts.flatMap(xmlToolCalls).forEach((call, n) => {
         const id = `${this.session}:${key}:${n}`;
         this.waiting.push(id);
@@ -334,15 +337,16 @@ class UiMessagesDecoder implements Decoder {
   record(value: unknown, line: number, sink: AdapterSink): void {
     const i = this.index++;
     if (!isObject(value)) return sink.skipped(line, `[${i}]`, 'not an object');
-    if (value.partial === true) return;
+    if (value.partial === true || value.partial === 'true') return;
     const kind = value.type === 'say' ? value.say : value.type === 'ask' ? value.ask : undefined;
     const field = `[${i}].${value.type === 'ask' ? 'ask' : 'say'}`;
     if (typeof kind !== 'string') return sink.skipped(line, field, `a ${jsonText(value.type)} message without its kind`);
-    const ts = isoTime(value.ts);
+    const at = uiTime(value.ts);
+    const ts = isoTime(at);
     const base = { v: 1 as const, session: this.session, agent: this.agent, ...(ts !== undefined ? { ts } : {}) };
     const text = typeof value.text === 'string' ? value.text : '';
     // A message's id: its time (each message's `ts` is its identity in these extensions), else its place.
-    const id = `${this.session}:${typeof value.ts === 'number' ? value.ts : i}`;
+    const id = `${this.session}:${at ?? i}`;
     const call = (tool: string, args: Json) => {
       this.waiting.push(id);
       const event: GuardianEvent = { ...base, type: 'tool', tool, args, id };
@@ -456,9 +460,19 @@ export function messagesOf(doc: unknown): unknown[] | undefined {
   return undefined;
 }
 
+/**
+ * A ui message's `ts` (epoch milliseconds): a number, or the same number written as text, as an
+ * export that turned every value into a string has it (issue 34, a real Cline export: `"ts":
+ * "1745312345678"`, `"partial": "false"`).
+ */
+function uiTime(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+  return typeof v === 'string' && /^\d{1,16}$/.test(v) ? Number(v) : undefined;
+}
+
 /** `ui_messages.json`: what the extension showed, `[{ts, type: "say" | "ask", say | ask, text, partial?}]`. */
 export function isUiMessages(doc: unknown): doc is unknown[] {
-  return Array.isArray(doc) && doc.length > 0 && doc.slice(0, 3).every((m) => isObject(m) && typeof m.ts === 'number' && (m.type === 'say' || m.type === 'ask'));
+  return Array.isArray(doc) && doc.length > 0 && doc.slice(0, 3).every((m) => isObject(m) && uiTime(m.ts) !== undefined && (m.type === 'say' || m.type === 'ask'));
 }
 
 /** One of the family's transcripts: a message history or a ui_messages file, told apart by shape. */

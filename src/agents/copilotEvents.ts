@@ -49,8 +49,14 @@ const IGNORED = new Set([
   'assistant.turn_end',
   'assistant.reasoning',
   'assistant.intent',
+  // `hook.start` `{hookInvocationId, hookType, input?}` echoes, for a preToolUse or postToolUse
+  // hook, the call and its result again (github/copilot-sdk `session-events.ts` `HookStartData`;
+  // Copilot CLI 1.0.60 writes them for every call, issue 34): the call is its
+  // `tool.execution_start`, never counted twice.
   'hook.start',
   'hook.end',
+  // A permission asked (`{requestId, permissionRequest, toolCallId?}`): its answer is `permission.completed`.
+  'permission.requested',
   'session.info',
   'session.warning',
   'session.resume',
@@ -188,6 +194,19 @@ class CopilotEventDecoder implements Decoder {
           this.delegations.set(id, args.mode === 'background');
           sink.event({ ...base, type: 'delegation', instruction: boundedText(instruction), id, ...(to !== undefined ? { to } : {}) }, line);
         }
+        return;
+      }
+      case 'permission.completed': {
+        // `{requestId, result: {kind}, toolCallId?}` (github/copilot-sdk `session-events.ts`
+        // `PermissionCompletedData`, `PermissionResult`): a kind `denied-…` (by rules, by the person,
+        // by a hook, by a content exclusion policy, or with nobody to ask) means the call never ran:
+        // it failed with that refusal, whatever `tool.execution_complete` says after it (read once).
+        const result = isObject(data.result) ? data.result : undefined;
+        const kind = str(result?.kind);
+        const id = str(data.toolCallId);
+        if (kind === undefined || !kind.startsWith('denied') || id === undefined || !this.seen.add(`done:${id}`)) return;
+        const why = str(result?.feedback) ?? str(result?.message);
+        sink.event({ ...base, type: 'tool_result', id, ok: false, error: `Permission denied (${kind})${why !== undefined ? `: ${boundedText(why)}` : ''}` }, line);
         return;
       }
       case 'tool.execution_complete': {

@@ -76,3 +76,8 @@ export function apiErrorEvent(scope: RecordScope, parts: ApiErrorParts): Guardia
     ...(parts.retry !== undefined ? { retry: parts.retry } : {}),
   };
 }
+
+/** The agent compacted its context (its conversation replaced by a summary); `trigger` where the format says who asked (`auto`, `manual`). */
+export function compactionEvent(scope: RecordScope, trigger?: string): GuardianEvent {
+  return { ...common(scope), type: 'compaction', ...(trigger !== undefined && trigger !== '' ? { trigger } : {}) };
+}

@@ -42,6 +42,8 @@ export function defaultConfig(): GuardianConfig {
       'repeated-prompt': { enabled, threshold: 5, warnAt: 3 },
       'api-error-storm': { enabled, threshold: 5, warnAt: 3, retryBudget: 10 },
       're-delegation': { enabled, threshold: 3, warnAt: 2 },
+      'stuck-target': { enabled, threshold: 3 },
+      'compaction-thrash': { enabled, threshold: 3, warnAt: 2 },
       budget: {
         enabled,
         task: { warning: 70, restrict: 80, urgent: 90, hardStop: 95, violation: 100 },

@@ -61,6 +61,10 @@ const signalsSchema = z
       })
       .prefault({}),
     're-delegation': z.strictObject({ enabled, threshold: count.default(3), warnAt: count.default(2) }).prefault({}),
+    // Issue 34: changes to one file failing with the same one or two errors, round after round.
+    'stuck-target': z.strictObject({ enabled, threshold: z.number().int().min(2).default(3) }).prefault({}),
+    // Issue 34: compactions, each followed by the same work with the same outcomes.
+    'compaction-thrash': z.strictObject({ enabled, threshold: z.number().int().min(2).default(3), warnAt: count.default(2) }).prefault({}),
     budget: z
       .strictObject({
         enabled,
@@ -247,7 +251,7 @@ export function validateConfig(raw: unknown): { config: GuardianConfig; problems
         problems.push({ level: 'error', path: 'tiers.humanReviewFrom', message: `must not exceed tiers.max (${config.tiers.max}); ${config.tiers.max} used` });
         config.tiers.humanReviewFrom = config.tiers.max;
       }
-      for (const id of ['repeated-error', 'repeated-prompt', 'api-error-storm', 're-delegation'] as const) {
+      for (const id of ['repeated-error', 'repeated-prompt', 'api-error-storm', 're-delegation', 'compaction-thrash'] as const) {
         const sig = config.signals[id];
         if (sig.warnAt > sig.threshold) {
           problems.push({ level: 'warning', path: `signals.${id}.warnAt`, message: `is above threshold (${sig.threshold}): no warning comes before the halt` });

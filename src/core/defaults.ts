@@ -16,6 +16,8 @@ export const SIGNAL_IDS = [
   'repeated-prompt',
   'api-error-storm',
   're-delegation',
+  'stuck-target',
+  'compaction-thrash',
 ] as const;
 export type SignalId = (typeof SIGNAL_IDS)[number];
 
@@ -35,7 +37,7 @@ export const DEFAULT_DELEGATION_TOOLS: readonly string[] = ['Task', 'Agent', 'di
 
 /** The signals on which the hook refuses the call that would trip them. */
 // `repeated-prompt`: the prompt hook refuses the prompt that would be the loop's next turn.
-export const DEFAULT_DENY_SIGNALS: readonly SignalId[] = ['identical-calls', 'failing-call', 'windowed-repeat', 'cycle', 'repeated-error', 'repeated-prompt'];
+export const DEFAULT_DENY_SIGNALS: readonly SignalId[] = ['identical-calls', 'failing-call', 'windowed-repeat', 'cycle', 'repeated-error', 'repeated-prompt', 'stuck-target', 'compaction-thrash'];
 
 /**
  * Tools that read the output of a process an earlier call started (a long build, a test run, a

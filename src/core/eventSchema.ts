@@ -165,6 +165,17 @@ const delegationResultEventSchema = z.object({
   output: z.string().optional(),
 });
 
+/**
+ * The agent compacted its context (issue 34): the conversation so far replaced by a summary, a step
+ * of the session as a prompt is. `trigger` says who asked, where the format tells (`auto`,
+ * `manual`). Read by `compaction-thrash`: compactions with the same work between them are a loop.
+ */
+const compactionEventSchema = z.object({
+  ...common,
+  type: z.literal('compaction'),
+  trigger: name.optional(),
+});
+
 export const eventSchema = z.discriminatedUnion('type', [
   toolEventSchema,
   toolResultEventSchema,
@@ -179,6 +190,7 @@ export const eventSchema = z.discriminatedUnion('type', [
   apiErrorEventSchema,
   delegationEventSchema,
   delegationResultEventSchema,
+  compactionEventSchema,
 ]);
 
 export type WireEvent = z.infer<typeof eventSchema>;
@@ -194,6 +206,7 @@ export type ReplyEvent = z.infer<typeof replyEventSchema>;
 export type ApiErrorEvent = z.infer<typeof apiErrorEventSchema>;
 export type DelegationEvent = z.infer<typeof delegationEventSchema>;
 export type DelegationResultEvent = z.infer<typeof delegationResultEventSchema>;
+export type CompactionEvent = z.infer<typeof compactionEventSchema>;
 /** Invocations may come from seed 000's history file, whose timestamps are free text: kept verbatim. */
 export type InvocationEvent = z.infer<typeof invocationEventSchema> & { timestamp?: string };
 export type GuardianEvent = Exclude<WireEvent, { type: 'invocation' }> | InvocationEvent;

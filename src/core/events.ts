@@ -10,6 +10,7 @@ import { exceedsDepth, MAX_JSON_DEPTH, stripBom, tooDeepReason } from './json';
 export type {
   ApiErrorEvent,
   AttemptEvent,
+  CompactionEvent,
   DelegationEvent,
   DelegationResultEvent,
   GuardianEvent,
@@ -41,6 +42,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'api_error',
   'delegation',
   'delegation_result',
+  'compaction',
 ];
 
 /** Where an event came from: its file, its 1-based line, and its 1-based index among that file's events. */

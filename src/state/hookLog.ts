@@ -23,7 +23,7 @@ export function hookLogPath(agent: string, session: string): string {
 const TAIL_BYTES = 256 * 1024;
 const TAIL_EVENTS = 300;
 
-const TYPES = new Set(['tool', 'tool_result', 'user', 'prompt', 'reply', 'api_error', 'delegation', 'delegation_result']);
+const TYPES = new Set(['tool', 'tool_result', 'user', 'prompt', 'reply', 'api_error', 'delegation', 'delegation_result', 'compaction']);
 const optional = (v: unknown, type: 'string' | 'number' | 'boolean') => v === undefined || typeof v === type;
 
 /**

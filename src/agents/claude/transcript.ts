@@ -1,4 +1,4 @@
-import { apiErrorEvent, httpStatus, promptEvent, replyEvent, userEvent, type RecordScope } from '../eventBuilders';
+import { apiErrorEvent, compactionEvent, httpStatus, promptEvent, replyEvent, userEvent, type RecordScope } from '../eventBuilders';
 import { contentText, isObject, isoTime, RecentSet, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
 import { replyText, toolBlocks, userText } from '../anthropicBlocks';
 
@@ -38,6 +38,7 @@ class ClaudeDecoder implements Decoder {
     if (!isObject(value)) return sink.skipped(line, '(line)', 'not a JSON object');
     const type = value.type;
     if (type === 'system' && value.subtype === 'api_error') return this.retry(value, line, sink);
+    if (type === 'system' && value.subtype === 'compact_boundary') return this.compacted(value, line, sink);
     if (type !== 'user' && type !== 'assistant') {
       if (typeof type === 'string' && IGNORED.has(type)) return;
       // Calls, results, prompts and answers are only ever in a `message` (of a user or assistant
@@ -63,8 +64,10 @@ class ClaudeDecoder implements Decoder {
       return;
     }
     if (toolBlocks(content, line, scope, this.seen, sink, 'message.content') > 0) return;
+    // The summary a compaction leaves is the compaction itself where no boundary record said so.
+    if (value.isCompactSummary === true) return this.compacted(value, line, sink);
     // What the person typed (not meta lines the CLI injects) starts a new turn.
-    if (value.isMeta === true || value.isCompactSummary === true) return;
+    if (value.isMeta === true) return;
     const uuid = str(value.uuid);
     if (uuid !== undefined && !this.seen.add(`user:${uuid}`)) return;
     const text = userText(content);
@@ -111,6 +114,30 @@ class ClaudeDecoder implements Decoder {
     // A retry record is a retry even when it does not number itself.
     const event = apiErrorEvent({ session, agent: AGENT, ...(ts !== undefined ? { ts } : {}) }, { error: message, status, class: cls, retry: attempt ?? 0 });
     sink.event(event, line);
+  }
+
+  /**
+   * A compaction of the context: a `system` record of subtype `compact_boundary` ("Conversation
+   * compacted", `compactMetadata: {trigger: "auto", preTokens}`), followed by a `user` record with
+   * `isCompactSummary: true` holding the summary, whose `parentUuid` is the boundary's `uuid`
+   * (Claude Code 2.0.65 in the real transcript ../shared/fixtures/real/claude/slopometry-0f112eb4.jsonl,
+   * lines 398-399). One compaction event for the pair: the summary counts only where no boundary
+   * came before it (a transcript without boundary records).
+   */
+  private compacted(value: Json, line: number, sink: AdapterSink): void {
+    const base = str(value.sessionId) ?? this.fallbackSession;
+    const session = value.isSidechain === true ? `${base}/${str(value.agentId) ?? 'sidechain'}` : base;
+    if (value.type === 'system') {
+      const uuid = str(value.uuid);
+      if (uuid !== undefined) this.seen.add(`compact:${uuid}`);
+    } else {
+      const parent = str(value.parentUuid) ?? str(value.logicalParentUuid);
+      if (parent !== undefined && this.seen.has(`compact:${parent}`)) return;
+    }
+    const ts = isoTime(value.timestamp);
+    const meta = isObject(value.compactMetadata) ? value.compactMetadata : undefined;
+    const trigger = str(meta?.trigger);
+    sink.event(compactionEvent({ session, agent: AGENT, ...(ts !== undefined ? { ts } : {}) }, trigger), line);
   }
 
   finish(): void {}

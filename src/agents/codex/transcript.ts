@@ -57,6 +57,8 @@ export function codexOutcome(output: unknown): { ok: boolean; text: string } {
 
 class CodexDecoder implements Decoder {
   private session: string;
+  /** Whether a `session_meta` has named the session (a later one is another session's). */
+  private named = false;
   private readonly seen = new RecentSet();
 
   constructor(fallbackSession: string) {
@@ -71,8 +73,12 @@ class CodexDecoder implements Decoder {
     const base = () => ({ v: 1 as const, session: this.session, agent: AGENT, ...(ts !== undefined ? { ts } : {}) });
     switch (value.type) {
       case 'session_meta': {
+        // The first names the rollout's session. A subagent's rollout of Codex Desktop 0.119 opens
+        // with two (issue 34, a real rollout): the child's, then the parent's it was forked from;
+        // the second does not make the child's calls the parent's.
         const id = str(payload.id);
-        if (id !== undefined) this.session = id;
+        if (id !== undefined && !this.named) this.session = id;
+        this.named = true;
         return;
       }
       case 'event_msg':

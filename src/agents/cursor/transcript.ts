@@ -11,7 +11,7 @@ import { contentText, isObject, str, type AdapterSink, type Decoder, type Docume
  *   {content: [text | tool_use{name, input} | tool_result{content}]}}`, and `{type: "turn_ended",
  *   status}`; no ids, no timestamps, and results mostly absent;
  * - `agent-transcripts/<uuid>.json` (2025-2026): an array of `{role, text, toolCalls: [{toolName,
- *   args}]}` (user, assistant and tool entries).
+ *   args}]}` (user, assistant and tool entries); in its older variant tool entries have no text.
  * Calls and prompts are read even without results: their outcome is then unknown (a finding says
  * so), never guessed. A result without an id answers the oldest call still waiting for one.
  */
@@ -108,8 +108,15 @@ export const cursorTranscript: JsonlAdapter = {
   decoder: (session) => new JsonlDecoder(session),
 };
 
+/**
+ * An entry of the array: `{role, text?, toolCalls?}`. A `tool` entry may carry no text at all: the
+ * older variant of this file records a tool's turn without its output, as its `.txt` twin writes
+ * `[Tool result] <name>` with nothing under it (../shared/docs/vscode-agents.md, finding 7; issue
+ * 34, two real files from two users that were "not recognised" while such entries were required to
+ * hold a text).
+ */
 function isEntry(v: unknown): v is Json {
-  return isObject(v) && typeof v.role === 'string' && (typeof v.text === 'string' || Array.isArray(v.toolCalls));
+  return isObject(v) && typeof v.role === 'string' && (typeof v.text === 'string' || Array.isArray(v.toolCalls) || v.role === 'tool');
 }
 
 class ArrayDecoder implements Decoder {
@@ -132,6 +139,8 @@ class ArrayDecoder implements Decoder {
       return;
     }
     if (value.role === 'tool') {
+      // Without its output, a tool's entry tells nothing of how the call ended: its call stays unknown.
+      if (typeof value.text !== 'string') return;
       const id = this.waiting.result();
       if (id !== undefined) sink.event(blockResult(this.scope, id, { content: text }), line);
       return;

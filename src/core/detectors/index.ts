@@ -1,6 +1,7 @@
 import type { Detector, DetectorContext } from '../detector';
 import { ApiErrorStormDetector } from './api-error-storm';
 import { BudgetDetector } from './budget';
+import { CompactionThrashDetector } from './compaction-thrash';
 import { CycleDetector } from './cycle';
 import { FailingCallDetector } from './failing-call';
 import { IdenticalCallsDetector } from './identical-calls';
@@ -12,6 +13,7 @@ import { RepeatedErrorDetector } from './repeated-error';
 import { RepeatedInvocationDetector } from './repeated-invocation';
 import { RepeatedPromptDetector } from './repeated-prompt';
 import { RetryExhaustionDetector } from './retry-exhaustion';
+import { StuckTargetDetector } from './stuck-target';
 import { StuckTierDetector } from './stuck-tier';
 import { WindowedRepeatDetector } from './windowed-repeat';
 
@@ -33,5 +35,7 @@ export function createDetectors(ctx: DetectorContext): Detector[] {
     new RepeatedPromptDetector(ctx),
     new ApiErrorStormDetector(ctx),
     new ReDelegationDetector(ctx),
+    new StuckTargetDetector(ctx),
+    new CompactionThrashDetector(ctx),
   ];
 }

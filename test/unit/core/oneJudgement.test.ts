@@ -4,13 +4,16 @@ import * as path from 'node:path';
 import { attemptKey } from '../../../src/core/attempt';
 import { Canonicalizer } from '../../../src/core/canonical';
 import type { GuardianConfig } from '../../../src/core/config';
-import { Engine } from '../../../src/core/engine';
+import { Engine, LatestFindings } from '../../../src/core/engine';
 import type { LocatedEvent } from '../../../src/core/events';
 import type { Finding } from '../../../src/core/finding';
 import { gate } from '../../../src/core/gate';
 import { mayRepeatIn } from '../../../src/core/verdict';
 import { readEvents } from '../../../src/watch/replay';
 import { config, describeShared, FIXTURES, located } from '../helpers';
+import { claudeTranscript } from '../../../src/agents/claude/transcript';
+import { decode } from '../agents/util';
+import { nonConverging, thrash } from '../agents/issue34Sessions';
 
 /*
  * One judgement (issue 36): the hook and `replay` decide with one engine. Each session is replayed
@@ -56,11 +59,15 @@ function judgeSession(events: readonly LocatedEvent[], cfg: GuardianConfig, out:
     return e?.type === 'tool' ? attemptKey(canon, e.tool, e.args ?? {}) : undefined;
   };
   // The whole session, as `replay` judges it.
-  const engine = new Engine(cfg);
+  // `replay` reports each finding as it stood last (LatestFindings): a loop whose calls went on
+  // after it was raised holds them too (A reads that); B reads the finding as it was raised.
+  const latest = new LatestFindings();
+  const engine = new Engine(cfg, { onEpisodeEnd: (f) => latest.note(f) });
   const halts: Finding[] = [];
   for (const e of events) halts.push(...engine.push(e).filter((f) => f.action === 'halt' && deny.has(f.signal)));
   halts.push(...engine.flush().filter((f) => f.action === 'halt' && deny.has(f.signal)));
-  const haltsOf = halts.map((f) => ({ f, evidence: f.evidence.map(at) }));
+  for (const f of engine.active()) latest.note(f);
+  const haltsOf = halts.map((f) => ({ f, evidence: f.evidence.map(at), reported: [...f.evidence, ...latest.latest(f).evidence].map(at) }));
 
   const verdicts = new Map<number, boolean>();
   const ask = (i: number): boolean => {
@@ -83,7 +90,7 @@ function judgeSession(events: readonly LocatedEvent[], cfg: GuardianConfig, out:
     out.refused++;
     // A: a halt of the replay holds this call, or an earlier call of its attempt.
     const attempt = attemptAt(i);
-    const held = haltsOf.some(({ evidence }) => evidence.some((j) => j === i || (j < i && attemptAt(j) === attempt)));
+    const held = haltsOf.some(({ reported }) => reported.some((j) => j === i || (j < i && attemptAt(j) === attempt)));
     if (!held) out.disagreements.push(`${label}: the gate refused ${e.event.tool} at line ${e.ref.line}, which no halt of the replay holds`);
   });
 
@@ -156,6 +163,22 @@ describe('one judgement: the gate, call by call, agrees with the replay (issue 3
     assert.deepEqual(result.disagreements, []);
     assert.ok(result.refused >= 10, `refused ${result.refused}`);
     assert.ok(result.haltsFollowed >= 3, `halts followed by the loop's next call: ${result.haltsFollowed}`);
+  });
+});
+
+describe('one judgement on issue 34\'s loops, read from Claude Code transcripts of our own', () => {
+  it('a Read→Edit cycle that never converges, and compaction thrash', () => {
+    const cfg = config();
+    const sessions = [nonConverging(8), thrash(6)].map((t, n) =>
+      located(
+        decode(claudeTranscript, t.records).events.map((e) => e.event as unknown as Record<string, unknown>),
+        `issue34-${n}.jsonl`,
+      ),
+    );
+    const result = agreement(sessions, cfg, 'issue 34');
+    assert.deepEqual(result.disagreements, []);
+    assert.ok(result.refused >= 2, `refused ${result.refused}`);
+    assert.ok(result.haltsFollowed >= 2, `halts followed by the loop's next call: ${result.haltsFollowed}`);
   });
 });
 
