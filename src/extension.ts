@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { createApi, type LoopGuardianApi } from './vscode/api';
 import { BlockedTasksTree } from './vscode/blockedTasksTree';
 import { registerCommands } from './vscode/commands';
-import { FindingDiagnostics } from './vscode/diagnostics';
+import { FindingDiagnostics, LoopCodeActions } from './vscode/diagnostics';
 import { FindingsTree } from './vscode/findingsTree';
 import { GuardianService } from './vscode/guardianService';
 import { IncidentPublisher } from './vscode/incidentPublisher';
@@ -27,6 +27,7 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
   const blockedTasksTree = new BlockedTasksTree(service);
   const findingsView = vscode.window.createTreeView('loopGuardian.findings', { treeDataProvider: findingsTree, showCollapseAll: true });
   const viewState = new ViewState(service, findingsView);
+  const diagnostics = new FindingDiagnostics(service, settings);
   context.subscriptions.push(
     log,
     settings,
@@ -36,7 +37,8 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
     blockedTasksTree,
     notifier,
     protection,
-    new FindingDiagnostics(service, settings),
+    diagnostics,
+    vscode.languages.registerCodeActionsProvider({ scheme: 'file' }, new LoopCodeActions(diagnostics), { providedCodeActionKinds: LoopCodeActions.kinds }),
     new IncidentPublisher(service, log),
     new OtlpListener(service, log),
     findingsView,

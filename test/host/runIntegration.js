@@ -37,7 +37,8 @@ function startCapture(file) {
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TESTS = path.join(ROOT, 'out', 'test', 'integration', 'index.js');
-const TIMEOUT_MS = 180_000;
+// The single folder's suite runs a live Claude Code and the issue 33 checks: under load (2 cores, several suites) it takes 3 to 4 minutes.
+const TIMEOUT_MS = 360_000;
 const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 
 function makeFolder(parent, name, withLog = true) {
