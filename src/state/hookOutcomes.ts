@@ -87,7 +87,7 @@ export function outcomeOf(outcomes: ReadonlyMap<string, HookOutcome>, session: s
   return found;
 }
 
-/** "Refused 2 calls; Claude Code's run ended", as the editor leads with it. */
+/** "Refused 2 calls; <agent>'s run ended", as the editor leads with it. */
 export function outcomeWords(o: HookOutcome, agentLabel: string): string {
   const calls = o.lastWhat === 'a prompt' && o.refused === 1 ? 'a prompt' : `${o.refused} call${o.refused === 1 ? '' : 's'}`;
   if (o.refused === 0) return `Could not refuse: ${o.couldNot ?? 'the hook could not'}`;
