@@ -84,7 +84,8 @@ export function toTreeItem(node: Node): vscode.TreeItem {
     }
     case 'incident': {
       const i = node.incident;
-      const item = new vscode.TreeItem(i.lead.subject, vscode.TreeItemCollapsibleState.Collapsed);
+      // Paths in the workspace as the person sees them in the Explorer: relative, so the label survives the sidebar's width.
+      const item = new vscode.TreeItem(i.lead.subject.split(`${node.guardian.ws.root}/`).join(''), vscode.TreeItemCollapsibleState.Collapsed);
       const over = i.state === 'closed' ? (i.end === 'dismissed' ? 'dismissed' : i.end === 'idle' ? 'over: idle' : 'over: the agent moved on') : undefined;
       // What the hook did comes first: a loop it refused (and whose run it ended) is handled, not an alarm.
       const handled = node.guardian.handledBy(i);

@@ -638,7 +638,8 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
       }
     });
 
-    it('shows a loop the hook refused and ended as handled: no red alarm, no Circuit Break; its Problems entry on the source file, with quick fixes', async () => {
+    it('shows a loop the hook refused and ended as handled: no red alarm, no Circuit Break; its Problems entry on the source file, with quick fixes', async function () {
+      this.timeout(60_000);
       await vscode.commands.executeCommand('loopGuardian.resume');
       await waitFor('CLEAR', () => !/STOP/.test(api.statusBar().text));
       await vscode.commands.executeCommand('loopGuardian.installHook', { agent: 'claude' });
@@ -656,7 +657,8 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
         const refused = JSON.parse(await sh(command, pre(id))) as { hookSpecificOutput: { permissionDecision: string } };
         assert.equal(refused.hookSpecificOutput.permissionDecision, 'deny');
       }
-      const row = await waitFor('the loop shown as handled', async () => (await walk(api.findingsTree)).find((n) => n.node.kind === 'incident' && n.node.incident.session === 'handled-sess' && /^Handled/.test(String(n.item.description))));
+      const row = await waitFor('the loop shown as handled, both refusals read', async () => (await walk(api.findingsTree)).find((n) => n.node.kind === 'incident' && n.node.incident.session === 'handled-sess' && /^Handled.*refused 2, run ended/.test(String(n.item.description))));
+      assert.match(label(row.item), /^Edit src\/range\.ts/, 'the workspace path, not the absolute one');
       note(`      "${label(row.item)}" · ${String(row.item.description)}`);
       const tip = typeof row.item.tooltip === 'string' ? row.item.tooltip : (row.item.tooltip?.value ?? '');
       assert.match(tip, /Refused 2 calls; Claude Code's run ended/);
@@ -686,12 +688,14 @@ describe('Loop Guardian in a real VS Code: one trusted folder', () => {
       assert.ok(!titles.some((t) => /Circuit Break/.test(t)), 'no Circuit Break for a loop the hook ended');
     });
 
-    it('puts a build error\'s Problems entry on the file and line the error names, with Circuit Break while it goes on', async () => {
+    it('puts a build error\'s Problems entry on the file and line the error names, with Circuit Break while it goes on', async function () {
+      this.timeout(60_000);
       const tsLog = path.join(root, '.tmp', 'current', 'logs', 'build.jsonl');
       const build = { type: 'tool', session: 'tsc-1', agent: 'coder', tool: 'run_shell', args: { command: 'npm run build' }, error: "src/range.ts(3,10): error TS2304: Cannot find name 'clamp'." };
       await append(tsLog, [build, build, build]);
       const uri = vscode.Uri.file(path.join(root, 'src', 'range.ts'));
-      const d = await waitFor('the build loop on src/range.ts line 3', () => vscode.languages.getDiagnostics(uri).find((x) => x.source === 'Loop Guardian' && x.range.start.line === 2));
+      const d = await waitFor('the build loop on src/range.ts line 3', () => vscode.languages.getDiagnostics(uri).find((x) => x.source === 'Loop Guardian' && x.range.start.line === 2), 20_000);
+      note(`      Problems on ${path.relative(root, uri.fsPath)}:${d.range.start.line + 1}:${d.range.start.character + 1} (${String(d.code)}), ${d.relatedInformation?.length ?? 0} related`);
       assert.equal(d.range.start.character, 9, 'at the column tsc names');
       await vscode.workspace.openTextDocument(uri);
       assert.ok((d.relatedInformation?.length ?? 0) <= 3);
