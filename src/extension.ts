@@ -28,6 +28,7 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
   const findingsView = vscode.window.createTreeView('loopGuardian.findings', { treeDataProvider: findingsTree, showCollapseAll: true });
   const viewState = new ViewState(service, findingsView);
   const diagnostics = new FindingDiagnostics(service, settings);
+  const codeActions = new LoopCodeActions(diagnostics);
   context.subscriptions.push(
     log,
     settings,
@@ -38,7 +39,7 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
     notifier,
     protection,
     diagnostics,
-    vscode.languages.registerCodeActionsProvider({ scheme: 'file' }, new LoopCodeActions(diagnostics), { providedCodeActionKinds: LoopCodeActions.kinds }),
+    vscode.languages.registerCodeActionsProvider({ scheme: 'file' }, codeActions, { providedCodeActionKinds: LoopCodeActions.kinds }),
     new IncidentPublisher(service, log),
     new OtlpListener(service, log),
     findingsView,
@@ -49,7 +50,7 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
   keepLauncherCurrent(context.extensionPath, log);
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms, watching ${service.all.length} folder(s)${vscode.workspace.isTrusted ? '' : ' (untrusted: read-only)'}`);
-  return createApi(activationMs, service, status, findingsTree, blockedTasksTree, notifier, protection, viewState);
+  return createApi(activationMs, service, status, findingsTree, blockedTasksTree, notifier, protection, viewState, codeActions);
 }
 
 export function deactivate(): void {}

@@ -158,10 +158,15 @@ export class LoopCodeActions implements vscode.CodeActionProvider {
   constructor(private readonly diagnostics: FindingDiagnostics) {}
 
   provideCodeActions(document: vscode.TextDocument, _range: vscode.Range | vscode.Selection, context: vscode.CodeActionContext): vscode.CodeAction[] {
+    return this.actionsFor(document.uri, context.diagnostics);
+  }
+
+  /** The quick fixes for these Problems entries of a file. */
+  actionsFor(uri: vscode.Uri, diagnostics: readonly vscode.Diagnostic[]): vscode.CodeAction[] {
     const out: vscode.CodeAction[] = [];
-    for (const d of context.diagnostics) {
+    for (const d of diagnostics) {
       if (d.source !== 'Loop Guardian') continue;
-      const found = this.diagnostics.incidentAt(document.uri, d);
+      const found = this.diagnostics.incidentAt(uri, d);
       if (!found) continue;
       const action = (title: string, command: string, args: unknown[], preferred = false) => {
         const a = new vscode.CodeAction(title, vscode.CodeActionKind.QuickFix);
