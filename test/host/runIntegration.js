@@ -101,7 +101,8 @@ async function runScenario(name) {
       ['skipWelcome', 'true'],
     ];
     const where = target.workspace ? `workspace=${encodeURIComponent(remoteUri(server.port, target.workspace))}` : `folder=${encodeURIComponent(remoteUri(server.port, target.folder))}`;
-    await page.goto(`http://127.0.0.1:${server.port}/?${where}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
+    // A loaded machine (2 cores shared by several suites) takes longer than 30 s to serve the workbench.
+    await page.goto(`http://127.0.0.1:${server.port}/?${where}&payload=${encodeURIComponent(JSON.stringify(payload))}`, { timeout: 120_000 });
     let timer;
     const timeout = new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), TIMEOUT_MS)));
     const code = await Promise.race([exit, timeout]);
