@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { createApi, type LoopGuardianApi } from './vscode/api';
 import { BlockedTasksTree } from './vscode/blockedTasksTree';
 import { registerCommands } from './vscode/commands';
-import { FindingDiagnostics } from './vscode/diagnostics';
+import { FindingDiagnostics, LoopCodeActions } from './vscode/diagnostics';
 import { FindingsTree } from './vscode/findingsTree';
 import { GuardianService } from './vscode/guardianService';
 import { IncidentPublisher } from './vscode/incidentPublisher';
@@ -27,6 +27,8 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
   const blockedTasksTree = new BlockedTasksTree(service);
   const findingsView = vscode.window.createTreeView('loopGuardian.findings', { treeDataProvider: findingsTree, showCollapseAll: true });
   const viewState = new ViewState(service, findingsView);
+  const diagnostics = new FindingDiagnostics(service, settings);
+  const codeActions = new LoopCodeActions(diagnostics);
   context.subscriptions.push(
     log,
     settings,
@@ -36,7 +38,8 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
     blockedTasksTree,
     notifier,
     protection,
-    new FindingDiagnostics(service, settings),
+    diagnostics,
+    vscode.languages.registerCodeActionsProvider({ scheme: 'file' }, codeActions, { providedCodeActionKinds: LoopCodeActions.kinds }),
     new IncidentPublisher(service, log),
     new OtlpListener(service, log),
     findingsView,
@@ -47,7 +50,7 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
   keepLauncherCurrent(context.extensionPath, log);
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms, watching ${service.all.length} folder(s)${vscode.workspace.isTrusted ? '' : ' (untrusted: read-only)'}`);
-  return createApi(activationMs, service, status, findingsTree, blockedTasksTree, notifier, protection, viewState);
+  return createApi(activationMs, service, status, findingsTree, blockedTasksTree, notifier, protection, viewState, codeActions);
 }
 
 export function deactivate(): void {}

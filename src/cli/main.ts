@@ -71,7 +71,7 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
   status: { usage: 'status', summary: 'STOP_ALL, whether each agent working here is protected (its hook enforced, installed but not running, watched only, or not at all, with the fix), and the blocked tasks.', options: {} },
   cleanup: { usage: 'cleanup TASK', summary: "Removes a task from the blocked registry with its summary and state.", options: {}, positionals: 1 },
-  stop: { usage: 'stop [--reason TEXT]', summary: 'Writes STOP to .github/guardian/STOP_ALL: every agent halts.', options: { reason: text } },
+  stop: { usage: 'stop [--reason TEXT]', summary: "Writes STOP to .github/guardian/STOP_ALL: every hooked agent's next call is refused (agents only watched are not stopped; `status` names them).", options: { reason: text } },
   pause: { usage: 'pause [--reason TEXT]', summary: 'Writes PAUSE to STOP_ALL: agents finish current work, start nothing new.', options: { reason: text } },
   clear: { usage: 'clear [--reason TEXT]', summary: 'Writes CLEAR to STOP_ALL: normal operation.', options: { reason: text } },
   hook: {
@@ -195,7 +195,8 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       io.err(`loop-guardian ${name}: unknown option ${option}${near !== undefined ? `; did you mean ${near}?` : ''}\nRun 'loop-guardian ${name} --help' for usage.\n`);
       return EXIT.usage;
     }
-    if (err instanceof UsageError || err instanceof InvalidTaskIdError || e.code?.startsWith('ERR_PARSE_ARGS')) {
+    // By name too: a command loaded from its own bundle (otlp) throws its own copy of the class.
+    if (err instanceof UsageError || e.name === 'UsageError' || err instanceof InvalidTaskIdError || e.code?.startsWith('ERR_PARSE_ARGS')) {
       io.err(`loop-guardian ${name}: ${e.message}\nRun 'loop-guardian ${name} --help' for usage.\n`);
       return EXIT.usage;
     }

@@ -10,6 +10,7 @@ import type { ProtectionNotifier } from './protectionNotifier';
 import type { LoopStatusBar } from './statusBar';
 import type { ViewState } from './viewState';
 import { stopConfirmations } from './commands';
+import type { LoopCodeActions } from './diagnostics';
 
 /** What the extension exports: a read-only view of its state, for automation and its own tests. */
 export interface LoopGuardianApi {
@@ -30,9 +31,11 @@ export interface LoopGuardianApi {
   view(): { badge: number; stopStatus: StopStatus };
   /** Every confirmation a STOP_ALL command showed in this session. */
   stopConfirmations(): readonly string[];
+  /** The titles of the quick fixes this extension offers on a Problems entry of its own (what the light bulb lists from it). */
+  quickFixes(uri: vscode.Uri, diagnostic: vscode.Diagnostic): string[];
 }
 
-export function createApi(activationMs: number, service: GuardianService, status: LoopStatusBar, findingsTree: FindingsTree, blockedTasksTree: BlockedTasksTree, notifier: FindingNotifier, protection: ProtectionNotifier, viewState: ViewState): LoopGuardianApi {
+export function createApi(activationMs: number, service: GuardianService, status: LoopStatusBar, findingsTree: FindingsTree, blockedTasksTree: BlockedTasksTree, notifier: FindingNotifier, protection: ProtectionNotifier, viewState: ViewState, codeActions: LoopCodeActions): LoopGuardianApi {
   return {
     activationMs,
     onDidChange: service.onDidChange,
@@ -65,5 +68,6 @@ export function createApi(activationMs: number, service: GuardianService, status
     editorStorage: () => service.editorStorage,
     view: () => ({ badge: viewState.loops, stopStatus: viewState.stopStatus }),
     stopConfirmations: () => stopConfirmations,
+    quickFixes: (uri, diagnostic) => codeActions.actionsFor(uri, [diagnostic]).map((a) => a.title),
   };
 }

@@ -314,6 +314,8 @@ function handlers(deps: Deps): Record<string, (target?: Target) => unknown> {
       deps.log.info(`${g.folder.name}: ${result.file}: hook for ${agent.id} ${changed.length > 0 ? `on ${changed.join(', ')}` : 'already registered'}`);
       const message = changed.length > 0 ? `${agent.label} now runs the Loop Guardian hook (${result.file}).` : `${result.file} already runs the Loop Guardian hook.`;
       void vscode.window.showInformationMessage(message, 'Open').then((choice) => (choice ? openFile(vscode.Uri.joinPath(g.folder.uri, result.files?.[0] ?? result.file)) : undefined));
+      // The walkthrough's step is done by an install, not by opening the picker (a cancelled pick is no install).
+      void vscode.commands.executeCommand('setContext', 'loopGuardian.hookInstalled', true);
       await g.lookForAgents();
       return result;
     },

@@ -1,4 +1,5 @@
 import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BlockedTask } from '../core/blockedSummary';
 import type { ConfigProblem, GuardianConfig } from '../core/config';
@@ -7,10 +8,13 @@ import { BlockedTaskRegistry } from '../state/blockedTaskRegistry';
 import { formatProblem, loadConfig } from '../state/configFile';
 import { formatSkipped } from '../core/events';
 import { StopAllFile, type StopAllRead } from '../state/stopAllFile';
-import { PATHS, Workspace } from '../state/workspace';
+import { isWithin, PATHS, Workspace } from '../state/workspace';
 import { agentEnforcement, type AgentEnforcement } from '../watch/enforcement';
 import { WorkspaceMonitor, type AgentSource } from '../watch/workspaceMonitor';
 import { agentOfEvents } from '../agents';
+import { HOOKED_AGENTS } from '../agents/hooks';
+import { HEARTBEATS } from '../state/heartbeat';
+import { outcomeOf, readHookOutcomes, type HookOutcome } from '../state/hookOutcomes';
 import { IncidentBook, type IncidentChanges, type TrackedIncident } from '../core/incidentBook';
 import { DisposableStore } from './disposables';
 import type { UiSettings } from './uiSettings';
@@ -33,7 +37,22 @@ export interface FolderState {
   readonly agents: readonly AgentSource[];
   /** The agents that have worked in this folder (their transcripts, their hook settings), watched or not, with how well each is protected. */
   readonly foundAgents: readonly AgentEnforcement[];
+  /** What the hooks did, per `<agent>:<session>` (the guardian log's refusals). */
+  readonly outcomes: ReadonlyMap<string, HookOutcome>;
 }
+
+/**
+ * The files whose change may change how well an agent is protected: each agent's hook settings
+ * (a hook added or removed), the hooks' heartbeat (a hooked call). Relative to the folder.
+ */
+const PROTECTION_FILES: readonly string[] = [
+  ...new Set([
+    ...HOOKED_AGENTS.flatMap(({ hook: { registration: reg } }) => (reg.layout === 'script' ? [`${reg.settingsFile}/**`] : [reg.settingsFile, ...(reg.migrateFrom ?? [])])),
+    // Copilot reads every hook file there, not only the guardian's.
+    '.github/hooks/*.json',
+    HEARTBEATS,
+  ]),
+];
 
 /** How often the safety net looks for what the file watcher may have missed. */
 const SAFETY_MS = 2000;
@@ -45,6 +64,12 @@ const PROGRESS_MS = 250;
 const STOP = ':stop';
 const REGISTRY = ':registry';
 const CONFIG = ':config';
+/** An agent's hook settings, the heartbeat or a transcript changed: how well each agent is protected is looked at again. */
+const AGENTS = ':agents';
+/** The guardian log changed: what the hooks did is read again. */
+const HOOKS = ':hooks';
+/** A transcript outside the folder changed. */
+const TRANSCRIPTS = ':transcripts';
 const EMPTY_STOP: StopAllRead = { state: { status: 'CLEAR' }, parse: { ok: true, state: { status: 'CLEAR' }, warnings: [] }, exists: false };
 
 /**
@@ -71,6 +96,9 @@ export class FolderGuardian implements vscode.Disposable {
   private readonly incidentsEmitter = new vscode.EventEmitter<IncidentChanges>();
   private book: IncidentBook;
   private found: readonly AgentEnforcement[] = [];
+  private outcomes: ReadonlyMap<string, HookOutcome> = new Map();
+  /** Watchers on the folders of the agents' transcripts outside the workspace (by folder). */
+  private transcriptWatchers = new Map<string, vscode.Disposable>();
   /** A read of every log from the start is under way (its findings are partial until it ends). */
   private reading = false;
   /** The publish under way is the end of a read of every log from the start. */
@@ -104,6 +132,24 @@ export class FolderGuardian implements vscode.Disposable {
     const info = this.monitor?.session(session);
     const id = this.snapshot.agents.find((a) => a.sessions.includes(session))?.agent ?? (info?.agent !== undefined ? agentOfEvents(info.agent)?.id : undefined);
     return id === undefined ? undefined : this.found.find((a) => a.id === id);
+  }
+
+  /**
+   * What the hook did about an incident's loop, when it handled it: it refused a call of the
+   * session, and no call ran after its latest refusal (a refused call is logged before the
+   * refusal is; a call that ran after it is newer). Undefined for a loop still going.
+   */
+  handledBy(incident: TrackedIncident): HookOutcome | undefined {
+    const o = outcomeOf(this.outcomes, incident.session);
+    if (o === undefined || o.refused === 0) return undefined;
+    const lastCall = this.monitor?.session(incident.session)?.lastCallTs;
+    if (lastCall !== undefined && Date.parse(lastCall) > Date.parse(o.lastTs)) return undefined;
+    return o;
+  }
+
+  /** What the hook did in an incident's session, handled or not (refusals, with calls after them). */
+  outcomeOf(incident: TrackedIncident): HookOutcome | undefined {
+    return outcomeOf(this.outcomes, incident.session);
   }
 
   /** True while the incidents of a read of every log from the start are published: they were found, not seen happen. */
@@ -188,6 +234,7 @@ export class FolderGuardian implements vscode.Disposable {
       events: this.monitor?.stats.events ?? 0,
       agents: this.monitor?.agentSources() ?? [],
       foundAgents: this.found,
+      outcomes: this.outcomes,
     };
   }
 
@@ -225,6 +272,7 @@ export class FolderGuardian implements vscode.Disposable {
     if (this.timer) clearTimeout(this.timer);
     if (this.safety) clearInterval(this.safety);
     this.watchers.dispose();
+    for (const w of this.transcriptWatchers.values()) w.dispose();
     this.changed.dispose();
     this.incidentsEmitter.dispose();
   }
@@ -259,7 +307,7 @@ export class FolderGuardian implements vscode.Disposable {
     } finally {
       this.reading = false;
     }
-    await Promise.all([this.readStop(), this.readRegistry()]);
+    await Promise.all([this.readStop(), this.readRegistry(), this.readOutcomes()]);
     this.wholeRead = true;
     try {
       this.report(update.skipped.map(formatSkipped), update.raised);
@@ -272,7 +320,7 @@ export class FolderGuardian implements vscode.Disposable {
   }
 
   /** Looks again which agents have worked in this folder (after a hook is installed, for one). */
-  async lookForAgents(config: GuardianConfig | undefined = this.config): Promise<void> {
+  async lookForAgents(config: GuardianConfig | undefined = this.config, publish = true): Promise<void> {
     if (!config) return;
     try {
       this.found = await agentEnforcement(this.ws, config, process.env, this.editorStorage);
@@ -280,7 +328,41 @@ export class FolderGuardian implements vscode.Disposable {
       this.log.warn(`${this.folder.name}: looking for agents: ${(err as Error).message}`);
       return;
     }
-    if (!this.disposed) this.publish();
+    if (!this.disposed) {
+      this.watchTranscripts();
+      if (publish) this.publish();
+    }
+  }
+
+  private async readOutcomes(): Promise<void> {
+    this.outcomes = await readHookOutcomes(this.ws);
+  }
+
+  /**
+   * The agents' transcripts live outside the folder (\`~/.claude/projects/…\`), where the folder's
+   * watchers do not see them: one watcher per folder holding a transcript read or found, so that a
+   * call an agent makes is seen at once (its loop, and whether its hook saw it).
+   */
+  private watchTranscripts(): void {
+    const dirs = new Set<string>();
+    for (const a of this.monitor?.agentSources() ?? []) dirs.add(path.dirname(a.file));
+    for (const f of this.found) for (const t of f.recent ?? []) dirs.add(path.dirname(t.file));
+    for (const [dir, w] of this.transcriptWatchers) {
+      if (!dirs.has(dir)) {
+        w.dispose();
+        this.transcriptWatchers.delete(dir);
+      }
+    }
+    for (const dir of dirs) {
+      if (this.transcriptWatchers.has(dir) || isWithin(this.ws.root, dir)) continue;
+      const store = new DisposableStore();
+      const w = store.add(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), '*.jsonl')));
+      const changed = () => this.schedule(TRANSCRIPTS);
+      store.add(w.onDidCreate(changed));
+      store.add(w.onDidChange(changed));
+      store.add(w.onDidDelete(changed));
+      this.transcriptWatchers.set(dir, store);
+    }
   }
 
   private watch(): void {
@@ -302,6 +384,8 @@ export class FolderGuardian implements vscode.Disposable {
       const what = own.get(this.ws.relative(uri.fsPath));
       if (what !== undefined) this.schedule(what);
     });
+    // How well each agent is protected changes with its hook settings and the heartbeat (issue 33).
+    on(`{${PROTECTION_FILES.join(',')}}`, () => this.schedule(AGENTS));
     // The new watchers are in place before the old ones go: a reload never leaves the folder unwatched.
     this.watchers.dispose();
     this.watchers = store;
@@ -333,9 +417,16 @@ export class FolderGuardian implements vscode.Disposable {
         const stop = dirty.delete(STOP) && (await this.readStop());
         const registry = dirty.delete(REGISTRY);
         if (registry) await this.readRegistry();
-        const update = this.monitor && dirty.size > 0 ? await this.monitor.pollFiles([...dirty]) : undefined;
+        const agents = dirty.delete(AGENTS);
+        const transcripts = dirty.delete(TRANSCRIPTS);
+        // A refusal is logged right after the refused call: read with the hook log that holds the call.
+        const hooks = dirty.delete(HOOKS) || [...dirty].some((d) => /(?:^|\/)hook-[^/]*\.jsonl$/.test(d));
+        if (hooks) await this.readOutcomes();
+        // Looked at before the logs are judged: a loop read under STOP is told by whom STOP reaches now.
+        if (agents || transcripts) await this.lookForAgents(this.config, false);
+        const update = this.monitor && dirty.size > 0 ? await this.monitor.pollFiles([...dirty]) : transcripts && this.monitor ? await this.monitor.poll({ history: false }) : undefined;
         if (update) this.report(update.skipped.map(formatSkipped), update.raised);
-        else if (stop || registry) this.publish();
+        else if (stop || registry || agents || transcripts || hooks) this.publish();
       });
     }, this.settings().debounceMs);
   }
@@ -354,6 +445,7 @@ export class FolderGuardian implements vscode.Disposable {
       [PATHS.stopAll, STOP],
       [PATHS.registry, REGISTRY],
       [PATHS.config, CONFIG],
+      [PATHS.guardianLog, HOOKS],
     ]);
   }
 

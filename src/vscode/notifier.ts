@@ -1,10 +1,12 @@
 import * as vscode from 'vscode';
+import { AGENTS } from '../agents';
 import { clip } from '../core/canonical';
 import { severity } from '../core/finding';
 import type { IncidentChanges, TrackedIncident } from '../core/incidentBook';
 import type { FolderGuardian } from './folderGuardian';
 import type { GuardianService } from './guardianService';
 import type { UiSettingsValue } from './uiSettings';
+import { outcomeWords } from '../state/hookOutcomes';
 
 const MUTED_KEY = 'loopGuardian.mutedIncidents';
 /** Incidents notified (with the severity they were notified at), across windows: an old loop read again when a window opens does not announce itself again. */
@@ -18,6 +20,11 @@ const BURST_MS = 60_000;
 const AFTER_STOP_GROWTH = 2;
 /** The severity a loop that STOP did not stop is notified at: above every action's. */
 const AFTER_STOP = 10;
+const CIRCUIT_BREAK = 'Circuit Break';
+
+function agentName(id: string): string {
+  return AGENTS.find((a) => a.id === id)?.label ?? id;
+}
 
 /** What the `loopGuardian.*Incident` commands take from a notification's offers: plain JSON. */
 export interface IncidentRef {
@@ -31,8 +38,8 @@ export interface Shown {
   /** `warning` for a loop that halts an agent, `information` for a possible loop, `error` for a loop that went on under STOP. */
   readonly level: 'information' | 'warning' | 'error';
   readonly text: string;
-  /** The offers it shows, as buttons. */
-  readonly actions: readonly string[];
+  /** The offers it makes: its buttons, less Circuit Break once STOP is set (it then only says STOP is set). */
+  actions: readonly string[];
   /** False once a person closed it or picked an offer. */
   visible: boolean;
 }
@@ -145,6 +152,7 @@ export class FindingNotifier implements vscode.Disposable {
   private onState(service: GuardianService): void {
     for (const guardian of service.all) {
       const stopped = guardian.state.stop.state.status === 'STOP';
+      if (stopped) this.withdrawCircuitBreak();
       for (const incident of guardian.state.incidents) {
         const key = muteKey(guardian.folder, incident.id);
         if (!stopped) this.atStop.delete(key);
@@ -181,6 +189,21 @@ export class FindingNotifier implements vscode.Disposable {
     void this.memento.update(NOTIFIED_KEY, [...kept, [key, level] as [string, number]].slice(-500));
   }
 
+  /**
+   * A notification's Circuit Break, picked: VS Code gives no way to change a notification's buttons
+   * once shown, so one shown before STOP (or before the hook handled its loop) still has it; picked
+   * then, it writes nothing again and says why.
+   */
+  private circuitBreakFrom(guardian: FolderGuardian, folder: number): unknown {
+    if (guardian.state.stop.state.status === 'STOP') return vscode.window.showInformationMessage(`STOP is already set in ${guardian.folder.name}${guardian.state.stop.state.timestamp ? ` (since ${guardian.state.stop.state.timestamp})` : ''}.`);
+    return vscode.commands.executeCommand('loopGuardian.circuitBreak', { folder });
+  }
+
+  /** The notifications still on screen that offer Circuit Break no longer do once STOP is set (as the record says; see circuitBreakFrom). */
+  private withdrawCircuitBreak(): void {
+    for (const s of this.shown) if (s.visible && s.actions.includes(CIRCUIT_BREAK)) s.actions = s.actions.filter((a) => a !== CIRCUIT_BREAK);
+  }
+
   private open(guardian: FolderGuardian, incident: TrackedIncident, level: number): void {
     const ref: IncidentRef = { folder: guardian.folder.index, incident: incident.id };
     const where = (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? `${guardian.folder.name}: ` : '';
@@ -194,12 +217,17 @@ export class FindingNotifier implements vscode.Disposable {
       kind = 'error';
       text = `${where}${who} went on under STOP: ${message}. STOP reaches only agents whose Loop Guardian hook runs.`;
       if (agent?.hookFile !== undefined && !agent.hooked) offers.push([`Install ${agent.label}'s Hook`, () => vscode.commands.executeCommand('loopGuardian.installHook', { agent: agent.id })]);
+    } else if (guardian.handledBy(incident) !== undefined) {
+      // The hook already refused it (and ended the run where the agent ends it): said first, no alarm, nothing to break.
+      const handled = guardian.handledBy(incident) as NonNullable<ReturnType<FolderGuardian['handledBy']>>;
+      kind = 'information';
+      text = `${where}${outcomeWords(handled, guardian.agentOfSession(incident.session)?.label ?? agentName(handled.agent))}: ${message}`;
     } else {
       const status = guardian.state.stop.state.status;
       kind = incident.action === 'halt' ? 'warning' : 'information';
       const paused = status === 'PAUSE' ? '(paused: agents start nothing new) ' : '';
       text = `${where}${paused}${incident.action === 'halt' ? '' : 'Possible loop: '}${message}`;
-      if (vscode.workspace.isTrusted && status !== 'STOP') offers.push(['Circuit Break', () => vscode.commands.executeCommand('loopGuardian.circuitBreak', { folder: ref.folder })]);
+      if (vscode.workspace.isTrusted && status !== 'STOP') offers.push([CIRCUIT_BREAK, () => this.circuitBreakFrom(guardian, ref.folder)]);
     }
     offers.push(['Show Details', () => vscode.commands.executeCommand('loopGuardian.showIncident', ref)], ['Mute', () => vscode.commands.executeCommand('loopGuardian.muteIncident', ref)]);
     const shown: Shown = { incident: incident.id, level: kind, text, actions: offers.map(([label]) => label), visible: true };

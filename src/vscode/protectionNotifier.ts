@@ -32,13 +32,14 @@ export class ProtectionNotifier implements vscode.Disposable {
   }
 
   /** Shows a warning unless it was shown before under this key; the key is remembered first (at most 200). */
-  private once(key: string, message: string, actions: { label: string; run: () => unknown }[]): void {
+  private once(key: string, message: string, actions: { label: string; run: () => unknown }[], level: 'warning' | 'error' = 'warning'): void {
     const warned = this.warned();
     if (warned.includes(key)) return;
     void this.memento.update(WARNED_KEY, [...warned, key].slice(-200));
     this.shown.push(message);
     this.log.warn(message);
-    void vscode.window.showWarningMessage(message, ...actions.map((a) => a.label)).then((picked) => actions.find((a) => a.label === picked)?.run());
+    const show = level === 'error' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
+    void show(message, ...actions.map((a) => a.label)).then((picked) => actions.find((a) => a.label === picked)?.run());
   }
 
   /** What the last check saw (each folder's STOP and its agents' states): the state changes on every line a log gets, these seldom. */
@@ -73,10 +74,23 @@ export class ProtectionNotifier implements vscode.Disposable {
     const key = `${g.folder.uri.toString()}|stop|${stop.timestamp ?? ''}|${unreachable.map((a) => a.id).join(',')}`;
     const names = unreachable.map((a) => `${a.label} (${a.state === 'watched' ? 'watched, no hook' : a.state === 'not-running' ? 'its hook does not run' : 'no hook'})`).join(', ');
     const hookable = unreachable.find((a) => a.hookFile !== undefined && !a.hooked);
-    this.once(key, `STOP is set in ${g.folder.name}, but it cannot reach ${names}: only hooked agents are stopped, so ${unreachable.length === 1 ? 'it keeps' : 'they keep'} running.`, [
+    const actions = [
       ...(hookable ? [{ label: `Install ${hookable.label}'s Hook`, run: () => vscode.commands.executeCommand('loopGuardian.installHook', { agent: hookable.id }) }] : []),
       { label: 'Show Agents', run: () => vscode.commands.executeCommand('loopGuardian.focus') },
-    ]);
+    ];
+    // Worked after STOP was set: its calls run under STOP. An error, not a warning (issue 33).
+    const since = stop.timestamp !== undefined ? Date.parse(stop.timestamp) : NaN;
+    const running = unreachable.filter((a) => !Number.isNaN(since) && (a.lastWork as number) > since);
+    if (running.length > 0) {
+      this.once(
+        `${key}|running|${running.map((a) => a.id).join(',')}`,
+        `${running.map((a) => a.label).join(', ')} ${running.length === 1 ? 'is' : 'are'} working under STOP in ${g.folder.name}: ${running.length === 1 ? 'its' : 'their'} calls run, because STOP reaches only hooked agents (${running.map((a) => `${a.label}: ${a.state === 'not-running' ? 'its hook does not run' : 'no hook'}`).join('; ')}).`,
+        actions,
+        'error',
+      );
+      return;
+    }
+    this.once(key, `STOP is set in ${g.folder.name}, but it cannot reach ${names}: only hooked agents are stopped, so ${unreachable.length === 1 ? 'it keeps' : 'they keep'} running.`, actions);
   }
 
   dispose(): void {

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
+import { ENFORCEMENT_WORDS } from '../watch/enforcement';
 import type { GuardianService } from './guardianService';
 import type { UiSettingsValue } from './uiSettings';
+import { outcomeWords } from '../state/hookOutcomes';
 
 export const STATUS_ITEM_ID = 'loopGuardian.status';
 
@@ -24,8 +26,10 @@ export class LoopStatusBar implements vscode.Disposable {
   render(): void {
     const guardians = this.service.all;
     const incidents = guardians.flatMap((g) => g.state.incidents.map((i) => ({ guardian: g, i })));
-    const loops = incidents.filter((x) => x.i.action === 'halt').length;
-    const warnings = incidents.length - loops;
+    // A loop the hook refused (no call ran since) is handled: said, not an alarm.
+    const handled = incidents.filter((x) => x.guardian.handledBy(x.i) !== undefined).length;
+    const loops = incidents.filter((x) => x.i.action === 'halt' && x.guardian.handledBy(x.i) === undefined).length;
+    const warnings = incidents.length - loops - handled;
     const stops = guardians.filter((g) => g.state.stop.state.status === 'STOP');
     const pauses = guardians.filter((g) => g.state.stop.state.status === 'PAUSE');
 
@@ -34,6 +38,7 @@ export class LoopStatusBar implements vscode.Disposable {
     else if (pauses.length > 0) parts.push('$(debug-pause) PAUSE');
     if (loops > 0) parts.push(`$(error) ${plural(loops, 'loop')}`);
     if (warnings > 0) parts.push(`$(warning) ${plural(warnings, 'possible loop')}`);
+    if (handled > 0) parts.push(`$(shield) ${handled} handled`);
     if (parts.length === 0) parts.push('$(pass) No loops');
     this.item.text = parts.join('  ');
     this.item.backgroundColor =
@@ -55,10 +60,16 @@ export class LoopStatusBar implements vscode.Disposable {
         if (unreached.length > 0) md.appendMarkdown(`$(warning) It does not reach ${unreached.map((a) => `${escape(a.label)} (${a.state === 'not-running' ? 'its hook does not run' : 'no hook'})`).join(', ')}\n\n`);
       }
     }
+    // How well each agent found here is protected, as of the last look (re-read when its settings, the heartbeat or a transcript change).
+    for (const g of guardians) {
+      const agents = g.state.foundAgents;
+      if (agents.length > 0) md.appendMarkdown(`Protection${guardians.length > 1 ? ` in ${escape(g.folder.name)}` : ''}: ${agents.map((a) => `${escape(a.label)} ${escape(ENFORCEMENT_WORDS[a.state])}`).join('; ')}\n\n`);
+    }
     if (incidents.length === 0) md.appendMarkdown(`Watching ${plural(guardians.reduce((n, g) => n + g.state.files.length, 0), 'log')}: no loops.\n\n`);
     for (const { guardian, i } of incidents.slice(0, 10)) {
       const last = i.evidence[i.evidence.length - 1] ?? i.lead.at;
-      md.appendMarkdown(`- **${i.action === 'halt' ? 'Loop' : 'Possible loop'}** ${escape(i.lead.message)} — ${escape(last.file)}:${last.line}${guardians.length > 1 ? ` _(${guardian.folder.name})_` : ''}\n`);
+      const done = guardian.handledBy(i);
+      md.appendMarkdown(`- **${done ? `Handled (${escape(outcomeWords(done, guardian.agentOfSession(i.session)?.label ?? 'the agent'))})` : i.action === 'halt' ? 'Loop' : 'Possible loop'}** ${escape(i.lead.message)} — ${escape(last.file)}:${last.line}${guardians.length > 1 ? ` _(${guardian.folder.name})_` : ''}\n`);
     }
     if (incidents.length > 10) md.appendMarkdown(`- … and ${incidents.length - 10} more\n`);
     md.appendMarkdown('\nClick to open the Loop Guardian view.');

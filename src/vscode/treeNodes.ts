@@ -6,6 +6,7 @@ import type { Finding } from '../core/finding';
 import type { TrackedIncident } from '../core/incidentBook';
 import { ENFORCEMENT_WORDS, type AgentEnforcement } from '../watch/enforcement';
 import { times } from '../core/plainWords';
+import { outcomeWords, type HookOutcome } from '../state/hookOutcomes';
 import type { AgentSource } from '../watch/workspaceMonitor';
 import type { FolderGuardian } from './folderGuardian';
 import type { GuardianService } from './guardianService';
@@ -83,18 +84,25 @@ export function toTreeItem(node: Node): vscode.TreeItem {
     }
     case 'incident': {
       const i = node.incident;
-      const item = new vscode.TreeItem(i.lead.subject, vscode.TreeItemCollapsibleState.Collapsed);
+      // Paths in the workspace as the person sees them in the Explorer: relative, so the label survives the sidebar's width.
+      const item = new vscode.TreeItem(i.lead.subject.split(`${node.guardian.ws.root}/`).join(''), vscode.TreeItemCollapsibleState.Collapsed);
       const over = i.state === 'closed' ? (i.end === 'dismissed' ? 'dismissed' : i.end === 'idle' ? 'over: idle' : 'over: the agent moved on') : undefined;
+      // What the hook did comes first: a loop it refused (and whose run it ended) is handled, not an alarm.
+      const handled = node.guardian.handledBy(i);
+      const outcome = handled ?? node.guardian.outcomeOf(i);
+      const agentLabel = node.guardian.agentOfSession(i.session)?.label ?? 'the agent';
+      const hookSaid = handled ? outcomeWords(handled, agentLabel) : outcome && outcome.refused > 0 ? `Refused ${outcome.refused} call${outcome.refused === 1 ? '' : 's'}, but calls ran after` : undefined;
       // A budget's count is tokens, not repetitions: its subject says how much is used.
-      item.description = [ACTION_WORD[i.action], i.lead.signal === 'budget' ? undefined : times(i.count), i.findings.length > 1 ? `${i.findings.length} signals` : undefined, over, node.muted ? 'muted' : undefined].filter(Boolean).join(' · ');
-      const [icon, color] = i.state === 'closed' ? ['pass', 'disabledForeground'] : ACTION_ICON[i.action];
+      item.description = [handled ? 'Handled' : ACTION_WORD[i.action], i.lead.signal === 'budget' ? undefined : times(i.count), i.findings.length > 1 ? `${i.findings.length} signals` : undefined, handled ? shortOutcome(handled) : undefined, over, node.muted ? 'muted' : undefined].filter(Boolean).join(' · ');
+      const [icon, color] = i.state === 'closed' ? ['pass', 'disabledForeground'] : handled ? ['shield', 'testing.iconPassed'] : ACTION_ICON[i.action];
       item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
       const md = new vscode.MarkdownString();
-      md.appendMarkdown(`**${ACTION_WORD[i.action]}**${over ? ` (${over})` : ''}\n\n`);
+      md.appendMarkdown(`**${handled ? 'Handled by the hook' : ACTION_WORD[i.action]}**${over ? ` (${over})` : ''}\n\n`);
+      if (hookSaid) md.appendText(`${hookSaid}.\n\n`);
       md.appendText(`${i.lead.message}\n\n→ ${i.lead.recommendation}`);
       item.tooltip = md;
       item.id = incidentItemId(node.guardian, i.id);
-      item.contextValue = `incident.${i.state}${node.muted ? '.muted' : ''}`;
+      item.contextValue = `incident.${i.state}${handled ? '.handled' : ''}${node.muted ? '.muted' : ''}`;
       const last = i.evidence[i.evidence.length - 1];
       if (last) item.command = openAt(node.guardian, last);
       return item;
@@ -143,8 +151,9 @@ export function toTreeItem(node: Node): vscode.TreeItem {
     }
     case 'finding': {
       const f = node.finding;
-      const item = new vscode.TreeItem(f.signal, vscode.TreeItemCollapsibleState.Collapsed);
-      item.description = f.message;
+      // Plain words first (the signal's id is in the tooltip); the count, not the incident's sentence again.
+      const item = new vscode.TreeItem(signalWords(f.signal), vscode.TreeItemCollapsibleState.Collapsed);
+      item.description = f.signal === 'budget' ? undefined : times(f.count);
       const [icon, color] = ACTION_ICON[f.action];
       item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
       const md = new vscode.MarkdownString();
@@ -167,8 +176,9 @@ export function toTreeItem(node: Node): vscode.TreeItem {
       return item;
     }
     case 'evidence': {
-      const item = new vscode.TreeItem(`${node.ref.file}:${node.ref.line}`, vscode.TreeItemCollapsibleState.None);
-      item.description = `event ${node.ref.event}`;
+      // The line number first: what a narrow sidebar cuts is the end of a label.
+      const item = new vscode.TreeItem(`line ${node.ref.line} · ${path.basename(node.ref.file)}`, vscode.TreeItemCollapsibleState.None);
+      item.description = path.dirname(node.ref.file) === '.' ? undefined : path.dirname(node.ref.file);
       item.iconPath = new vscode.ThemeIcon('debug-stackframe');
       item.command = openAt(node.guardian, node.ref);
       item.contextValue = 'evidence';
@@ -185,6 +195,34 @@ export function toTreeItem(node: Node): vscode.TreeItem {
       return item;
     }
   }
+}
+
+/** The signals in plain words (their ids are the configuration's). */
+const SIGNAL_WORDS: Record<string, string> = {
+  'repeated-invocation': 'The same command, repeated',
+  'identical-calls': 'The same call, repeated',
+  'repeated-error': 'The same error, repeated',
+  'failing-call': 'The same failing call',
+  'windowed-repeat': 'Repeated within a short span',
+  cycle: 'A cycle of calls',
+  'identical-output': 'The same output again',
+  'retry-exhaustion': 'Retries used up',
+  oscillation: 'Going back and forth',
+  'stuck-tier': 'Stuck at one tier',
+  'quality-gate-loop': 'A quality gate failing again',
+  budget: 'Token budget',
+  'repeated-prompt': 'The same prompt again',
+  'api-error-storm': 'API errors, one after another',
+  're-delegation': 'The same task delegated again',
+};
+
+export function signalWords(signal: string): string {
+  return SIGNAL_WORDS[signal] ?? signal.replace(/-/g, ' ').replace(/^./, (c) => c.toUpperCase());
+}
+
+/** The hook's outcome in a few words, for a row's description. */
+function shortOutcome(o: HookOutcome): string {
+  return `refused ${o.refused}${o.ended ? ', run ended' : ''}`;
 }
 
 const ACTION_WORD: Record<Finding['action'], string> = { halt: 'Loop', escalate: 'Escalate', warn: 'Possible loop', continue: 'Note' };

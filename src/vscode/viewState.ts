@@ -22,9 +22,9 @@ export class ViewState implements vscode.Disposable {
     this.render();
   }
 
-  /** The loops on the badge (halts; possible loops are not counted there). */
+  /** The loops on the badge: halts still going (possible loops, and loops the hook handled, are not counted there). */
   get loops(): number {
-    return this.service.all.reduce((n, g) => n + g.state.incidents.filter((i) => i.action === 'halt').length, 0);
+    return this.service.all.reduce((n, g) => n + g.state.incidents.filter((i) => i.action === 'halt' && g.handledBy(i) === undefined).length, 0);
   }
 
   get stopStatus(): StopStatus {
@@ -34,7 +34,7 @@ export class ViewState implements vscode.Disposable {
 
   private render(): void {
     const loops = this.loops;
-    this.view.badge = loops > 0 ? { value: loops, tooltip: `${loops} loop${loops === 1 ? '' : 's'}` } : undefined;
+    this.view.badge = loops > 0 ? { value: loops, tooltip: `${loops} loop${loops === 1 ? '' : 's'} going on` } : undefined;
     const status = this.stopStatus;
     if (status === this.status) return;
     this.status = status;

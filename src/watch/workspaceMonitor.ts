@@ -65,6 +65,8 @@ export interface SessionInfo {
   agent?: string;
   firstTs?: string;
   lastTs?: string;
+  /** When its latest call was made (a refusal newer than it left no call running after it). */
+  lastCallTs?: string;
 }
 
 const MAX_SESSION_INFO = 1000;
@@ -206,6 +208,7 @@ export class WorkspaceMonitor {
     if (e.event.ts !== undefined) {
       info.firstTs ??= e.event.ts;
       info.lastTs = e.event.ts;
+      if (e.event.type === 'tool') info.lastCallTs = e.event.ts;
     }
   }
 

@@ -37,7 +37,8 @@ function startCapture(file) {
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TESTS = path.join(ROOT, 'out', 'test', 'integration', 'index.js');
-const TIMEOUT_MS = 180_000;
+// The single folder's suite runs a live Claude Code and the issue 33 checks: under load (2 cores, several suites) it takes 3 to 4 minutes.
+const TIMEOUT_MS = 360_000;
 const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 
 function makeFolder(parent, name, withLog = true) {
@@ -100,7 +101,8 @@ async function runScenario(name) {
       ['skipWelcome', 'true'],
     ];
     const where = target.workspace ? `workspace=${encodeURIComponent(remoteUri(server.port, target.workspace))}` : `folder=${encodeURIComponent(remoteUri(server.port, target.folder))}`;
-    await page.goto(`http://127.0.0.1:${server.port}/?${where}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
+    // A loaded machine (2 cores shared by several suites) takes longer than 30 s to serve the workbench.
+    await page.goto(`http://127.0.0.1:${server.port}/?${where}&payload=${encodeURIComponent(JSON.stringify(payload))}`, { timeout: 120_000 });
     let timer;
     const timeout = new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), TIMEOUT_MS)));
     const code = await Promise.race([exit, timeout]);

@@ -40,7 +40,7 @@ describe('manifest: every command a message names exists', () => {
     for (const { file, text } of texts) {
       for (const [id] of text.matchAll(/loopGuardian\.[A-Za-z][\w.]*/g)) {
         const bare = id.replace(/\.$/, '');
-        if (commands.has(bare) || views.has(bare) || settings.has(bare) || bare === 'loopGuardian.status' || bare === 'loopGuardian.mutedIncidents' || bare === 'loopGuardian.protectionWarnings' || bare === 'loopGuardian.notifiedIncidents' || bare === 'loopGuardian.stopStatus') continue;
+        if (commands.has(bare) || views.has(bare) || settings.has(bare) || bare === 'loopGuardian.status' || bare === 'loopGuardian.mutedIncidents' || bare === 'loopGuardian.protectionWarnings' || bare === 'loopGuardian.notifiedIncidents' || bare === 'loopGuardian.stopStatus' || bare === 'loopGuardian.hookInstalled') continue;
         unknown.push(`${file}: ${bare}`);
       }
     }
