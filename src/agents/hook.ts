@@ -273,9 +273,12 @@ export function permissionHaltReply(eventName: string, reason: string): HookRepl
  * notice, in its terminal and as a `system` event of `--output-format stream-json`, seen live from
  * 2.1.328, where `stopReason` shows nowhere; Gemini CLI's hooks reference, "Common Output Fields").
  * Without it a headless run ended by the guardian printed nothing at all (issue 33 item 4).
+ * Worded apart from the model's refusals ("Loop Guardian refused this call", "… ended this run"):
+ * the command registered for machines without the guardian carries it, and Gemini CLI prints
+ * that command in a warning at every start.
  */
 export function userNotice(reason: string): string {
-  return `Loop Guardian ended this run. ${reason.replace(/^Loop Guardian: /, '')}`;
+  return `Loop Guardian stopped this run. ${reason.replace(/^Loop Guardian: /, '')}`;
 }
 
 /** Refuses a prompt by Claude Code's `UserPromptSubmit` answer: `decision: "block"`, the reason shown to the person. */

@@ -141,7 +141,7 @@ for (const agent of Object.values(DRIVERS)) {
       assert.equal(run.result.timedOut, false, describeRun(run));
       if (ENDABLE.has(agent.pkg.id)) assert.ok(after <= 2, `model requests after the halt: ${after} (goal <= 2)\n${describeRun(run)}`);
       // Ended, the run says why in the agent's own output (not only to the model).
-      if (SAYS_WHY.has(agent.pkg.id)) assert.match(agentPrinted(run), /Loop Guardian ended this run/, `the agent's own output says why it ended\n${run.result.stdout.slice(-2000)}`);
+      if (SAYS_WHY.has(agent.pkg.id)) assert.match(agentPrinted(run), /Loop Guardian stopped this run\. Loop Guardian (?:refused|ended)/, `the agent's own output says why it ended\n${run.result.stdout.slice(-2000)}`);
       // An agent that cannot be ended is told so, and asked to end its turn itself; every retry stays refused.
       else assert.match(said, /cannot end this run from its hook/, describeRun(run));
     });
@@ -188,7 +188,7 @@ for (const agent of Object.values(DRIVERS)) {
       measure(agent, 'stopMid', after);
       if (ENDABLE.has(agent.pkg.id)) assert.ok(after <= 1, `model requests after STOP: ${after} (goal <= 1)\n${describeRun(run)}`);
       assert.ok(agent.pkg.id === 'cline' || STOPPED.test(agentSaid(run)), `the STOP reason reached the agent\n${describeRun(run)}`);
-      if (SAYS_WHY.has(agent.pkg.id)) assert.match(agentPrinted(run), /Loop Guardian ended this run\. STOP_ALL is set to STOP/, `the agent's own output says why it stopped\n${run.result.stdout.slice(-2000)}`);
+      if (SAYS_WHY.has(agent.pkg.id)) assert.match(agentPrinted(run), /Loop Guardian stopped this run\. STOP_ALL is set to STOP/, `the agent's own output says why it stopped\n${run.result.stdout.slice(-2000)}`);
     });
 
     it('healthy: edit -> test -> edit -> test until green is never refused', async () => {
