@@ -109,6 +109,14 @@ export interface HookRegistration {
    * `init` and `status` say so, with the fix.
    */
   readonly fromSubfolder?: { readonly runs: boolean; readonly source: string };
+  /**
+   * Events whose entry is registered to run in the background, where the agent allows it and the
+   * event decides nothing (Claude Code's `"async": true`: the agent starts the hook and goes on
+   * without waiting for it). Never a before-call or prompt event: those decide. The session's next
+   * hook call before a call settles from the transcript the calls such a record has not reached yet
+   * (`settleFromTranscript`), and a record that comes after that is not made twice.
+   */
+  readonly background?: readonly string[];
 }
 
 /**
@@ -255,8 +263,22 @@ export function permissionDenyReply(eventName: string, reason: string): HookRepl
  * before the agent stops, ../shared/docs/live-agents.md).
  */
 export function permissionHaltReply(eventName: string, reason: string): HookReply {
-  const out = { continue: false, stopReason: reason, hookSpecificOutput: { hookEventName: eventName, permissionDecision: 'deny', permissionDecisionReason: reason } };
+  const out = { continue: false, stopReason: reason, systemMessage: userNotice(reason), hookSpecificOutput: { hookEventName: eventName, permissionDecision: 'deny', permissionDecisionReason: reason } };
   return { stdout: `${JSON.stringify(out)}\n`, stderr: '', exitCode: 0 };
+}
+
+/**
+ * What a person reading the agent's output is told when the guardian ends its run (the hooks'
+ * common `systemMessage`, "a warning message shown to the user": Claude Code prints it as a
+ * notice, in its terminal and as a `system` event of `--output-format stream-json`, seen live from
+ * 2.1.328, where `stopReason` shows nowhere; Gemini CLI's hooks reference, "Common Output Fields").
+ * Without it a headless run ended by the guardian printed nothing at all (issue 33 item 4).
+ * Worded apart from the model's refusals ("Loop Guardian refused this call", "… ended this run"):
+ * the command registered for machines without the guardian carries it, and Gemini CLI prints
+ * that command in a warning at every start.
+ */
+export function userNotice(reason: string): string {
+  return `Loop Guardian stopped this run. ${reason.replace(/^Loop Guardian: /, '')}`;
 }
 
 /** Refuses a prompt by Claude Code's `UserPromptSubmit` answer: `decision: "block"`, the reason shown to the person. */

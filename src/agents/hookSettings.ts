@@ -216,6 +216,9 @@ export function mergeHookSettings(existing: unknown, agent: string, reg: HookReg
       merged[event] = next;
       continue;
     }
+    // Where the event decides nothing and the agent allows it, its entry runs in the background.
+    const background = reg.background?.includes(event) === true;
+    const asyncField = background ? { async: true } : {};
     const next: unknown[] = [];
     for (const group of groups as unknown[]) {
       if (!isObject(group) || !Array.isArray(group.hooks)) {
@@ -233,16 +236,18 @@ export function mergeHookSettings(existing: unknown, agent: string, reg: HookReg
           continue;
         }
         found = true;
-        const same = current.includes(h.command as string) && sameWindows(h);
+        const same = current.includes(h.command as string) && sameWindows(h) && (h.async === true) === background;
         if (!same) update(event);
-        inner.push(same ? h : { ...h, command: current.includes(h.command as string) ? h.command : command, ...win });
+        // An entry that decides is never left to run in the background (an older one's `async` goes).
+        const { async: _async, ...kept } = h;
+        inner.push(same ? h : { ...kept, command: current.includes(h.command as string) ? h.command : command, ...win, ...asyncField });
       }
       // A group left empty by a removed duplicate goes with it.
       if (inner.length > 0 || group.hooks.length === 0) next.push({ ...group, hooks: inner });
     }
     if (!found) {
       const matcher = reg.matcher !== undefined && !(reg.unmatched ?? []).includes(event) ? { matcher: reg.matcher } : {};
-      next.push({ ...matcher, hooks: [{ type: 'command', command, ...win, timeout: reg.timeout }] });
+      next.push({ ...matcher, hooks: [{ type: 'command', command, ...win, timeout: reg.timeout, ...asyncField }] });
       added.push(event);
     }
     merged[event] = next;

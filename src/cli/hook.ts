@@ -262,7 +262,12 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     // no longer be read.
     if (prompt !== undefined && agent.hook.denyPrompt?.('', known) === undefined) return allow();
     const tool = known.tool;
-    const settles = agent.hook.outcomeInTranscript === true && known.transcript !== undefined && (known.phase !== 'other' || (agent.hook.settleEvents ?? []).includes(known.event));
+    // Calls whose outcome the hook has not recorded are settled from the transcript first: always
+    // for an agent that writes outcomes only there; before a call or a prompt for one whose
+    // after-call records run in the background (they may not have come yet).
+    const settles =
+      known.transcript !== undefined &&
+      (agent.hook.outcomeInTranscript === true ? known.phase !== 'other' || (agent.hook.settleEvents ?? []).includes(known.event) : (agent.hook.registration.background ?? []).length > 0 && (known.phase === 'pre' || known.phase === 'prompt'));
     if (prompt === undefined && !settles && (known.phase === 'other' || tool === undefined)) return allow();
     const workspace = ws;
     // 2. The configuration, within a budget: PAUSE must still refuse delegations when it cannot be read.
@@ -307,7 +312,7 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
         }
         if (known.phase !== 'pre') {
           // Where the outcome is only in the transcript, the next hook call records it (settleFromTranscript).
-          if (agent.hook.outcomeInTranscript !== true) after(caller, workspace, rel, named, agent);
+          if (agent.hook.outcomeInTranscript !== true) after(caller, workspace, rel, named, agent, (agent.hook.registration.background ?? []).includes(known.event));
           return allow();
         }
         const { verdict, persisting } = before(caller, workspace, rel, named, state, config);
@@ -469,6 +474,12 @@ async function settleFromTranscript(agent: HookedAgent, ws: Workspace, rel: stri
   const answered = new Set(history.flatMap((e) => (e.event.type === 'tool_result' ? [e.event.id] : [])));
   const open = new Set(history.flatMap((e) => (e.event.type === 'tool' && e.event.id !== undefined && e.event.ok === undefined && !answered.has(e.event.id) ? [e.event.id] : [])));
   if (open.size === 0) return;
+  // Where the agent's results name their call (`resultIds`), a transcript's end that names none of the open calls settles nothing: its readers stay unloaded.
+  const pattern = agent.hook.unseenInTranscript?.resultIds;
+  if (pattern !== undefined) {
+    const tail = safely(() => readTailTextSync(openRegularFileSync(transcript), TRANSCRIPT_TAIL_BYTES).text, '');
+    if (![...tail.matchAll(pattern)].some((m) => m[1] !== undefined && open.has(m[1]))) return;
+  }
   const { jsonlTranscript, transcriptResults } = turnModule();
   const adapter = jsonlTranscript(agent.id);
   if (adapter === undefined) return;
@@ -512,12 +523,14 @@ async function recordUnseen(agent: HookedAgent, ws: Workspace, rel: string, sess
 }
 
 /** After a call: its outcome (read in the shape of the protocol that parsed it), bounded and masked, paired with the recorded call. */
-function after(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall & { tool: string }, parser: HookedAgent): void {
+function after(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall & { tool: string }, parser: HookedAgent, background = false): void {
   const outcome = outcomeOf(parser.hook, call);
   const base = { v: 1 as const, ts: new Date().toISOString(), session: call.session, agent: agent.eventAgent };
   const fields = outcome.ok ? { ok: true, output: boundedValue(outcome.output) } : { ok: false, error: boundedText(outcome.error) };
   const args = boundedArgs(call.input);
   let id = call.id;
+  // Run in the background, this record may come after the next call settled it from the transcript: not made twice.
+  if (background && id !== undefined && readHookTail(ws.path(rel), rel).some((e) => e.event.type === 'tool_result' && e.event.id === id)) return;
   if (id === undefined) {
     // No id from the agent (not every agent sends one): the oldest unanswered call of the same tool and arguments.
     const history = readHookTail(ws.path(rel), rel);

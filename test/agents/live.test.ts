@@ -30,6 +30,18 @@ const ENDABLE = new Set(['claude', 'gemini', 'copilot-cli', 'cline']);
  * ends a run only at a permission request, which it does not make for `view` (docs/agents.md).
  */
 const ENDS_READS = new Set(['claude', 'gemini', 'cline']);
+/**
+ * The agents that show the person why the guardian ended their run (the hooks' `systemMessage`,
+ * in their own headless output: Claude Code's stream-json `system` notice, Gemini CLI's): a
+ * script or a CI log reading that output sees it (issue 33 item 4).
+ */
+const SAYS_WHY = new Set(['claude', 'gemini']);
+
+/** What the agent itself printed (its stdout and stderr, not what it sent the model): what a person or a CI log sees. */
+function agentPrinted(run: LiveRun): string {
+  return `${run.result.stdout}\n${run.result.stderr}`;
+}
+
 /** The agents whose headless JSON output (the drivers' `--output-format`) the guardian reads: docs/agents.md. */
 const HEADLESS_READ = new Set(['claude', 'gemini', 'copilot-cli']);
 
@@ -128,6 +140,8 @@ for (const agent of Object.values(DRIVERS)) {
       measure(agent, 'halt', after);
       assert.equal(run.result.timedOut, false, describeRun(run));
       if (ENDABLE.has(agent.pkg.id)) assert.ok(after <= 2, `model requests after the halt: ${after} (goal <= 2)\n${describeRun(run)}`);
+      // Ended, the run says why in the agent's own output (not only to the model).
+      if (SAYS_WHY.has(agent.pkg.id)) assert.match(agentPrinted(run), /Loop Guardian stopped this run\. Loop Guardian (?:refused|ended)/, `the agent's own output says why it ended\n${run.result.stdout.slice(-2000)}`);
       // An agent that cannot be ended is told so, and asked to end its turn itself; every retry stays refused.
       else assert.match(said, /cannot end this run from its hook/, describeRun(run));
     });
@@ -158,6 +172,8 @@ for (const agent of Object.values(DRIVERS)) {
       assert.equal(existsSync(path.join(run.sb.ws, 'ran-under-stop.txt')), false, `a command ran under STOP\n${describeRun(run)}`);
       measure(agent, 'stopBefore', run.turns.length);
       if (ENDABLE.has(agent.pkg.id) || agent.pkg.id === 'codex') assert.ok(run.turns.length <= 1, `model requests under STOP: ${run.turns.length} (goal <= 1)\n${describeRun(run)}`);
+      // Refused before the first request, the prompt: the agent's own result says why (Claude Code's "UserPromptSubmit operation blocked by hook: …").
+      if (SAYS_WHY.has(agent.pkg.id)) assert.match(agentPrinted(run), STOPPED, `the agent's own output says why it stopped\n${run.result.stdout.slice(-2000)}`);
       assert.equal(run.result.timedOut, false, describeRun(run));
     });
 
@@ -172,6 +188,7 @@ for (const agent of Object.values(DRIVERS)) {
       measure(agent, 'stopMid', after);
       if (ENDABLE.has(agent.pkg.id)) assert.ok(after <= 1, `model requests after STOP: ${after} (goal <= 1)\n${describeRun(run)}`);
       assert.ok(agent.pkg.id === 'cline' || STOPPED.test(agentSaid(run)), `the STOP reason reached the agent\n${describeRun(run)}`);
+      if (SAYS_WHY.has(agent.pkg.id)) assert.match(agentPrinted(run), /Loop Guardian stopped this run\. STOP_ALL is set to STOP/, `the agent's own output says why it stopped\n${run.result.stdout.slice(-2000)}`);
     });
 
     it('healthy: edit -> test -> edit -> test until green is never refused', async () => {

@@ -47,6 +47,11 @@ export const claudeHook: HookProtocol = {
     // project settings of its repository's top), with CLAUDE_PROJECT_DIR naming src/ (the hook
     // finds the project upward from it, cli/hook.ts `namedProject`); started in a nested
     // repository, it runs that repository's hooks only.
+    // The after-call records decide nothing: they run in the background, so that a call costs one
+    // blocking hook start, not two (code.claude.com/docs/en/hooks, "Run hooks in the background":
+    // `"async": true`; 2.1.328's settings schema: "If true, hook runs in background without
+    // blocking"). The next PreToolUse settles from the transcript a call whose record is not in yet.
+    background: ['PostToolUse', 'PostToolUseFailure'],
     fromSubfolder: { runs: true, source: "seen live (2.1.328): the repository top's .claude/settings.local.json runs from src/; CLAUDE_PROJECT_DIR is src/" },
   },
 };

@@ -1,5 +1,5 @@
 import { isObject } from '../../core/guards';
-import { parseToolHookInput, postOutcome, type HookCall, type HookProtocol, type HookReply, type Outcome } from '../hook';
+import { parseToolHookInput, postOutcome, userNotice, type HookCall, type HookProtocol, type HookReply, type Outcome } from '../hook';
 import { shellFailure } from './shell';
 
 const events = { pre: 'BeforeTool', post: ['AfterTool'], prompt: 'BeforeAgent' };
@@ -31,10 +31,11 @@ export const geminiHook: HookProtocol = {
   parse: (raw) => parseToolHookInput(events, raw),
   deny: (reason): HookReply => reply({ decision: 'deny', reason }),
   allow: (note): HookReply => ({ stdout: '{}\n', stderr: note !== undefined ? `${note}\n` : '', exitCode: 0 }),
-  halt: (reason): HookReply => reply({ decision: 'deny', reason, continue: false, stopReason: reason }),
+  // `systemMessage` is shown to the person (geminicli.com/docs/hooks/reference, "Common Output Fields").
+  halt: (reason): HookReply => reply({ decision: 'deny', reason, continue: false, stopReason: reason, systemMessage: userNotice(reason) }),
   outcome: geminiOutcome,
   // BeforeAgent runs before the prompt is sent; `continue: false` there ends the run before any request.
-  denyPrompt: (reason): HookReply => reply({ decision: 'deny', reason, continue: false, stopReason: reason }),
+  denyPrompt: (reason): HookReply => reply({ decision: 'deny', reason, continue: false, stopReason: reason, systemMessage: userNotice(reason) }),
   // No matcher matches every tool; the timeout is in milliseconds. Gemini CLI has no per-user file
   // for one project (`~/.gemini/settings.json` applies to every project): the project's file it is.
   registration: {

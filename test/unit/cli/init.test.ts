@@ -117,7 +117,7 @@ describe('loop-guardian init (hook registration)', () => {
     assert.match(g.stdout, /\.gemini\/settings\.json/);
   });
 
-  it('registers the prompt hook: UserPromptSubmit without a matcher (Claude Code), userPromptSubmitted (the Copilot hook file); an older install gains it and nothing else', async () => {
+  it('registers the prompt hook: UserPromptSubmit without a matcher (Claude Code), userPromptSubmitted (the Copilot hook file); an older install gains it, its after-call records moved to the background, and nothing else', async () => {
     const ws = await tmpdir();
     const command = hookCommand('claude', claude.hook!);
     const tool = (matcher: string) => ({ matcher, hooks: [{ type: 'command', command, timeout: 10 }] });
@@ -129,10 +129,18 @@ describe('loop-guardian init (hook registration)', () => {
     const out = JSON.parse(r.stdout) as { file: string; added: string[]; updated: string[] };
     assert.equal(out.file, '.claude/settings.local.json');
     assert.deepEqual(out.added, ['UserPromptSubmit']);
-    assert.deepEqual(out.updated, []);
+    // The after-call records decide nothing: Claude Code runs them in the background (`async`).
+    assert.deepEqual(out.updated, ['PostToolUse', 'PostToolUseFailure']);
     const s = await read(ws, '.claude/settings.local.json');
     assert.deepEqual(s.hooks.UserPromptSubmit, [{ hooks: [{ type: 'command', command, timeout: 10 }] }]);
-    assert.deepEqual(s, { ...older, hooks: { ...older.hooks, UserPromptSubmit: s.hooks.UserPromptSubmit } }, 'nothing else changed');
+    const background = { matcher: '*', hooks: [{ type: 'command', command, timeout: 10, async: true }] };
+    assert.deepEqual(s, { ...older, hooks: { ...older.hooks, PostToolUse: [background], PostToolUseFailure: [background], UserPromptSubmit: s.hooks.UserPromptSubmit } }, 'nothing else changed');
+    // An entry that decides never runs in the background: a PreToolUse someone made async is made blocking again.
+    const edited = { ...s, hooks: { ...s.hooks, PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command, timeout: 10, async: true }] }] } };
+    await write(ws, '.claude/settings.local.json', JSON.stringify(edited));
+    const again = JSON.parse((await cli(['init', 'claude', '--workspace', ws, '--json'])).stdout) as { updated: string[] };
+    assert.deepEqual(again.updated, ['PreToolUse']);
+    assert.deepEqual((await read(ws, '.claude/settings.local.json')).hooks.PreToolUse, older.hooks.PreToolUse);
     assert.equal((JSON.parse((await cli(['init', 'claude', '--workspace', ws, '--json'])).stdout) as { added: string[] }).added.length, 0);
     assert.equal((await cli(['init', 'copilot-cli', '--workspace', ws])).code, 0);
     const copilot = await read(ws, '.github/hooks/loop-guardian.json');
