@@ -388,10 +388,9 @@ export class OtlpReceiver {
     if (url !== undefined && OTHER_SIGNALS.has(url)) {
       if (req.method !== 'POST') return status(405, 12, `${req.method ?? '?'}: only POST is accepted`);
       // Accepted and dropped, unread (what is not read is drained after the answer): an exporter
-      // that sends its metrics and traces to the same endpoint must shut down cleanly. Gemini CLI
-      // 0.61 shuts its SDK down with one Promise.all over the three signals and exits on the first
-      // rejection, so a 404 for its metrics lost its last logs ("Error shutting down SDK:
-      // OTLPExporterError: Not Found"; its bundle's shutdownTelemetry).
+      // that sends its metrics and traces to the same endpoint must shut down cleanly: an agent
+      // that shuts its three exporters down together and exits on the first rejection loses its
+      // last logs to a 404 for its metrics (seen: src/agents/gemini/telemetry.ts).
       this.stats.dropped++;
       return { status: 200, body: {} };
     }

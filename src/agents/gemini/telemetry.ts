@@ -8,6 +8,10 @@ import { parseArgsText } from '../transcript';
  * Gemini CLI's OpenTelemetry log events (google-gemini/gemini-cli `packages/core/src/telemetry/`
  * `types.ts`, `loggers.ts`; as Gemini CLI 0.61.0 sent them here with settings `telemetry: {
  * enabled: true, target: "local", otlpEndpoint: "http://…:4318", otlpProtocol: "http" }`, JSON):
+ * It also exports metrics and traces to the same endpoint, and shuts the three down with one
+ * Promise.all, exiting on the first rejection (0.61.0's bundle, `shutdownTelemetry`): a receiver
+ * that refused its metrics (404) lost its last logs ("Error shutting down SDK: OTLPExporterError:
+ * Not Found"), which is why the receiver takes metrics and traces and drops them.
  * resource `service.name` `gemini-cli` with `session.id`; each record's attribute `event.name`
  * (`gemini_cli.…`), `session.id`, `prompt_id`, `event.timestamp`; the body a sentence.
  * - `gemini_cli.tool_call`: `function_name`, `function_args` (a JSON string, with `logPrompts`),
