@@ -8,7 +8,7 @@ import { PATHS, type Workspace } from './workspace';
  *   hook <agent>: refused <what> in session <session>[ (a loop its hook never saw)][ and ended the run| (the run goes on: …)]: <reason>
  *   hook <agent>: <what> in session <session>: to be refused, and the run ended, at the agent's permission request: <reason>
  *   hook <agent>: would refuse <what> in session <session>, but this agent cannot refuse a prompt: <reason>
- * where <what> is a tool's name or "a prompt". A test runs the real hook and reads its lines back
+ * where <what> is a tool's name (no blank in it), "a call" or "a prompt". A test runs the real hook and reads its lines back
  * (test/unit/state/hookOutcomes.test.ts): a change of words there fails it.
  */
 
@@ -29,9 +29,9 @@ export interface HookOutcome {
 }
 
 const LINE = /^\[([^\]]+)\] \[(?:WARN|ERROR|INFO)\] hook ([\w-]+): (.*)$/;
-const REFUSED = /^refused (.+?) in session (\S+?)(?: \(a loop its hook never saw\))?( and ended the run| \(the run goes on: [^)]*\))?: /;
-const HANDED = /^(.+?) in session (\S+?)(?: \(a loop its hook never saw\))?: to be refused, and the run ended, at the agent's permission request: /;
-const CANNOT = /^would refuse (.+?) in session (\S+?)(?: \(a loop its hook never saw\))?, but this agent cannot refuse a prompt: /;
+const REFUSED = /^refused (a prompt|a call|\S+) in session (\S+?)(?: \(a loop its hook never saw\))?( and ended the run| \(the run goes on: [^)]*\))?: /;
+const HANDED = /^(a prompt|a call|\S+) in session (\S+?)(?: \(a loop its hook never saw\))?: to be refused, and the run ended, at the agent's permission request: /;
+const CANNOT = /^would refuse (a prompt|a call|\S+) in session (\S+?)(?: \(a loop its hook never saw\))?, but this agent cannot refuse a prompt: /;
 
 /** The guardian log's tail read: the latest refusals are what the editor shows. */
 const TAIL_BYTES = 512 * 1024;
