@@ -38,13 +38,19 @@ async function main() {
     await page.goto(url);
     await page.locator(`[id="${STATUS_ID}"]`).waitFor({ timeout: 60_000 });
     // The hook refused the loop and ended the run: handled, not an alarm.
-    await page.waitForFunction((id) => /1 handled/.test(document.getElementById(id)?.textContent ?? ''), STATUS_ID, { timeout: 60_000 });
+    await page.waitForFunction((id) => /1 handled/.test(document.getElementById(id)?.textContent ?? ''), STATUS_ID, { timeout: 60_000 }).catch(async (err) => {
+      await page.screenshot({ path: path.join(ARTIFACTS, 'ux-claude-failed-handled.png') });
+      throw new Error(`the status bar never said "1 handled": it says ${JSON.stringify(await page.locator(`[id="${STATUS_ID}"]`).textContent())} (${err.message})`);
+    });
     assert.doesNotMatch((await page.locator(`[id="${STATUS_ID}"]`).textContent()) ?? '', /1 loop/, 'a handled loop is not counted as a loop going on');
     await page.locator('.activitybar [aria-label^="Loop Guardian"]').first().click();
     const row = page.locator('.part.sidebar .monaco-list-row', { hasText: 'Bash: npm run build-missing' }).first();
     await row.waitFor({ timeout: 30_000 });
     assert.match((await row.textContent()) ?? '', /Handled/, `the row says handled: ${await row.textContent()}`);
-    assert.equal(await page.locator('.activitybar .badge-content').count(), 0, 'no badge for a handled loop');
+    // The Loop Guardian icon's own badge (the other icons have theirs: Source Control's changes).
+    const badge = page.locator('.activitybar li.action-item', { has: page.locator('[aria-label^="Loop Guardian"]') }).locator('.badge-content');
+    const shown = await badge.evaluateAll((els) => els.filter((e) => e.offsetParent !== null && (e.textContent ?? '').trim() !== '').map((e) => e.textContent));
+    assert.deepEqual(shown, [], 'no badge for a handled loop');
     // Opened by its twistie (a click on the row itself opens the log at the loop's line).
     await row.locator('.monaco-tl-twistie').click();
     // Its reasons beneath it, in the agent's words: the real error, not the guardian's refusals.
@@ -62,22 +68,30 @@ async function main() {
     assert.equal(await toast.locator('.notification-list-item-icon[class*="info"]').count(), 1, `an information icon: ${await toast.innerHTML()}`);
     for (const offer of ['Show Details', 'Mute']) assert.ok(await toast.locator('.monaco-button', { hasText: offer }).first().isVisible(), `${offer} shows without expanding it`);
     assert.equal(await toast.locator('.monaco-button', { hasText: 'Circuit Break' }).count(), 0, 'no Circuit Break for a loop the hook ended');
-    assert.match((await toast.textContent()) ?? '', /^Refused \d calls?; Claude Code's run ended/);
-    assert.match((await toast.textContent()) ?? '', /Missing script/);
+    const message = (await toast.locator('.notification-list-item-message').first().textContent()) ?? '';
+    assert.match(message, /^Refused \d calls?; Claude Code's run ended/);
+    assert.match(message, /Missing script/);
     await toast.hover();
     await toast.locator('[aria-label^="Clear Notification"]').first().click();
     await page.waitForTimeout(1500);
     assert.equal(await toasts(page).count(), 0, 'closed');
     // The window opens again: the loop is still shown, not announced again.
     await page.reload();
-    await page.waitForFunction((id) => /1 handled/.test(document.getElementById(id)?.textContent ?? ''), STATUS_ID, { timeout: 60_000 });
+    await page.waitForFunction((id) => /1 handled/.test(document.getElementById(id)?.textContent ?? ''), STATUS_ID, { timeout: 60_000 }).catch(async (err) => {
+      await page.screenshot({ path: path.join(ARTIFACTS, 'ux-claude-failed-handled.png') });
+      throw new Error(`the status bar never said "1 handled": it says ${JSON.stringify(await page.locator(`[id="${STATUS_ID}"]`).textContent())} (${err.message})`);
+    });
     await page.waitForTimeout(4000);
     assert.equal(await toasts(page).count(), 0, 'not announced again when the window opens');
     await page.screenshot({ path: path.join(ARTIFACTS, 'ux-claude-2-reopened.png') });
 
     // Protection, re-read by a file watcher: the Agents row, opened.
-    await page.locator('.activitybar [aria-label^="Loop Guardian"]').first().click().catch(() => undefined);
+    // The window reopened with the view shown or not: a click on its icon shows it, or hides it (then once more).
     const agentsGroup = page.locator('.part.sidebar .monaco-list-row', { hasText: 'Agents in this folder' }).first();
+    if (!(await agentsGroup.isVisible())) {
+      await page.locator('.activitybar [aria-label^="Loop Guardian"]').first().click();
+      await agentsGroup.waitFor({ timeout: 5_000 }).catch(() => page.locator('.activitybar [aria-label^="Loop Guardian"]').first().click());
+    }
     await agentsGroup.waitFor({ timeout: 30_000 });
     const claudeRow = () => page.locator('.part.sidebar .monaco-list-row', { hasText: 'Claude Code' }).filter({ hasText: /session|hook|watched/ }).first();
     if ((await claudeRow().count()) === 0) await agentsGroup.click();
@@ -109,8 +123,9 @@ async function main() {
   } finally {
     await browser.close().catch(() => undefined);
     await server.stop();
-    fs.rmSync(tmp, { recursive: true, force: true });
-    sb.cleanup();
+    if (process.env.LOOP_GUARDIAN_KEEP_LIVE !== "1") fs.rmSync(tmp, { recursive: true, force: true });
+    if (process.env.LOOP_GUARDIAN_KEEP_LIVE !== "1") sb.cleanup();
+    else console.log(`kept: ${sb.dir}`);
   }
 }
 
