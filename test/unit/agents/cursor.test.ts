@@ -45,7 +45,7 @@ describe('loop-guardian hook cursor (a real process)', () => {
     const lines = await log(ws);
     assert.deepEqual(
       lines.map((l) => `${String(l.type)}:${String(l.id ?? '')}:${String(l.ok ?? '')}`),
-      ['tool:u1:', 'tool_result:u1:false', 'tool:u2:', 'tool_result:u2:false', 'tool::false'],
+      ['tool:u1:', 'tool_result:u1:false', 'tool:u2:', 'tool_result:u2:false', 'tool:u3:false'],
     );
     assert.equal(lines[0]?.agent, 'cursor');
     assert.equal(lines[0]?.tool, 'Shell');

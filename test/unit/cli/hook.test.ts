@@ -36,7 +36,7 @@ describe('loop-guardian hook (a real process, real stdin and stdout)', () => {
     const lines = await hookLogLines(ws);
     assert.deepEqual(
       lines.map((l) => `${String(l.type)}:${String(l.id ?? '')}:${String(l.ok ?? '')}`),
-      ['tool:t1:', 'tool_result:t1:false', 'tool:t2:', 'tool_result:t2:false', 'tool::false'],
+      ['tool:t1:', 'tool_result:t1:false', 'tool:t2:', 'tool_result:t2:false', 'tool:t3:false'],
     );
     assert.equal(lines[0]?.agent, 'claude-code');
     assert.equal(lines[0]?.session, 'sess-1');
