@@ -6,7 +6,7 @@ import { HOOK_AGENTS } from '../../src/agents';
 import { hookCommand, STOP_WITHOUT_GUARDIAN as STOP_WITHOUT } from '../../src/agents/hookSettings';
 import { parseStopAllBytes } from '../../src/core/stopAll';
 import { installLauncher, launcherPath } from '../../src/state/launcher';
-import { cli, CLI, tmpdir, type CliRun } from '../unit/helpers';
+import { cli, CLI, runProcess, tmpdir, type CliRun } from '../unit/helpers';
 
 /*
  * A team's STOP where the guardian cannot run (issue 32, items 8, 10, 11, 12): the command `init`
@@ -28,26 +28,7 @@ before(async () => {
 function registered(agentId: string, cwd: string, input: string, home: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<CliRun> {
   const agent = HOOK_AGENTS.find((a) => a.id === agentId);
   if (agent === undefined) throw new Error(agentId);
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const child = spawn('/usr/bin/dash', ['-c', hookCommand(agent.id, agent.hook)], { cwd, env: { ...process.env, PATH: `${dashBin}:${process.env.PATH ?? ''}`, HOME: home, LOOP_GUARDIAN_HOME: '', ...extraEnv } });
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, 20_000);
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.stdin.on('error', reject);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr, ms: Date.now() - started, timedOut });
-    });
-    child.stdin.end(input);
-  });
+  return runProcess('/usr/bin/dash', ['-c', hookCommand(agent.id, agent.hook)], { cwd, input, timeoutMs: 20_000, env: { ...process.env, PATH: `${dashBin}:${process.env.PATH ?? ''}`, HOME: home, LOOP_GUARDIAN_HOME: '', ...extraEnv } });
 }
 
 /** How long `dash -c 'cat >/dev/null'` takes to read an input here, in ms. */

@@ -127,9 +127,14 @@ process.env.LOOP_GUARDIAN_HOME = TEST_GUARDIAN_HOME;
 
 /** Runs the built CLI as a real child process; past `timeoutMs` (default 60 s) it is killed and reported as timed out. */
 export function cli(args: readonly string[], opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliRun> {
+  return runProcess(process.execPath, [CLI, ...args], { ...opts, cwd: opts.cwd ?? ROOT, env: { ...process.env, NO_COLOR: '1', ...opts.env } });
+}
+
+/** Runs a real process, `input` on its stdin; past `timeoutMs` (default 60 s) it is killed and reported as timed out. */
+export function runProcess(file: string, args: readonly string[], opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd ?? ROOT, env: { ...process.env, NO_COLOR: '1', ...opts.env } });
+    const child = spawn(file, [...args], { cwd: opts.cwd, env: opts.env ?? process.env });
     let stdout = '';
     let stderr = '';
     let timedOut = false;
@@ -139,6 +144,7 @@ export function cli(args: readonly string[], opts: { cwd?: string; input?: strin
     }, opts.timeoutMs ?? 60_000);
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    // A process may end before it reads all of its input: what it answered is the result.
     child.stdin.on('error', () => undefined);
     child.on('error', reject);
     child.on('close', (code) => {
