@@ -384,9 +384,10 @@ function before(agent: HookedAgent, ws: Workspace, rel: string, call: HookCall &
     const canon = new Canonicalizer(config.volatileKeys, config.volatileArgs);
     const attempt = attemptKey(canon, call.tool, args);
     persisting = history.some(({ event: e }) => e.type === 'tool' && e.ok === false && e.error?.startsWith(REFUSED_PREFIX) === true && e.tool === call.tool && attemptKey(canon, e.tool, e.args ?? {}) === attempt);
-    // The refused call is recorded as a failed one: trying it again goes on counting. With its id:
-    // the agent's transcript holds the call too, and is read only for calls the hook never saw.
-    appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, id: call.id ?? newId(), ok: false, error: `${REFUSED_PREFIX} (${verdict.finding?.signal ?? 'loop'})` });
+    // The refused call is recorded as a failed one: trying it again goes on counting. With the
+    // agent's id for it, where it gives one: the agent's transcript holds the call too, and is read
+    // only for calls the hook never saw (without, each refused call was counted twice).
+    appendEvent(ws, rel, { ...base, type: 'tool', tool: call.tool, args, ...(call.id !== undefined ? { id: call.id } : {}), ok: false, error: `${REFUSED_PREFIX} (${verdict.finding?.signal ?? 'loop'})` });
   }
   return { verdict, persisting };
 }
