@@ -166,6 +166,8 @@ function copilotRegistration(other: string): HookRegistration {
     version: 1,
     failClosed: true,
     sharedWith: [other],
+    // Copilot runs every hook file there, not only the guardian's (github/docs hooks-reference).
+    alsoReads: '.github/hooks/*.json',
     // The file lives in the repository: there is no per-user hook file of the project that both
     // harnesses read (the CLI's `.github/copilot/settings.local.json` is not read by VS Code).
     // The CLI started in src/ runs the repository top's hooks (seen live, 1.0.102); in a nested

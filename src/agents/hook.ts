@@ -117,6 +117,11 @@ export interface HookRegistration {
    * (`settleFromTranscript`), and a record that comes after that is not made twice.
    */
   readonly background?: readonly string[];
+  /**
+   * Other files, relative to the workspace (a glob), whose hooks the agent runs besides the
+   * guardian's: a change to any of them may change how well it is protected.
+   */
+  readonly alsoReads?: string;
 }
 
 /**

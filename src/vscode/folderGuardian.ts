@@ -47,9 +47,10 @@ export interface FolderState {
  */
 const PROTECTION_FILES: readonly string[] = [
   ...new Set([
-    ...HOOKED_AGENTS.flatMap(({ hook: { registration: reg } }) => (reg.layout === 'script' ? [`${reg.settingsFile}/**`] : [reg.settingsFile, ...(reg.migrateFrom ?? [])])),
-    // Copilot reads every hook file there, not only the guardian's.
-    '.github/hooks/*.json',
+    ...HOOKED_AGENTS.flatMap(({ hook: { registration: reg } }) => [
+      ...(reg.layout === 'script' ? [`${reg.settingsFile}/**`] : [reg.settingsFile, ...(reg.migrateFrom ?? [])]),
+      ...(reg.alsoReads !== undefined ? [reg.alsoReads] : []),
+    ]),
     HEARTBEATS,
   ]),
 ];

@@ -27,8 +27,9 @@ export class LoopStatusBar implements vscode.Disposable {
     const guardians = this.service.all;
     const incidents = guardians.flatMap((g) => g.state.incidents.map((i) => ({ guardian: g, i })));
     // A loop the hook refused (no call ran since) is handled: said, not an alarm.
-    const handled = incidents.filter((x) => x.guardian.handledBy(x.i) !== undefined).length;
-    const loops = incidents.filter((x) => x.i.action === 'halt' && x.guardian.handledBy(x.i) === undefined).length;
+    const isHandled = incidents.map((x) => x.guardian.handledBy(x.i) !== undefined);
+    const handled = isHandled.filter(Boolean).length;
+    const loops = incidents.filter((x, n) => x.i.action === 'halt' && !isHandled[n]).length;
     const warnings = incidents.length - loops - handled;
     const stops = guardians.filter((g) => g.state.stop.state.status === 'STOP');
     const pauses = guardians.filter((g) => g.state.stop.state.status === 'PAUSE');
