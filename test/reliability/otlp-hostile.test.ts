@@ -184,7 +184,7 @@ describe('issue 32: the OTLP receiver, safe to expose', function () {
     }
   });
 
-  it('the same bombs, sent plain to the receiver\'s server here: no stretch of its work runs more than 100 ms of CPU without letting another request in', async () => {
+  it('the same bombs, sent plain to the receiver\'s server here: no stretch of its work runs more than 100 ms without letting another request in', async () => {
     const receiver = new OtlpReceiver({});
     const { port } = await receiver.listen('127.0.0.1', 0);
     const bodies: [Buffer | string, Record<string, string>][] = [
@@ -193,13 +193,24 @@ describe('issue 32: the OTLP receiver, safe to expose', function () {
       [Buffer.from(encodeLogsProtobuf({ resourceLogs: [{ scopeLogs: [{ logRecords: Array.from({ length: 10_000 }, () => ({ attributes: Array.from({ length: 10 }, (_, i) => kv(`k${i}`, 'v')) })) }] }] })), { 'Content-Type': 'application/x-protobuf' }],
       [`{"resourceLogs":[{"scopeLogs":[{"logRecords":[${'{"attributes":[{"key":"k","value":{"stringValue":"v"}}]},'.repeat(9_999)}{}]}]}]}`, { 'Content-Type': 'application/json' }],
     ];
-    // The event loop's turns, each timed in this process's CPU time (no gzip: no other thread works meanwhile).
+    // The event loop's turns, each timed twice: by the clock (which counts time the machine gave other
+    // processes) and by this process's CPU time (which counts V8's garbage-collecting helper threads,
+    // more of them the more cores: a CI machine read 132 ms of CPU for a turn under 60 ms long). The
+    // main thread's own CPU in a turn is at most the lesser of the two: that is the turn's length here.
     let last = process.cpuUsage();
+    let lastWall = performance.now();
     let worst = 0;
+    let worstWall = 0;
+    let worstCpu = 0;
     const tick = setInterval(() => {
-      const now = process.cpuUsage(last);
-      worst = Math.max(worst, (now.user + now.system) / 1000);
+      const used = process.cpuUsage(last);
+      const wall = performance.now() - lastWall;
+      const cpu = (used.user + used.system) / 1000;
+      worst = Math.max(worst, Math.min(wall, cpu));
+      worstWall = Math.max(worstWall, wall);
+      worstCpu = Math.max(worstCpu, cpu);
       last = process.cpuUsage();
+      lastWall = performance.now();
     }, 1);
     try {
       const answers = await Promise.all(bodies.map(([b, h]) => post(port, b, h)));
@@ -208,8 +219,8 @@ describe('issue 32: the OTLP receiver, safe to expose', function () {
       clearInterval(tick);
       await receiver.close();
     }
-    console.log(`      the longest turn of the event loop while four bombs were read: ${worst.toFixed(0)} ms of CPU`);
-    assert.ok(worst < 100, `one turn ran ${worst.toFixed(0)} ms of CPU`);
+    console.log(`      the longest turn of the event loop while four bombs were read: ${worst.toFixed(0)} ms (the longest by the clock ${worstWall.toFixed(0)} ms, by the process's CPU ${worstCpu.toFixed(0)} ms)`);
+    assert.ok(worst < 100, `one turn ran ${worst.toFixed(0)} ms (by the clock ${worstWall.toFixed(0)} ms, by the process's CPU ${worstCpu.toFixed(0)} ms)`);
   });
 
   it('stalled uploads are let go with their connections; idle sockets past the limit do not lock an exporter out', async () => {
