@@ -78,8 +78,8 @@ const builds = [
   { ...hookBundle, entryPoints: ['src/cli/hookRun.ts'], outfile: 'dist/cli-hook.js' },
   // What the hook loads only to replay a session (a repeated call, a prompt): the engine and the detectors;
   // and only before a prompt: the transcript readers (apart, so that a repeated call does not load them).
-  { ...hookBundle, entryPoints: ['src/cli/hookGate.ts'], outfile: 'dist/cli-gate.js' },
-  { ...hookBundle, entryPoints: ['src/cli/hookTurn.ts'], outfile: 'dist/cli-turn.js' },
+  { ...hookBundle, entryPoints: ['src/hook/gate.ts'], outfile: 'dist/cli-gate.js' },
+  { ...hookBundle, entryPoints: ['src/hook/turn.ts'], outfile: 'dist/cli-turn.js' },
   // The configuration schema (zod), loaded by the hook only when its cached configuration is stale.
   { ...common, entryPoints: ['src/state/configFile.ts'], outfile: 'dist/cli-config.js' },
 ];

@@ -1,8 +1,8 @@
 // The entry point only picks a path: the hook runs before every tool call an agent makes, so it
 // loads a bundle of its own (no schema library, no command parsing) instead of the whole CLI,
-// compiled from a code cache (cli/codeCache.ts).
+// compiled from a code cache (hook/codeCache.ts).
 import { join } from 'node:path';
-import { requireWithCodeCache } from './cli/codeCache';
+import { requireWithCodeCache } from './hook/codeCache';
 
 declare const __BUNDLED__: boolean | undefined;
 const bundled = typeof __BUNDLED__ === 'boolean' && __BUNDLED__;

@@ -16,7 +16,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   state: ['core', 'agents'],
   watch: ['core', 'agents', 'state'],
   tasks: ['core', 'state', 'watch'],
-  cli: ['core', 'agents', 'state', 'watch', 'tasks'],
+  hook: ['core', 'agents', 'state', 'watch'],
+  cli: ['core', 'agents', 'state', 'watch', 'tasks', 'hook'],
   vscode: ['core', 'agents', 'state', 'watch', 'tasks'],
 };
 

@@ -4,7 +4,7 @@ import type { JsonlAdapter } from '../agents/transcript';
 /*
  * What the hook loads only before a prompt, where the previous turn's answer is read from the
  * agent's transcript (its own bundle, dist/cli-turn.js, from its own code cache): the agents'
- * transcript readers. A call that repeats an earlier one needs only the engine (hookGate.ts).
+ * transcript readers. A call that repeats an earlier one needs only the engine (gate.ts).
  */
 
 export { previousTurn, transcriptResults, unseenCalls } from '../watch/transcriptTail';
