@@ -97,7 +97,7 @@ export function usage(): string {
     'Commands for you and your agents:',
     ...FIRST.map((name) => `  ${name.padEnd(width)}  ${(COMMANDS[name] as CommandSpec).summary}`),
     '',
-    'Commands for orchestrators (seed tasks and invocation histories):',
+    'Commands for orchestrators (tasks run in tiers, invocation histories):',
     ...Object.entries(COMMANDS)
       .filter(([name]) => ORCHESTRATION.has(name))
       .map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
