@@ -29,6 +29,20 @@ const IGNORED = new Set([
 ]);
 const AGENT = 'claude-code';
 
+/**
+ * A record's session. Subagents' lines (sidechains) are their own sessions: their calls do not
+ * interleave the parent's. A compaction's copy (`agentId: "acompact-<hex>"`, the file
+ * `subagents/agent-acompact-<hex>.jsonl`: the conversation again, then its summary; see
+ * claude/discovery.ts) is the parent's session: read alone (sometimes the only record of it), its
+ * calls are the parent's.
+ */
+function sessionOf(value: Json, base: string): string {
+  if (value.isSidechain !== true) return base;
+  const agent = str(value.agentId);
+  if (agent?.startsWith('acompact-')) return base;
+  return `${base}/${agent ?? 'sidechain'}`;
+}
+
 class ClaudeDecoder implements Decoder {
   private readonly seen = new RecentSet();
 
@@ -51,8 +65,7 @@ class ClaudeDecoder implements Decoder {
     const message = value.message;
     if (!isObject(message)) return sink.skipped(line, 'message', `a ${type} record without a message`);
     const base = str(value.sessionId) ?? this.fallbackSession;
-    // Subagents' lines (sidechains) are their own sessions: their calls do not interleave the parent's.
-    const session = value.isSidechain === true ? `${base}/${str(value.agentId) ?? 'sidechain'}` : base;
+    const session = sessionOf(value, base);
     const ts = isoTime(value.timestamp);
     const scope: RecordScope = { session, agent: AGENT, ...(ts !== undefined ? { ts } : {}) };
     const content = message.content;
@@ -63,6 +76,14 @@ class ClaudeDecoder implements Decoder {
       if (reply.trim() !== '') sink.event(replyEvent(scope, reply), line);
       return;
     }
+    // A result's outcome is what the model was given: the tool_result in the message. The
+    // `toolUseResult` beside it is the tool's own record for the screen (for Bash `{stdout,
+    // stderr, interrupted, …}`, with `tokenSaverOutput` where the token saver gave the model a
+    // shorter text: "Compressed output sent to model when token-saver is active (UI still uses
+    // stdout)", Claude Code's BashTool output schema as readers of its transcripts quote it; issue
+    // 34, seen in a real transcript): never read for the outcome. `entrypoint` (what started the
+    // process: `cli`, `sdk-ts`, `sdk-py`, `claude-desktop`, its `CLAUDE_CODE_ENTRYPOINT`) changes
+    // nothing of a record's shape and is not read.
     if (toolBlocks(content, line, scope, this.seen, sink, 'message.content') > 0) return;
     // The summary a compaction leaves is the compaction itself where no boundary record said so.
     if (value.isCompactSummary === true) return this.compacted(value, line, sink);
@@ -72,8 +93,9 @@ class ClaudeDecoder implements Decoder {
     if (uuid !== undefined && !this.seen.add(`user:${uuid}`)) return;
     const text = userText(content);
     sink.event(userEvent(scope, text), line);
-    // A sidechain's prompts are the delegating agent's instruction, not a person's.
-    sink.event(promptEvent(scope, text, value.isSidechain === true ? 'orchestrator' : undefined), line);
+    // A subagent's prompts are the delegating agent's instruction, not a person's (a compaction's
+    // copy holds the person's prompts, and last Claude Code's request for the summary: a new turn).
+    sink.event(promptEvent(scope, text, session !== base ? 'orchestrator' : undefined), line);
   }
 
   /**
@@ -101,8 +123,7 @@ class ClaudeDecoder implements Decoder {
    * fields as third-party readers show them, L).
    */
   private retry(value: Json, line: number, sink: AdapterSink): void {
-    const base = str(value.sessionId) ?? this.fallbackSession;
-    const session = value.isSidechain === true ? `${base}/${str(value.agentId) ?? 'sidechain'}` : base;
+    const session = sessionOf(value, str(value.sessionId) ?? this.fallbackSession);
     const ts = isoTime(value.timestamp);
     const err = isObject(value.error) ? value.error : undefined;
     const inner = err !== undefined && isObject(err.error) ? (isObject(err.error.error) ? err.error.error : err.error) : undefined;
@@ -125,8 +146,7 @@ class ClaudeDecoder implements Decoder {
    * came before it (a transcript without boundary records).
    */
   private compacted(value: Json, line: number, sink: AdapterSink): void {
-    const base = str(value.sessionId) ?? this.fallbackSession;
-    const session = value.isSidechain === true ? `${base}/${str(value.agentId) ?? 'sidechain'}` : base;
+    const session = sessionOf(value, str(value.sessionId) ?? this.fallbackSession);
     if (value.type === 'system') {
       const uuid = str(value.uuid);
       if (uuid !== undefined) this.seen.add(`compact:${uuid}`);

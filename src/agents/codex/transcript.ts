@@ -59,6 +59,11 @@ class CodexDecoder implements Decoder {
   private session: string;
   /** Whether a `session_meta` has named the session (a later one is another session's). */
   private named = false;
+  /**
+   * The time stamp of a parent's history copied into this rollout (see `session_meta` below): the
+   * records that carry it are the parent's, replayed; undefined once the child's own begin.
+   */
+  private replayedAt: string | undefined;
   private readonly seen = new RecentSet();
 
   constructor(fallbackSession: string) {
@@ -70,14 +75,26 @@ class CodexDecoder implements Decoder {
     const payload = value.payload;
     if (!isObject(payload)) return this.legacy(value, line, sink);
     const ts = isoTime(value.timestamp);
+    if (this.replayedAt !== undefined) {
+      if (typeof value.timestamp === 'string' && value.timestamp === this.replayedAt) return;
+      this.replayedAt = undefined;
+    }
     const base = () => ({ v: 1 as const, session: this.session, agent: AGENT, ...(ts !== undefined ? { ts } : {}) });
     switch (value.type) {
       case 'session_meta': {
-        // The first names the rollout's session. A subagent's rollout of Codex Desktop 0.119 opens
-        // with two (issue 34, a real rollout): the child's, then the parent's it was forked from;
-        // the second does not make the child's calls the parent's.
+        // The first names the rollout's session. A forked thread's rollout (a subagent's, Codex
+        // Desktop 0.119, issue 34) opens with two: the child's (`forked_from_id` naming its parent),
+        // then the parent's, the first of the parent's rollout items the child starts from, which
+        // Codex persists into the child's rollout as they are (openai/codex
+        // `codex-rs/core/src/codex.rs`, `InitialHistory::Forked`: "persist all rollout items
+        // as-is"; `codex-rs/core/src/rollout/recorder.rs`: `SessionMeta { forked_from_id }`, each
+        // line stamped as it is written, so the whole copy carries one millisecond). The second
+        // does not make the child's calls the parent's, and the parent's calls and answers
+        // replayed after it, stamped with that same millisecond, are the parent's (read in the
+        // parent's own rollout), not the child's: the first record stamped otherwise is the child's.
         const id = str(payload.id);
         if (id !== undefined && !this.named) this.session = id;
+        else if (id !== undefined && id !== this.session && typeof value.timestamp === 'string') this.replayedAt = value.timestamp;
         this.named = true;
         return;
       }

@@ -59,7 +59,10 @@ interface PendingCall {
 
 /**
  * Gemini CLI chats re-append a message record with the same id as its tool calls progress: the
- * last copy wins. A tool call becomes an event once, when a copy shows it finished; calls that
+ * last copy wins (google-gemini/gemini-cli `packages/core/src/services/chatRecordingService.ts`:
+ * each update appends the whole message again, `appendRecord`, and its own reader keeps one per
+ * id, `messagesMap.set(id, record)`; a 2026-04 chat writes each tool-calling message twice under
+ * one id, issue 34: one call each). A tool call becomes an event once, when a copy shows it finished; calls that
  * never finish are settled as unrecorded at the end of a replay.
  */
 class GeminiDecoder implements Decoder {

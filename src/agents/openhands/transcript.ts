@@ -39,7 +39,12 @@ function topLevelArgs(record: Json): Json {
  * OpenHands event lists: agent actions are calls (named by their function call when there is
  * one), observations whose `cause` is an action's id are their results. `observation: "error"`,
  * a non-zero exit code (`extras.metadata.exit_code`, or `exit_code` at the top level in older
- * files; -1 is still running) and an editor observation starting `ERROR:` are failures.
+ * files) and an editor observation starting `ERROR:` are failures. An exit code of -1 is none: the
+ * default of `CmdOutputMetadata.exit_code` (OpenHands/OpenHands
+ * `openhands/events/observation/commands.py`), left when a command is still running after the
+ * no-change time-out (a server left up, a hung command: ../shared/fixtures/real/openhands/basic_gui_mode.json,
+ * `python3 -m http.server 8000`, "The command has no new output after 30 seconds", `success:
+ * false` beside it, issue 34): no failure; a hung command tried again is caught by its outputs.
  *
  * Older histories (before `source`, `id` and `cause`) put a call's arguments at the record's top
  * level (`command`, `code`, `path`, ...) and give an observation no cause: it answers the call

@@ -1,8 +1,12 @@
 import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { claudeTranscript } from '../../../src/agents/claude/transcript';
 import { codexTranscript } from '../../../src/agents/codex/transcript';
 import { copilotCliTranscript } from '../../../src/agents/copilot-cli/transcript';
-import { callLevel, decode, halts, replayText } from './util';
+import { openHandsTranscript } from '../../../src/agents/openhands/transcript';
+import { describeShared, FIXTURES } from '../helpers';
+import { callLevel, decode, halts, jsonlText, replayText } from './util';
 
 /*
  * Issue 34's format notes, each checked against the reader on a small file of our own that has
@@ -92,6 +96,25 @@ describe('issue 34: format notes', () => {
     });
   });
 
+  describe("Claude Code's agent-acompact-* compaction copies", () => {
+    it("a copy read alone (the only record of its session) is that session's: its calls the parent's, its prompts the person's", () => {
+      const copy = (rec: Record<string, unknown>) => ({ ...rec, isSidechain: true, agentId: 'acompact-3d346a6bf6f19caa', sessionId: '2eb8e351-15b9-4f06-b8f3-cf610843600a', userType: 'external', version: '2.1.90', timestamp: '2026-04-07T21:03:47.116Z' });
+      const { events } = decode(claudeTranscript, [
+        copy({ type: 'user', uuid: 'u1', message: { role: 'user', content: 'Fix the cart total.' } }),
+        copy({ type: 'assistant', uuid: 'a1', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/p/cart.ts' } }] } }),
+        copy({ type: 'user', uuid: 'u2', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '1→export {}' }] } }),
+        copy({ type: 'user', uuid: 'u3', message: { role: 'user', content: 'Your task is to create a detailed summary of the conversation so far…' } }),
+        copy({ type: 'assistant', uuid: 'a2', message: { role: 'assistant', content: [{ type: 'text', text: '<summary>1. Primary Request and Intent: …</summary>' }] } }),
+      ]);
+      assert.deepEqual([...new Set(events.map((e) => e.event.session))], ['2eb8e351-15b9-4f06-b8f3-cf610843600a']);
+      const prompts = events.filter((e) => e.event.type === 'prompt').map((e) => (e.event.type === 'prompt' ? e.event.from ?? 'person' : ''));
+      assert.deepEqual(prompts, ['person', 'person']);
+      // A subagent of its own (agentId a…, no acompact-) stays its own session, its prompt the delegating agent's.
+      const sub = decode(claudeTranscript, [{ type: 'user', uuid: 'u9', isSidechain: true, agentId: 'ab0bf67f9ea3d0c25', sessionId: 's', message: { role: 'user', content: 'Look for Cart.' } }]);
+      assert.deepEqual(sub.events.map((e) => [e.event.session, e.event.type === 'prompt' ? e.event.from : e.event.type]), [['s/ab0bf67f9ea3d0c25', 'user'], ['s/ab0bf67f9ea3d0c25', 'orchestrator']]);
+    });
+  });
+
   describe('Codex Desktop', () => {
     it("a subagent's rollout opening with two session_meta lines (the child's, then its parent's) is the child's session", () => {
       const child = '019a0c11-0000-7000-8000-00000000c41d';
@@ -105,6 +128,41 @@ describe('issue 34: format notes', () => {
         { timestamp: '2026-04-10T08:00:03.000Z', type: 'response_item', payload: { type: 'function_call_output', call_id: 'call_1', output: 'Exit code: 0\nOutput:\nok' } },
       ]);
       assert.deepEqual([...new Set(callLevel(events).map((e) => e.event.session))], [child]);
+    });
+
+    /**
+     * A child's rollout as Codex writes it (see codex/transcript.ts): its own session_meta, then the
+     * parent's history copied as it is, from the parent's session_meta on, every line stamped with
+     * the one millisecond of the copy; then the child's own records.
+     */
+    function forked(own: unknown[]): unknown[] {
+      const child = '019a0c11-0000-7000-8000-00000000c41d';
+      const parent = '019a0c10-0000-7000-8000-0000000a5e47';
+      const copiedAt = '2026-04-10T08:00:00.417Z';
+      const meta = (id: string, extra: Record<string, unknown> = {}) => ({ timestamp: copiedAt, type: 'session_meta', payload: { id, timestamp: copiedAt, cwd: '/work/project', originator: 'Codex Desktop', cli_version: '0.119.0', ...extra } });
+      const replayed: unknown[] = [{ timestamp: copiedAt, type: 'event_msg', payload: { type: 'user_message', message: 'Fix the build.' } }];
+      // The parent's own loop: the same failing build four times (it halts in the parent's rollout).
+      for (let i = 1; i <= 4; i++) {
+        replayed.push({ timestamp: copiedAt, type: 'response_item', payload: { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', 'npm run build'] }), call_id: `call_p${i}` } });
+        replayed.push({ timestamp: copiedAt, type: 'response_item', payload: { type: 'function_call_output', call_id: `call_p${i}`, output: 'Exit code: 1\nOutput:\nerror TS2304: Cannot find name \'Cart\'.' } });
+      }
+      return [meta(child, { forked_from_id: parent }), meta(parent), ...replayed, ...own];
+    }
+    const own = [
+      { timestamp: '2026-04-10T08:00:03.120Z', type: 'response_item', payload: { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', 'rg -n "class Cart" src'] }), call_id: 'call_c1' } },
+      { timestamp: '2026-04-10T08:00:03.410Z', type: 'response_item', payload: { type: 'function_call_output', call_id: 'call_c1', output: 'Exit code: 0\nOutput:\nsrc/cart.ts:3:export class Cart {' } },
+    ];
+
+    it("a subagent's rollout replaying its parent's messages, stamped with one millisecond: the parent's calls are not the child's (no halt); the child's own are read", async () => {
+      const r = await replayText('rollout-2026-04-10T08-00-00-019a0c11-0000-7000-8000-00000000c41d.jsonl', jsonlText(forked(own)));
+      assert.equal(r.format, 'codex');
+      assert.deepEqual(halts(r), []);
+      assert.equal(r.byType.tool, 1);
+      assert.equal(r.byType.prompt ?? 0, 0, "the parent's prompt is not the child's");
+      // The same parent records, not a copy (the parent's own rollout): its loop halts.
+      const parentsOwn = forked([]).slice(1).map((rec, i) => ({ ...(rec as object), timestamp: `2026-04-10T07:5${Math.floor(i / 6)}:${String(10 + (i % 6) * 5)}.000Z` }));
+      const p = await replayText('rollout-2026-04-10T07-50-00-019a0c10-0000-7000-8000-0000000a5e47.jsonl', jsonlText(parentsOwn));
+      assert.ok(halts(p).length > 0);
     });
   });
 
@@ -150,5 +208,30 @@ describe('issue 34: format notes', () => {
       // The same call six times, nothing known of how each ended: the repetition alone, so it takes twice the run to halt.
       assert.deepEqual(r.findings.filter((f) => f.signal === 'identical-calls').map((f) => `${f.action} ${f.count}`), ['warn 3', 'halt 6']);
     });
+  });
+});
+
+describeShared('issue 34: format notes on real files', 'the real transcripts', () => {
+  const REAL = path.join(FIXTURES, 'real');
+
+  it("Copilot CLI: hook.start's echo of each call and its result (engram-07c40cd0, 86 of them) is never counted: one call per tool.execution_start", () => {
+    const records = readFileSync(path.join(REAL, 'copilot-cli/engram-07c40cd0-events.jsonl'), 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { type: string; data: { toolCallId?: string } });
+    const starts = new Set(records.filter((r) => r.type === 'tool.execution_start').map((r) => r.data.toolCallId));
+    assert.equal(records.filter((r) => r.type === 'hook.start').length, 86);
+    const { events } = decode(copilotCliTranscript, records);
+    const calls = events.filter((e) => e.event.type === 'tool');
+    assert.equal(calls.length, starts.size);
+    assert.equal(new Set(calls.map((e) => (e.event.type === 'tool' ? e.event.id : ''))).size, starts.size);
+  });
+
+  it('OpenHands V0: exit_code -1 for a command still running (basic_gui_mode.json: `python3 -m http.server 8000`, "no new output after 30 seconds", success: false) is no failure', () => {
+    const doc = JSON.parse(readFileSync(path.join(REAL, 'openhands/basic_gui_mode.json'), 'utf8')) as unknown[];
+    const { events } = decode(openHandsTranscript, doc, doc);
+    const server = events.find((e) => e.event.type === 'tool' && JSON.stringify(e.event.args).includes('http.server 8000'));
+    assert.ok(server, 'the server command is read');
+    const id = server.event.type === 'tool' ? server.event.id : undefined;
+    const result = events.find((e) => e.event.type === 'tool_result' && e.event.id === id);
+    const outcome = result?.event.type === 'tool_result' ? result.event.ok : server.event.type === 'tool' ? server.event.ok : undefined;
+    assert.equal(outcome, true);
   });
 });

@@ -97,6 +97,48 @@ describe('issue 34: compaction thrash', () => {
     assert.deepEqual(haltsOf(r), []);
   });
 
+  /*
+   * Read by a person, before the guardian ran: after each compaction the agent re-reads its plan,
+   * edits the same file and runs the same tests; each run fails with another error (a wrong total,
+   * then the rounding, then a type error) and the last is green. Work that moves on, not a loop:
+   * no halt, no compaction-thrash.
+   */
+  it('healthy: an edit → test cycle across compactions that ends green, each failure a different error, is no loop', async () => {
+    const t = new Transcript().prompt('Make the cart tests pass.');
+    const runs = ['FAIL src/cart/total.test.ts\n  ✕ applies the discount\n    Expected: 90\n    Received: 100', 'FAIL src/cart/total.test.ts\n  ✕ rounds to cents\n    Expected: 89.99\n    Received: 89.991', "src/cart/total.ts(2,40): error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'.", 'PASS src/cart/total.test.ts (3 tests)'];
+    runs.forEach((run, i) => {
+      if (i > 0) t.compact(`Fixing total.ts; the last test run said: ${runs[i - 1]?.split('\n')[0]}`);
+      t.call('Read', { file_path: '/home/dev/shop/PLAN.md' }, '1. discount 2. rounding 3. types')
+        .call('Edit', { file_path: FILE, old_string: `step ${i}`, new_string: `step ${i + 1}` }, `The file ${FILE} has been updated.`)
+        .call('Bash', { command: 'npm test -- src/cart', description: 'Run the cart tests' }, i < runs.length - 1 ? `Exit code 1\n${run}` : run, i < runs.length - 1);
+    });
+    const r = await replayText('a3f91c2.jsonl', t.text());
+    assert.equal(r.byType.compaction, 3);
+    assert.deepEqual(of(r, 'compaction-thrash'), []);
+    assert.deepEqual(haltsOf(r), []);
+  });
+
+  /*
+   * Read by a person, before the guardian ran: the agent waits for a benchmark writing its reports
+   * one by one; after each compaction it lists the folder and reads what is there, and each time
+   * one report more has appeared. The same calls, but the answers grow: waiting on real progress,
+   * not a loop.
+   */
+  it('healthy: a poll across compactions of files that really are appearing is no loop', async () => {
+    const t = new Transcript().prompt('Wait for the benchmark to write its five reports, then summarise them.');
+    t.call('Bash', { command: 'nohup npm run bench > bench.log 2>&1 &', description: 'Start the benchmark' }, '');
+    const listed: string[] = [];
+    for (let i = 1; i <= 5; i++) {
+      t.compact(`Waiting for the benchmark's reports; ${listed.length} of 5 so far.`);
+      listed.push(`report-${i}.json`);
+      t.calls({ name: 'Bash', input: { command: 'ls out/', description: 'List the reports' }, result: listed.join('\n') }, { name: 'Read', input: { file_path: '/home/dev/shop/out/summary.txt' }, result: `${listed.length} of 5 suites done` });
+    }
+    const r = await replayText('a3f91c2.jsonl', t.text());
+    assert.equal(r.byType.compaction, 5);
+    assert.deepEqual(of(r, 'compaction-thrash'), []);
+    assert.deepEqual(haltsOf(r), []);
+  });
+
   it('healthy: the same batch after compactions whose answers change (a project that is being indexed) is no loop', async () => {
     const t = new Transcript().prompt('Find where CartService applies discounts.');
     for (let i = 0; i < 4; i++) {

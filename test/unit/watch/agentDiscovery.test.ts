@@ -69,6 +69,33 @@ describe('discovery of agents working in the workspace', () => {
     assert.equal(monitor.agentSources().find((s) => s.label === 'Claude Code')?.events, 6);
   });
 
+  it("reads a compaction's copy (subagents/agent-acompact-*.jsonl) only where its session's own transcript is gone: beside it, the calls would count twice", async () => {
+    const home = await tmpdir('lg-home-');
+    const ws = await tmpdir('lg-ws-');
+    const project = `.claude/projects/${claudeProjectDir(ws)}`;
+    /** The copy: the conversation again, every line a sidechain of the compaction agent (see claude/discovery.ts). */
+    const copy = (session: string, agentId: string) =>
+      claudeLines(session, 1, 3)
+        .trim()
+        .split('\n')
+        .map((l) => JSON.stringify({ ...(JSON.parse(l) as object), isSidechain: true, agentId }))
+        .join('\n') + '\n';
+    // Session c: its transcript (three failed reads: a halt) and its compaction's copy of them.
+    await write(home, `${project}/sess-c.jsonl`, claudeLines('sess-c', 1, 3));
+    await write(home, `${project}/sess-c/subagents/agent-acompact-0a1b2c3d4e5f6a7b.jsonl`, copy('sess-c', 'acompact-0a1b2c3d4e5f6a7b'));
+    // Session d: only the copy is left, the only record of its calls.
+    await write(home, `${project}/sess-d/subagents/agent-acompact-1a2b3c4d5e6f7a8b.jsonl`, copy('sess-d', 'acompact-1a2b3c4d5e6f7a8b'));
+    const monitor = new WorkspaceMonitor(new Workspace(ws), config({ agents: { claude: { enabled: true } } }), { HOME: home });
+    const first = await monitor.poll();
+    const read = monitor.agentSources().map((s) => [path.relative(path.join(home, project), s.file), s.sessions, s.events]);
+    assert.deepEqual(read.sort(), [
+      ['sess-c.jsonl', ['sess-c'], 6],
+      ['sess-d/subagents/agent-acompact-1a2b3c4d5e6f7a8b.jsonl', ['sess-d'], 6],
+    ]);
+    // The copy's calls are its session's, not a session of their own.
+    assert.deepEqual([...new Set(first.raised.filter((f) => f.action === 'halt').map((f) => f.session))].sort(), ['sess-c', 'sess-d']);
+  });
+
   it('reads nothing of an agent that is not opted in, and of a session the hook records only the calls its hook log lacks (Claude Code rejects some before its hook)', async () => {
     const home = await tmpdir('lg-home-');
     const ws = await tmpdir('lg-ws-');
