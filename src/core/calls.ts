@@ -59,6 +59,14 @@ export interface SettledCall {
   readonly intent: string;
   /** A hash of the signature: calls whose hashes differ are different calls, told at the cost of comparing two numbers. */
   readonly signatureHash: number;
+  /**
+   * False when the canonical arguments (`args`) cannot hold `"K":` for any key K of `keys`: no
+   * key of the arguments, at any depth, is one of them. Read from the arguments as the call came,
+   * without writing their text (most calls never need it); true where it cannot tell (a key with
+   * a `"` in it, whose escaped text may hold one; a value that is not plain JSON; a nesting past
+   * the depth limit). A test to make before `args.includes('"K":')`, never instead of it.
+   */
+  mayHaveArgKey(keys: ReadonlySet<string>): boolean;
   readonly outcome: Outcome;
   /**
    * Which of its session's attempts it belongs to. Calls made before any of their results came back

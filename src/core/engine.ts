@@ -6,6 +6,7 @@ import { createDetectors } from './detectors';
 import type { EventRef, LocatedEvent, ToolEvent } from './events';
 import { severity, type Finding } from './finding';
 import { ErrorText, sameError } from './errorMatch';
+import { MAX_JSON_DEPTH } from './json';
 import { filteredPipeline, intentOf, searchFoundNothing, shellCommandOf } from './intent';
 
 /** A call that waits for its `tool_result` waits behind at most this many later calls. */
@@ -91,9 +92,33 @@ class Call implements SettledCall {
     return (this.text ??= this.canon.args(this.tool, this.raw));
   }
 
+  mayHaveArgKey(keys: ReadonlySet<string>): boolean {
+    return this.text !== undefined || mayHoldKey(this.raw, keys, 1);
+  }
+
   get signature(): string {
     return (this.sig ??= callSignature(this.tool, this.args));
   }
+}
+
+/**
+ * Whether a value may hold, at any depth, a key of `keys` (see `SettledCall.mayHaveArgKey`): false
+ * only for plain JSON (what the readers parse), within MAX_JSON_DEPTH, with no such key and no key
+ * holding a `"`.
+ */
+export function mayHoldKey(value: unknown, keys: ReadonlySet<string>, level: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (level > MAX_JSON_DEPTH) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (mayHoldKey(item, keys, level + 1)) return true;
+    return false;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype || typeof (value as { toJSON?: unknown }).toJSON === 'function') return true;
+  for (const key in value) {
+    if (keys.has(key) || key.includes('"')) return true;
+    if (mayHoldKey((value as Record<string, unknown>)[key], keys, level + 1)) return true;
+  }
+  return false;
 }
 
 /** The fields in which agents hand over what a command printed (a hook's `tool_response`, a result item). */

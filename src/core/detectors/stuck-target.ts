@@ -17,6 +17,8 @@ import { episodeId, whoOf } from './common';
 const WRITE_KEYS: readonly string[] = ['old_string', 'new_string', 'edits', 'content', 'contents', 'file_text', 'old_str', 'new_str', 'code_edit', 'diff', 'patch', 'new_content', 'newText', 'oldText'];
 /** The same names as they appear in a call's canonical JSON text (a cheap test before it is parsed). */
 const WRITE_MARKS = WRITE_KEYS.map((k) => `"${k}":`);
+/** The same names, to tell first from the call's arguments as they came whether its text can hold one (most calls' cannot). */
+const WRITE_KEY_SET: ReadonlySet<string> = new Set(WRITE_KEYS);
 /** Distinct errors a run of failures may have: the same one, or two alternating. A third is something new. */
 const MAX_ERRORS = 2;
 /** Files with a run open at once in a session. */
@@ -103,7 +105,7 @@ export class StuckTargetDetector implements Detector {
   call(c: SettledCall, sink: FindingSink): void {
     if (c.outcome.kind === 'unknown') return;
     const open = this.runs.peek(c.sessionState);
-    const write = writes(c.args);
+    const write = c.mayHaveArgKey(WRITE_KEY_SET) && writes(c.args);
     if (!write && (open === undefined || open.length === 0)) return;
     const path = pathOf(c.args);
     if (c.outcome.kind === 'ok') {

@@ -6,6 +6,7 @@ import { Canonicalizer, DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_KEYS, Hash53, ha
 import { callSignature } from '../../../src/core/calls';
 import { LineProblem, parseEventLine, readEventLine, validateEvent, wellFormedEvent } from '../../../src/core/events';
 import { MAX_JSON_DEPTH, parseJson } from '../../../src/core/json';
+import { mayHoldKey } from '../../../src/core/engine';
 
 /**
  * The replay's fast paths (issue 10) against what they stand in for, on generated input: the event
@@ -300,6 +301,38 @@ describe('fast paths hold to what they replace', () => {
     pieces.start();
     for (const piece of ['a', '', 'é\ud800', 'x'.repeat(300)]) pieces.add(piece);
     assert.equal(pieces.end(), hash53(`aé\ud800${'x'.repeat(300)}`));
+  });
+
+  it("a call's keys read before its text is written: when they say no key is there, the canonical text holds none", () => {
+    const canon = new Canonicalizer();
+    const keys = new Set(['content', 'old_string', 'a', 'id']);
+    const marks = [...keys].map((k) => `"${k}":`);
+    // Keys named like the ones looked for, inside other keys, with quotes, at any depth.
+    const key = fc.constantFrom('content', 'old_string', 'a', 'id', 'path', 'x"content', 'content"', 'xcontent', '\\"a', 'b');
+    const tree = fc.letrec<{ v: unknown }>((t) => ({
+      v: fc.oneof({ depthSize: 'small' }, anyValue, fc.constantFrom<unknown>('"content":', '\\"a\\":'), fc.array(t('v'), { maxLength: 3 }), fc.dictionary(key, t('v'), { maxKeys: 3 })),
+    })).v;
+    let told = 0;
+    fc.assert(
+      fc.property(fc.constantFrom('Bash', 'edit', ''), fc.oneof(tree, jsonish), (tool, value) => {
+        if (mayHoldKey(value, keys, 1)) return;
+        let text: string;
+        try {
+          text = canon.args(tool, value);
+        } catch {
+          return; // a value no reader makes (a BigInt at the top): no text to hold to
+        }
+        told++;
+        for (const mark of marks) if (text.includes(mark)) assert.fail(`${text} holds ${mark}, yet its keys said no`);
+      }),
+      { numRuns: 4000 },
+    );
+    assert.ok(told > 500, `only ${told} values told apart`);
+    // What nearly every call is: told without its text.
+    assert.equal(mayHoldKey({ path: 'src/a.ts', line: 3 }, keys, 1), false);
+    assert.equal(mayHoldKey({ edits: [{ old_string: 'a' }] }, keys, 1), true);
+    assert.equal(mayHoldKey(JSON.parse('{"x\\"content":1}'), keys, 1), true);
+    assert.equal(mayHoldKey(nest({ b: 1 }, MAX_JSON_DEPTH + 2), keys, 1), true);
   });
 
   it("canonical arguments: the tool's volatile arguments are left out at the top only", () => {
