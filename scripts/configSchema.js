@@ -30,9 +30,8 @@ function signalRows() {
   const rows = {};
   const doc = fs.readFileSync(path.join(ROOT, 'docs', 'configuration.md'), 'utf8');
   for (const line of doc.split('\n')) {
-    const m = /^\| `([a-z-]+)` \| [^|]* \| (.*) \| ([^|]*) \|$/.exec(line);
-    // The seed documents the table cites are the project's sources, not the user's words.
-    if (m) rows[m[1]] = `Fires when ${m[2].trim().replace(/the finding's `details` is seed 000's JSON/, "the finding's `details` is the check-infinite-loop JSON").replace(/as seed 003 says/, 'fuzzily')}. Action: ${m[3].trim()}.`;
+    const m = /^\| `([a-z-]+)` \| (.*) \| ([^|]*) \|$/.exec(line);
+    if (m) rows[m[1]] = `Fires when ${m[2].trim().replace(/ \(see \[docs\/cli\.md\]\(cli\.md\)\)/, '')}. Action: ${m[3].trim()}.`;
   }
   return rows;
 }
