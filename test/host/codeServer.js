@@ -224,7 +224,7 @@ module.exports = { ensureCodeServer, ensureNode, nodeFor, startCodeServer, remot
 if (require.main === module) {
   try {
     const versions = process.argv.length > 2 ? process.argv.slice(2) : [OLDEST, NEWEST];
-    for (const v of versions) console.log(ensureCodeServer(v));
+    for (const v of versions) console.log(ensureCodeServer(ALIASES[v] ?? v));
   } catch (err) {
     log(err.stack || String(err));
     process.exit(1);
