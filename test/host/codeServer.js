@@ -13,7 +13,21 @@ const path = require('node:path');
 const OLDEST = '4.100.3';
 /** Today's code-server: VS Code 1.139.1, Copilot Chat 0.67.0 built in. */
 const NEWEST = '4.139.1';
-const VERSION = process.env.CODE_SERVER_VERSION || OLDEST;
+/** `minimum` and `stable`, as vscode-test names them, or a version. */
+const ALIASES = { minimum: OLDEST, stable: NEWEST };
+/**
+ * The code-server the suites run on: `--vscode <minimum|stable|version>` on the command line of
+ * the suite, else CODE_SERVER_VERSION, else the oldest supported.
+ */
+function chosenVersion(argv = process.argv, env = process.env) {
+  const i = argv.indexOf('--vscode');
+  const asked = i >= 0 ? argv[i + 1] : env.CODE_SERVER_VERSION;
+  if (asked === undefined || asked === '') return OLDEST;
+  const version = ALIASES[asked] ?? asked;
+  if (!/^\d+\.\d+\.\d+$/.test(version)) throw new Error(`--vscode ${asked}: expected minimum, stable or a code-server version such as ${NEWEST}`);
+  return version;
+}
+const VERSION = chosenVersion();
 const ROOT = path.resolve(__dirname, '..', '..');
 const TEST_DIR = path.join(ROOT, '.vscode-test');
 const CACHE = cacheOf(VERSION);
@@ -144,8 +158,22 @@ function ensureCodeServer(version = VERSION) {
   return entry;
 }
 
+/**
+ * What code-server `version` needs to run an extension under development with its tests (the page's
+ * `payload` of extensionDevelopmentPath and extensionTestsPath). VS Code 1.100's browser workbench
+ * reads that payload always; VS Code 1.139's only when it is not a built product or the smoke-test
+ * driver is enabled (its workbench.js: `if(this.payload&&(!this.isBuilt||this.enableSmokeTestDriver))`,
+ * the flag the server passes as `developmentOptions.enableSmokeTestDriver`); code-server 4.139 hands
+ * a VS Code flag through with `--vscode-option` (its out/node/cli.js, parseVscodeOptions). Without
+ * it the page opens the folder and silently ignores the extension and its tests.
+ */
+function developmentArgs(version) {
+  const [major, minor] = version.split('.').map(Number);
+  return major > 4 || (major === 4 && minor >= 139) ? ['--vscode-option', 'enable-smoke-test-driver'] : [];
+}
+
 /** Starts code-server on a free loopback port with a throw-away profile; resolves once it listens. */
-function startCodeServer({ extensionsDir, userDataDir, env = {}, args = [], trust = true, version = VERSION } = {}) {
+function startCodeServer({ extensionsDir, userDataDir, env = {}, args = [], trust = true, version = VERSION, development = false } = {}) {
   const entry = ensureCodeServer(version);
   const node = nodeFor(version);
   const data = userDataDir || fs.mkdtempSync(path.join(os.tmpdir(), 'lg-cs-data-'));
@@ -154,7 +182,7 @@ function startCodeServer({ extensionsDir, userDataDir, env = {}, args = [], trus
     const child = spawn(
       node,
       [entry, '--auth', 'none', '--bind-addr', '127.0.0.1:0', '--disable-telemetry', '--disable-update-check', ...(trust ? ['--disable-workspace-trust'] : []),
-        '--disable-getting-started-override', '--ignore-last-opened', '--user-data-dir', data, '--extensions-dir', exts, ...args],
+        '--disable-getting-started-override', '--ignore-last-opened', '--user-data-dir', data, '--extensions-dir', exts, ...(development ? developmentArgs(version) : []), ...args],
       // The launcher the extension keeps current goes under this editor's data folder, never the
       // person's own ~/.loop-guardian (which its hooks would then follow into a temporary folder).
       { env: { ...process.env, LOOP_GUARDIAN_HOME: path.join(data, 'guardian-home'), ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
@@ -189,14 +217,14 @@ function remoteUri(port, p) {
   return `vscode-remote://127.0.0.1:${port}${p.split(path.sep).map(encodeURIComponent).join('/')}`;
 }
 
-module.exports = { ensureCodeServer, ensureNode, nodeFor, startCodeServer, remoteUri, VERSION, OLDEST, NEWEST, CACHE };
+module.exports = { ensureCodeServer, ensureNode, nodeFor, startCodeServer, remoteUri, chosenVersion, VERSION, OLDEST, NEWEST, CACHE };
 
 // `node test/host/codeServer.js [version...]`: installs the given versions (default: the oldest
 // and the newest, with the newest's Node), printing each entry point.
 if (require.main === module) {
   try {
     const versions = process.argv.length > 2 ? process.argv.slice(2) : [OLDEST, NEWEST];
-    for (const v of versions) console.log(ensureCodeServer(v));
+    for (const v of versions) console.log(ensureCodeServer(ALIASES[v] ?? v));
   } catch (err) {
     log(err.stack || String(err));
     process.exit(1);

@@ -6,7 +6,7 @@ const assert = require('node:assert/strict');
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { ensureCodeServer, startCodeServer } = require('./codeServer');
+const { ensureCodeServer, nodeFor, startCodeServer } = require('./codeServer');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const VSIX = path.join(ROOT, 'loop-guardian.vsix');
@@ -16,7 +16,7 @@ const STATUS_ID = 'loop-guardian.agent-loop-guardian.loopGuardian.status';
 /** code-server with the packaged .vsix (and nothing else) installed, its profile under `tmp`; `env` for its extension host. */
 async function startPackaged(tmp, env) {
   const exts = path.join(tmp, 'exts');
-  execFileSync(process.execPath, [ensureCodeServer(), '--extensions-dir', exts, '--install-extension', VSIX], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(nodeFor(), [ensureCodeServer(), '--extensions-dir', exts, '--install-extension', VSIX], { stdio: ['ignore', 'ignore', 'inherit'] });
   const installed = fs.readdirSync(exts).filter((d) => d.startsWith('loop-guardian.agent-loop-guardian-'));
   assert.equal(installed.length, 1, `the .vsix is installed (${fs.readdirSync(exts).join(', ')})`);
   const data = path.join(tmp, 'data');

@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // Runs the integration suites inside a real VS Code (code-server + Chromium), one run per scenario:
 // a trusted single folder, a multi-root workspace, and an untrusted folder.
+// `node test/host/runIntegration.js [--vscode minimum|stable|<code-server version>] [--grep <title pattern>] [single|multi|untrusted...]`:
+// minimum is code-server 4.100.3 (VS Code 1.100, engines.vscode), stable 4.139.1 (VS Code 1.139.1).
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const util = require('node:util');
-const { startCodeServer, remoteUri } = require('./codeServer');
+const { startCodeServer, remoteUri, VERSION } = require('./codeServer');
 const { launch } = require('./browser');
 const http = require('node:http');
 
@@ -40,6 +42,8 @@ const TESTS = path.join(ROOT, 'out', 'test', 'integration', 'index.js');
 // The single folder's suite runs a live Claude Code and the issue 33 checks: under load (2 cores, several suites) it takes 3 to 4 minutes.
 const TIMEOUT_MS = 360_000;
 const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+/** `--grep <pattern>`: only the tests whose titles match (the suite's later tests may lean on its earlier ones). */
+let grep;
 
 function makeFolder(parent, name, withLog = true) {
   const dir = path.join(parent, name);
@@ -79,12 +83,14 @@ async function runScenario(name) {
     // The launcher the extension writes goes to the scenario's own folder, never the person's home.
     env: {
       LOOP_GUARDIAN_SUITE: name,
+      ...(grep ? { LOOP_GUARDIAN_GREP: grep } : {}),
       LOOP_GUARDIAN_CLI: path.join(ROOT, 'dist', 'cli.js'),
       LOOP_GUARDIAN_REPORT: report,
       LOOP_GUARDIAN_HOME: path.join(tmp, 'guardian-home'),
       ...(capture ? { OTEL_EXPORTER_OTLP_ENDPOINT: capture.url, LOOP_GUARDIAN_OTLP_CAPTURE: captureFile } : {}),
     },
     trust: !target.untrusted,
+    development: true,
   });
   const browser = await launch();
   try {
@@ -113,7 +119,7 @@ async function runScenario(name) {
       process.stderr.write(`[${name}] timed out after ${TIMEOUT_MS / 1000}s\n${server.output().slice(-4000)}\n`);
       return 1;
     }
-    process.stdout.write(`[${name}] exit ${code} in ${((Date.now() - started) / 1000).toFixed(1)}s\n`);
+    process.stdout.write(`[${name}] exit ${code} in ${((Date.now() - started) / 1000).toFixed(1)}s on code-server ${VERSION}\n`);
     return code;
   } finally {
     await browser.close().catch(() => undefined);
@@ -124,7 +130,11 @@ async function runScenario(name) {
 }
 
 async function main() {
-  const names = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(SCENARIOS);
+  const args = process.argv.slice(2);
+  if (args.includes('--vscode')) args.splice(args.indexOf('--vscode'), 2);
+  if (args.includes('--grep')) grep = args.splice(args.indexOf('--grep'), 2)[1];
+  const names = args.length > 0 ? args : Object.keys(SCENARIOS);
+  process.stdout.write(`integration on code-server ${VERSION}\n`);
   let failed = 0;
   for (const name of names) {
     if (!SCENARIOS[name]) throw new Error(`unknown scenario ${name}`);

@@ -19,7 +19,9 @@ export function run(): Promise<void> {
       original(...args);
     };
   }
-  const mocha = new Mocha({ ui: 'bdd', timeout: 30_000, color: false, reporter: 'spec' });
+  // LOOP_GUARDIAN_GREP (runIntegration's --grep) runs only the tests whose titles match.
+  const grep = process.env.LOOP_GUARDIAN_GREP;
+  const mocha = new Mocha({ ui: 'bdd', timeout: 30_000, color: false, reporter: 'spec', ...(grep ? { grep: new RegExp(grep) } : {}) });
   const suite = process.env.LOOP_GUARDIAN_SUITE ?? 'single';
   mocha.addFile(path.join(__dirname, `${suite}.test.js`));
   return new Promise((resolve, reject) => {
