@@ -121,9 +121,9 @@ export class FolderGuardian implements vscode.Disposable {
   }
 
   /** How a session is named to a person: its agent and when it started, as far as its events tell. */
-  sessionLabel(session: string): string {
+  sessionLabel(session: string, agentLabel?: string): string {
     const info = this.monitor?.session(session);
-    const agent = this.snapshot.agents.find((a) => a.sessions.includes(session))?.label ?? (info?.agent !== undefined ? (agentOfEvents(info.agent)?.label ?? info.agent) : undefined);
+    const agent = this.snapshot.agents.find((a) => a.sessions.includes(session))?.label ?? (info?.agent !== undefined ? (agentOfEvents(info.agent)?.label ?? info.agent) : agentLabel);
     const started = info?.firstTs ? shortTime(info.firstTs) : undefined;
     return [agent, started ? `started ${started}` : undefined, shortId(session)].filter(Boolean).join(' · ');
   }

@@ -215,7 +215,7 @@ export class FindingNotifier implements vscode.Disposable {
       const agent = guardian.agentOfSession(incident.session);
       const who = agent?.label ?? 'An agent';
       kind = 'error';
-      text = `${where}${who} went on under STOP: ${message}. STOP reaches only agents whose Loop Guardian hook runs.`;
+      text = `${where}${who} went on under STOP: ${message.replace(/[.\s]+$/, '')}. STOP reaches only agents whose Loop Guardian hook runs.`;
       if (agent?.hookFile !== undefined && !agent.hooked) offers.push([`Install ${agent.label}'s Hook`, () => vscode.commands.executeCommand('loopGuardian.installHook', { agent: agent.id })]);
     } else if (guardian.handledBy(incident) !== undefined) {
       // The hook already refused it (and ended the run where the agent ends it): said first, no alarm, nothing to break.

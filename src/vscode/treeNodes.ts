@@ -71,7 +71,9 @@ export function toTreeItem(node: Node): vscode.TreeItem {
     case 'agent': {
       const a = node.source;
       const halts = node.incidents.filter((i) => i.action === 'halt').length;
-      const label = a.sessions.length === 1 ? node.guardian.sessionLabel(a.sessions[0] as string) : `${a.label} · ${path.basename(a.file)}`;
+      // Named as every session is (the agent, when it started, its id), whatever the transcript holds: one session, several (a resumed conversation), or none yet (its file's name is the id).
+      const first = a.sessions[0] ?? path.basename(a.file).replace(/\.[^.]*$/, '');
+      const label = `${node.guardian.sessionLabel(first, a.label)}${a.sessions.length > 1 ? ` (+${a.sessions.length - 1} more)` : ''}`;
       const item = new vscode.TreeItem(label, node.incidents.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
       item.description = [`${a.events} event${a.events === 1 ? '' : 's'}`, node.incidents.length > 0 ? loops(node.incidents.length) : 'no loops', a.lastTs ? `last ${a.lastTs.slice(11, 19)}` : ''].filter(Boolean).join(' · ');
       item.iconPath = new vscode.ThemeIcon(halts > 0 ? 'error' : 'hubot', halts > 0 ? new vscode.ThemeColor('errorForeground') : undefined);
