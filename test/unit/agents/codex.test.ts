@@ -22,6 +22,33 @@ describe('Codex CLI adapter', () => {
     assert.deepEqual(codexOutcome('plain text'), { ok: true, text: 'plain text' });
   });
 
+  it('an apply_patch Codex refused to apply is a failure; one that applied is not (outputs as 0.169.0 wrote them)', () => {
+    const refused = 'apply_patch verification failed: Failed to find expected lines in /w/src/app.js:\nfunction neverWritten() { return 42; }';
+    assert.deepEqual(codexOutcome(refused), { ok: false, text: refused });
+    assert.equal(codexOutcome('apply_patch handler received invalid patch input').ok, false);
+    assert.deepEqual(codexOutcome('Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nM /w/src/app.js\n'), { ok: true, text: 'Success. Updated the following files:\nM /w/src/app.js\n' });
+    // The words in a command's output are not Codex's refusal.
+    assert.equal(codexOutcome('Exit code: 0\nOutput:\napply_patch verification failed: quoted in a log').ok, true);
+  });
+
+  it('the same freeform apply_patch failing three times in a rollout is a halt; three that apply are not', async () => {
+    const patch = (n: number) => `*** Begin Patch\n*** Update File: src/app.js\n@@\n-const y = ${n};\n+const y = ${n + 1};\n*** End Patch`;
+    const meta = { timestamp: '2026-11-28T03:00:00.000Z', type: 'session_meta', payload: { id: SESSION } };
+    const rollout = (calls: { input: string; output: string }[]) =>
+      jsonlText([
+        meta,
+        ...calls.flatMap((c, i) => [
+          { timestamp: `2026-11-28T03:00:0${i + 1}.000Z`, type: 'response_item', payload: { type: 'custom_tool_call', status: 'completed', call_id: `call_${i}`, name: 'apply_patch', input: c.input } },
+          { timestamp: `2026-11-28T03:00:0${i + 1}.500Z`, type: 'response_item', payload: { type: 'custom_tool_call_output', call_id: `call_${i}`, output: c.output } },
+        ]),
+      ]);
+    const failing = rollout([1, 2, 3].map(() => ({ input: patch(41), output: 'apply_patch verification failed: Failed to find expected lines in /w/src/app.js:\nconst y = 41;' })));
+    const failed = halts(await replayText('rollout.jsonl', failing));
+    assert.ok(failed.includes('repeated-error'), `three identical refused patches halt as a repeated error: ${failed.join(', ')}`);
+    const applying = rollout([1, 2, 3].map((n) => ({ input: patch(n), output: 'Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nM /w/src/app.js\n' })));
+    assert.deepEqual(halts(await replayText('rollout.jsonl', applying)), [], 'patches that apply are progress');
+  });
+
   it('pairs function_call and function_call_output by call_id; the session is session_meta id', () => {
     const { events, skipped } = decode(codexTranscript, [
       meta,
