@@ -1,6 +1,7 @@
 import type { GuardianEvent } from '../../core/events';
 import { boundedText } from '../../core/redact';
 import { apiErrorEvent, httpStatus } from '../eventBuilders';
+import { codexCallArgs } from './patch';
 import { isObject, isoTime, jsonText, parseArgsText, RecentSet, statusInText, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
 
 const AGENT = 'codex';
@@ -168,7 +169,9 @@ class CodexDecoder implements Decoder {
       if (name === undefined) return sink.skipped(line, 'payload.name', `a ${type} without a name`);
       const id = str(p.call_id) ?? str(p.id);
       if (id !== undefined && !this.seen.add(`call:${id}`)) return;
-      const args = type === 'function_call' ? parseArgsText(p.arguments) : type === 'custom_tool_call' ? { input: p.input } : isObject(p.action) ? p.action : {};
+      const raw = type === 'function_call' ? parseArgsText(p.arguments) : type === 'custom_tool_call' ? { input: p.input } : isObject(p.action) ? p.action : {};
+      // An apply_patch: the patch and its files, as the hook reads it (./patch.ts).
+      const args = codexCallArgs(name, raw);
       const event: GuardianEvent = { ...base, type: 'tool', tool: name, args, ...(id !== undefined ? { id } : {}) };
       sink.event(event, line);
       return;

@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { codexTranscript, codexOutcome } from '../../../src/agents/codex/transcript';
+import { codexHook } from '../../../src/agents/codex/hook';
+import { intentOf } from '../../../src/core/intent';
 import { callLevel, decode, halts, jsonlText, replayText } from './util';
 
 const SESSION = '0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
@@ -29,6 +31,24 @@ describe('Codex CLI adapter', () => {
     assert.deepEqual(codexOutcome('Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nM /w/src/app.js\n'), { ok: true, text: 'Success. Updated the following files:\nM /w/src/app.js\n' });
     // The words in a command's output are not Codex's refusal.
     assert.equal(codexOutcome('Exit code: 0\nOutput:\napply_patch verification failed: quoted in a log').ok, true);
+  });
+
+  it('an apply_patch reads alike from the hook (`{command: <patch>}`) and the rollout (custom_tool_call `input`): the patch and the files it names', () => {
+    const patch = '*** Begin Patch\n*** Update File: /w/src/app.js\n@@\n-a\n+b\n*** Add File: /w/src/new.js\n+x\n*** End Patch';
+    const hook = codexHook.parse({ hook_event_name: 'PreToolUse', session_id: SESSION, cwd: '/w', tool_name: 'apply_patch', tool_use_id: 'call_1', tool_input: { command: patch } });
+    assert.ok(!('problem' in hook));
+    assert.deepEqual(hook.input, { patch, path: '/w/src/app.js, /w/src/new.js' });
+    const { events } = decode(codexTranscript, [
+      { timestamp: '2026-11-28T03:00:00.000Z', type: 'session_meta', payload: { id: SESSION } },
+      { timestamp: '2026-11-28T03:00:01.000Z', type: 'response_item', payload: { type: 'custom_tool_call', call_id: 'call_1', name: 'apply_patch', input: patch } },
+    ]);
+    const call = events.map((e) => e.event).find((e) => e.type === 'tool');
+    assert.deepEqual(call && 'args' in call ? call.args : undefined, hook.input);
+    // Other tools' inputs are left as they are; patches to two files are two intents, not one "command".
+    const shell = codexHook.parse({ hook_event_name: 'PreToolUse', session_id: SESSION, tool_name: 'Bash', tool_input: { command: 'npm test' } });
+    assert.ok(!('problem' in shell) && shell.input.command === 'npm test');
+    const other = '*** Begin Patch\n*** Update File: /w/src/other.js\n@@\n-a\n+b\n*** End Patch';
+    assert.notEqual(intentOf('apply_patch', hook.input), intentOf('apply_patch', (codexHook.parse({ hook_event_name: 'PreToolUse', session_id: SESSION, tool_name: 'apply_patch', tool_input: { command: other } }) as { input: unknown }).input));
   });
 
   it('the same freeform apply_patch failing three times in a rollout is a halt; three that apply are not', async () => {
