@@ -24,9 +24,39 @@ export function patchArgs(patch: string): Record<string, unknown> {
   return { patch, ...(files.length > 0 ? { path: files.join(', ') } : {}) };
 }
 
-/** A call's arguments in that shape when it is an apply_patch whose patch is in `key`; else as they are. */
+/**
+ * A shell command Codex does not run but applies itself as a patch: `apply_patch <<'EOF' … EOF`
+ * (optionally after `cd <dir> &&`), as a script of `bash -lc`, or the argv `["apply_patch", <patch>]`
+ * (openai/codex `codex-rs/apply-patch/src/lib.rs`, `maybe_parse_apply_patch`; the interception:
+ * `codex-rs/core/src/tools/handlers/apply_patch.rs`, `intercept_apply_patch`). Real rollouts hold
+ * this form (the shared corpus's Codex rollout: `shell` with `["bash", "-lc", "apply_patch
+ * <<'PATCH'\n…"]`); seen live with 0.169.0, its hook gets it as a `Bash` call
+ * `{command: "apply_patch <<'EOF'\n…"}`. Read as a shell line, the heredoc's last line (`EOF`)
+ * would be taken for the command.
+ */
+const HEREDOC = /^\s*(?:cd\s+\S+\s*&&\s*)?apply_?patch\s*<<-?\s*(['"]?)(\w+)\1[ \t]*\n([\s\S]*?)\n\2\s*$/;
+
+function shellPatch(args: Record<string, unknown>): string | undefined {
+  const command = args.command ?? args.cmd;
+  if (Array.isArray(command) && command.every((w) => typeof w === 'string')) {
+    const argv = command as string[];
+    if (argv.length === 2 && (argv[0] === 'apply_patch' || argv[0] === 'applypatch')) return argv[1];
+    const script = argv.length === 3 && /(?:^|\/)(?:ba|z)?sh$/.test(argv[0] as string) && /^-l?c$/.test(argv[1] as string) ? argv[2] : undefined;
+    return script === undefined ? undefined : HEREDOC.exec(script)?.[3];
+  }
+  return typeof command === 'string' ? HEREDOC.exec(command)?.[3] : undefined;
+}
+
+/**
+ * A call's arguments in that shape when it is a patch: the apply_patch tool (its patch in
+ * `command` from the hook, `input` in the rollout), or a shell call Codex applies as a patch
+ * (`shellPatch`); any other call's as they are.
+ */
 export function codexCallArgs(tool: string | undefined, args: Record<string, unknown>): Record<string, unknown> {
-  if (tool !== APPLY_PATCH) return args;
-  const patch = typeof args.command === 'string' ? args.command : typeof args.input === 'string' ? args.input : undefined;
+  if (tool === APPLY_PATCH) {
+    const patch = typeof args.command === 'string' ? args.command : typeof args.input === 'string' ? args.input : undefined;
+    return patch === undefined ? args : patchArgs(patch);
+  }
+  const patch = shellPatch(args);
   return patch === undefined ? args : patchArgs(patch);
 }

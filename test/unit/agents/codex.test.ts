@@ -51,6 +51,24 @@ describe('Codex CLI adapter', () => {
     assert.notEqual(intentOf('apply_patch', hook.input), intentOf('apply_patch', (codexHook.parse({ hook_event_name: 'PreToolUse', session_id: SESSION, tool_name: 'apply_patch', tool_input: { command: other } }) as { input: unknown }).input));
   });
 
+  it('a patch given to the shell, which Codex applies itself, reads as the same patch: the hook\'s Bash call, the rollout\'s bash -lc, the argv form', () => {
+    const patch = '*** Begin Patch\n*** Update File: components/chat/index.ts\n@@\n-a\n+b\n*** End Patch';
+    const expected = { patch, path: 'components/chat/index.ts' };
+    const hook = codexHook.parse({ hook_event_name: 'PreToolUse', session_id: SESSION, tool_name: 'Bash', tool_input: { command: `apply_patch <<'EOF'\n${patch}\nEOF` } });
+    assert.ok(!('problem' in hook));
+    assert.deepEqual(hook.input, expected);
+    const { events } = decode(codexTranscript, [
+      { timestamp: '2026-11-28T03:00:00.000Z', type: 'session_meta', payload: { id: SESSION } },
+      { timestamp: '2026-11-28T03:00:01.000Z', type: 'response_item', payload: { type: 'function_call', call_id: 'c1', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', `cd /w && apply_patch <<'PATCH'\n${patch}\nPATCH`] }) } },
+      { timestamp: '2026-11-28T03:00:02.000Z', type: 'response_item', payload: { type: 'function_call', call_id: 'c2', name: 'shell', arguments: JSON.stringify({ command: ['apply_patch', patch] }) } },
+      { timestamp: '2026-11-28T03:00:03.000Z', type: 'response_item', payload: { type: 'function_call', call_id: 'c3', name: 'exec_command', arguments: JSON.stringify({ cmd: 'cat <<EOF > notes.txt\nhello\nEOF' }) } },
+    ]);
+    const args = events.map((e) => e.event).flatMap((e) => (e.type === 'tool' ? [e.args] : []));
+    assert.deepEqual(args.slice(0, 2), [expected, expected]);
+    // A heredoc that is not a patch stays a shell command.
+    assert.deepEqual(args[2], { cmd: 'cat <<EOF > notes.txt\nhello\nEOF' });
+  });
+
   it('the same freeform apply_patch failing three times in a rollout is a halt; three that apply are not', async () => {
     const patch = (n: number) => `*** Begin Patch\n*** Update File: src/app.js\n@@\n-const y = ${n};\n+const y = ${n + 1};\n*** End Patch`;
     const meta = { timestamp: '2026-11-28T03:00:00.000Z', type: 'session_meta', payload: { id: SESSION } };
