@@ -20,7 +20,7 @@ export interface LiveAgent {
   command(sb: Sandbox, modelUrl: string, prompt: string, cwd: string): { args: string[]; env: NodeJS.ProcessEnv };
   /** A shell command as this agent's model asks for it, from the tools the agent offered. */
   shell(command: string, tools: readonly string[]): Step;
-  /** An edit replacing `from` with `to` in a file, with the agent's own edit tool; undefined where it offers none (Codex edits by shell). */
+  /** An edit replacing `from` with `to` in a file, with the agent's own edit tool (Codex's: `apply_patch`, offered by the model's catalog entry). */
   edit?(file: string, from: string, to: string, tools: readonly string[]): Step;
   /** A subagent (a delegated task), with the agent's own tool for it. */
   delegate?(task: string, tools: readonly string[]): Step;
@@ -72,6 +72,54 @@ export const gemini: LiveAgent = {
 /** A TOML basic string. */
 const toml = (v: string) => JSON.stringify(v);
 
+/**
+ * The scripted model's entry in Codex's model catalog (`model_catalog_json`), so that Codex offers
+ * it the tools it offers its own models. Codex 0.169 decides on `apply_patch` by the model's
+ * catalog entry, not by a config key: `apply_patch_tool_type` "freeform" (a `custom` tool taking
+ * the patch as raw text) or "function"; a model it does not know (no entry) gets none, and
+ * `include_apply_patch_tool = true` or `[features] apply_patch_freeform = true` add nothing (tried
+ * live with 0.169.0: the offered tools were the same). openai/codex
+ * `codex-rs/protocol/src/openai_models.rs` (`ModelInfo`, `ApplyPatchToolType`); the entry copies
+ * the shape of the catalog 0.169 ships for gpt-5.5 (`shell_type` "shell_command", freeform
+ * `apply_patch`), without its websocket preference (the scripted model speaks HTTP).
+ */
+function codexCatalog(): unknown {
+  return {
+    models: [
+      {
+        slug: 'scripted',
+        display_name: 'Scripted',
+        description: 'The live suite\'s scripted model',
+        default_reasoning_level: 'medium',
+        supported_reasoning_levels: [{ effort: 'medium', description: 'Medium' }],
+        shell_type: 'shell_command',
+        visibility: 'list',
+        supported_in_api: true,
+        priority: 1,
+        upgrade: null,
+        base_instructions: 'You are a coding agent.',
+        supports_reasoning_summaries: false,
+        support_verbosity: false,
+        default_verbosity: null,
+        apply_patch_tool_type: 'freeform',
+        truncation_policy: { mode: 'tokens', limit: 10000 },
+        supports_parallel_tool_calls: false,
+        context_window: 272000,
+        experimental_supported_tools: [],
+      },
+    ],
+  };
+}
+
+/**
+ * A patch in Codex's own format (openai/codex `codex-rs/apply-patch/apply_patch_tool_instructions.md`:
+ * `*** Begin Patch` / `*** Update File: <path>` / `@@` / `-old` `+new` lines / `*** End Patch`).
+ */
+export function codexPatch(file: string, from: string, to: string): string {
+  const lines = (text: string, sign: string) => text.split('\n').map((l) => `${sign}${l}`);
+  return ['*** Begin Patch', `*** Update File: ${file}`, '@@', ...lines(from, '-'), ...lines(to, '+'), '*** End Patch'].join('\n');
+}
+
 export const codex: LiveAgent = {
   pkg: AGENT_PACKAGES.codex!,
   format: 'responses',
@@ -88,6 +136,7 @@ export const codex: LiveAgent = {
         'model_provider = "mock"',
         'approval_policy = "never"',
         'sandbox_mode = "danger-full-access"',
+        `model_catalog_json = ${toml(path.join(home, 'models.json'))}`,
         '',
         '[model_providers.mock]',
         'name = "mock"',
@@ -102,6 +151,7 @@ export const codex: LiveAgent = {
         '',
       ].join('\n'),
     );
+    writeJson(path.join(home, 'models.json'), codexCatalog());
   },
   command: (sb, _url, prompt) => ({
     // Hook trust for this headless run, the flag Codex offers automation that vets its hooks.
@@ -111,6 +161,11 @@ export const codex: LiveAgent = {
   shell: (command, tools) => {
     const tool = pick(tools, ['exec_command', 'shell', 'local_shell'], 'Codex');
     return tool === 'exec_command' ? { tool, args: { cmd: command } } : { tool, args: { command: ['bash', '-lc', command] } };
+  },
+  // Its freeform apply_patch: a `custom_tool_call` whose input is the patch itself.
+  edit: (file, from, to, tools) => {
+    const patch = codexPatch(file, from, to);
+    return { tool: pick(tools, ['apply_patch'], 'Codex'), args: { input: patch }, freeform: patch };
   },
 };
 

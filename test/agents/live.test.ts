@@ -46,8 +46,8 @@ function agentPrinted(run: LiveRun): string {
 const HEADLESS_READ = new Set(['claude', 'gemini', 'copilot-cli']);
 
 /** Per agent, what the suite measured: printed at the end. */
-const measured = new Map<string, { halt?: number; stopMid?: number; stopBefore?: number; healthy?: number; readHalt?: number; unseenHalt?: number; stopSubfolder?: number; stopNested?: number }>();
-function measure(agent: LiveAgent, key: 'halt' | 'stopMid' | 'stopBefore' | 'healthy' | 'readHalt' | 'unseenHalt' | 'stopSubfolder' | 'stopNested', value: number): void {
+const measured = new Map<string, { halt?: number; stopMid?: number; stopBefore?: number; healthy?: number; readHalt?: number; editHalt?: number; unseenHalt?: number; stopSubfolder?: number; stopNested?: number }>();
+function measure(agent: LiveAgent, key: 'halt' | 'stopMid' | 'stopBefore' | 'healthy' | 'readHalt' | 'editHalt' | 'unseenHalt' | 'stopSubfolder' | 'stopNested', value: number): void {
   measured.set(agent.pkg.id, { ...measured.get(agent.pkg.id), [key]: value });
 }
 
@@ -265,6 +265,44 @@ for (const agent of Object.values(DRIVERS)) {
       const firstRefused = hookRecords(run).findIndex((e) => typeof e.error === 'string' && e.error.startsWith('Refused by Loop Guardian'));
       const triesBefore = hookRecords(run).slice(0, firstRefused).filter((e) => e.type === 'tool').length;
       assert.ok(triesBefore <= 2, `tried ${triesBefore} times before the refusal\n${describeRun(run)}`);
+      const refused = refusalTurn(run);
+      if (refused !== undefined) measure(agent, 'editHalt', turnsAfter(run, refused));
+      if (agent.pkg.id === 'codex') {
+        // Codex's apply_patch refused the patch itself (its lines are not in the file), and the
+        // guardian read that as a failure (the rollout's text, no exit code): the tries before the refusal failed.
+        assert.match(agentSaid(run), /apply_patch verification failed: Failed to find expected lines/, describeRun(run));
+        const results = hookRecords(run).filter((e) => e.type === 'tool_result');
+        assert.ok(results.length >= 1 && results.every((e) => e.ok === false), `each patch recorded as failed: ${JSON.stringify(results)}`);
+        // It cannot be ended: every retry after the first refusal is refused too, and it is told so.
+        const after = hookRecords(run).slice(firstRefused).filter((e) => e.type === 'tool');
+        assert.ok(after.every((e) => typeof e.error === 'string' && e.error.startsWith('Refused by Loop Guardian')), `every later try refused\n${describeRun(run)}`);
+        assert.match(agentSaid(run), /cannot end this run from its hook/, describeRun(run));
+      }
+    });
+
+    it('healthy: patches that apply, each followed by the test, until green, are never refused (Codex apply_patch)', async function () {
+      // Codex edits with apply_patch: a patch that applies is progress, however alike the patches look.
+      if (agent.pkg.id !== 'codex' || agent.edit === undefined) this.skip();
+      const edit = agent.edit;
+      const check = "const v=require('fs').readFileSync('value.txt','utf8').trim(); if (v!=='4') { console.error('expected 4, got '+v); process.exit(1) } console.log('green')";
+      const run = keep(
+        await liveRun(
+          agent,
+          (turn, a, sb) => {
+            if (turn.index > 6) return { text: 'Green: done.' };
+            const v = Math.ceil(turn.index / 2);
+            return turn.index % 2 === 1 ? edit(path.join(sb.ws, 'value.txt'), String(v), String(v + 1), turn.tools) : a.shell('node check.js', turn.tools);
+          },
+          { files: { 'check.js': `${check}\n`, 'value.txt': '1\n' }, maxTurns: 8 },
+        ),
+      );
+      assert.doesNotMatch(agentSaid(run), REFUSED, describeRun(run));
+      assert.equal(refusedRecords(run), 0, describeRun(run));
+      assert.equal(readFileSync(path.join(run.sb.ws, 'value.txt'), 'utf8').trim(), '4', describeRun(run));
+      assert.match(agentSaid(run), /Success\. Updated the following files/, describeRun(run));
+      assert.match(agentSaid(run), /green/, describeRun(run));
+      // The two failing checks between patches were recorded as failures, and still not refused.
+      assert.ok(hookRecords(run).filter((e) => e.type === 'tool_result' && e.ok === false).length >= 2, JSON.stringify(hookRecords(run)));
     });
 
     it('the same failing read (a file that does not exist, not a shell call) is refused by the 4th call; the run is ended where the agent can end it for such a call, else the model is told it was not', async function () {
@@ -744,6 +782,6 @@ describe('live: STOP reaches an agent wherever it started (a subfolder, a nested
 
 after(() => {
   if (measured.size === 0) return;
-  const rows = [...measured].map(([id, m]) => `  ${id.padEnd(12)} ${String(m.halt ?? '-').padStart(18)} ${String(m.stopMid ?? '-').padStart(18)} ${String(m.stopBefore ?? '-').padStart(20)} ${String(m.readHalt ?? '-').padStart(22)} ${String(m.unseenHalt ?? '-').padStart(22)} ${String(m.stopSubfolder ?? '-').padStart(20)} ${String(m.stopNested ?? '-').padStart(22)}`);
-  console.log(['', '  model requests (live agents)', `  ${'agent'.padEnd(12)} ${'after the halt'.padStart(18)} ${'after STOP (mid)'.padStart(18)} ${'with STOP before'.padStart(20)} ${'after a refused read'.padStart(22)} ${'after an unseen loop'.padStart(22)} ${'after STOP, in src/'.padStart(20)} ${'after stop in vendor/'.padStart(22)}`, ...rows, `  goals: after the halt <= 2, after STOP <= 1, for ${[...ENDABLE].join(', ')}; Codex cannot be ended from a hook`].join('\n'));
+  const rows = [...measured].map(([id, m]) => `  ${id.padEnd(12)} ${String(m.halt ?? '-').padStart(18)} ${String(m.stopMid ?? '-').padStart(18)} ${String(m.stopBefore ?? '-').padStart(20)} ${String(m.readHalt ?? '-').padStart(22)} ${String(m.editHalt ?? '-').padStart(22)} ${String(m.unseenHalt ?? '-').padStart(22)} ${String(m.stopSubfolder ?? '-').padStart(20)} ${String(m.stopNested ?? '-').padStart(22)}`);
+  console.log(['', '  model requests (live agents)', `  ${'agent'.padEnd(12)} ${'after the halt'.padStart(18)} ${'after STOP (mid)'.padStart(18)} ${'with STOP before'.padStart(20)} ${'after a refused read'.padStart(22)} ${'after a refused edit'.padStart(22)} ${'after an unseen loop'.padStart(22)} ${'after STOP, in src/'.padStart(20)} ${'after stop in vendor/'.padStart(22)}`, ...rows, `  goals: after the halt <= 2, after STOP <= 1, for ${[...ENDABLE].join(', ')}; Codex cannot be ended from a hook`].join('\n'));
 });

@@ -34,8 +34,13 @@ export interface Turn {
   readonly lastResult: string;
 }
 
-/** A tool call the model makes, or its final answer. */
-export type Step = { readonly tool: string; readonly args: Record<string, unknown> } | { readonly text: string };
+/**
+ * A tool call the model makes, or its final answer. `freeform` is the raw input of a call to a
+ * freeform (custom) tool, which the Responses API sends as a `custom_tool_call` with `input` text
+ * instead of a `function_call` with JSON arguments (Codex's `apply_patch` for its own models);
+ * `args` then says the same for the script's records.
+ */
+export type Step = { readonly tool: string; readonly args: Record<string, unknown>; readonly freeform?: string } | { readonly text: string };
 
 export type Script = (turn: Turn) => Step;
 
@@ -271,9 +276,12 @@ function anthropicEvents(step: Step, n: number): Obj[] {
 }
 
 function responsesEvents(step: Step, n: number): Obj[] {
+  // A freeform tool's call (platform.openai.com, "Custom tools": `{type: "custom_tool_call", call_id, name, input}`).
   const item =
     'tool' in step
-      ? { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, name: step.tool, arguments: JSON.stringify(step.args), status: 'completed' }
+      ? step.freeform !== undefined
+        ? { type: 'custom_tool_call', id: `ctc_${n}`, call_id: `call_${n}`, name: step.tool, input: step.freeform, status: 'completed' }
+        : { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, name: step.tool, arguments: JSON.stringify(step.args), status: 'completed' }
       : { type: 'message', id: `msg_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: step.text, annotations: [] }] };
   const response = { id: `resp_${n}`, object: 'response', status: 'in_progress', model: 'scripted', output: [] as Obj[] };
   const usage = { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 110 };

@@ -1,4 +1,5 @@
 import { blockPromptReply, parseToolHookInput, permissionDenyReply, silentAllowReply, type HookProtocol } from '../hook';
+import { codexCallArgs } from './patch';
 
 const events = { pre: 'PreToolUse', post: ['PostToolUse'], prompt: 'UserPromptSubmit' };
 
@@ -22,7 +23,11 @@ const events = { pre: 'PreToolUse', post: ['PostToolUse'], prompt: 'UserPromptSu
 export const codexHook: HookProtocol = {
   events,
   projectDirEnv: [],
-  parse: (raw) => parseToolHookInput(events, raw),
+  // An apply_patch's `{command: <patch>}` read as the patch and its files, as the rollout's is (./patch.ts).
+  parse: (raw) => {
+    const call = parseToolHookInput(events, raw);
+    return 'problem' in call ? call : { ...call, input: codexCallArgs(call.tool, call.input) };
+  },
   deny: (reason) => permissionDenyReply(events.pre, reason),
   allow: silentAllowReply,
   denyPrompt: (reason) => blockPromptReply(reason),

@@ -1,6 +1,7 @@
 import type { GuardianEvent } from '../../core/events';
 import { boundedText } from '../../core/redact';
 import { apiErrorEvent, httpStatus } from '../eventBuilders';
+import { codexCallArgs } from './patch';
 import { isObject, isoTime, jsonText, parseArgsText, RecentSet, statusInText, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
 
 const AGENT = 'codex';
@@ -12,13 +13,25 @@ const INJECTED = /^\s*<(user_instructions|environment_context)>/;
 /** "Reconnecting... 2/5", "retrying 3/5 in 800ms": the attempt of a retried stream. */
 const RETRY_OF = /\b(\d{1,3})\/\d{1,3}\b/;
 const EXIT_LINE = /^(?:Exit code:|Process exited with code)\s*(-?\d+)\s*$/m;
+/**
+ * A patch Codex refused before applying it: the text its `apply_patch` handler answers the model
+ * with (`FunctionCallError::RespondToModel`), which the rollout keeps as the call's whole output,
+ * with no exit code and no `success` flag (openai/codex `codex-rs/core/src/tools/handlers/apply_patch.rs`:
+ * "apply_patch verification failed: {parse_error}" for the tool and for a shell `apply_patch`
+ * it intercepts, "apply_patch handler received invalid patch input" / "… non-apply_patch
+ * input"). Seen live with 0.169.0 for a patch whose lines are not in the file: "apply_patch
+ * verification failed: Failed to find expected lines in <file>:\n<lines>". A patch that
+ * applies answers "Exit code: 0 … Success. Updated the following files:".
+ */
+const PATCH_REFUSED = /^apply_patch (?:verification failed:|handler received (?:invalid patch input|non-apply_patch input|unsupported payload))/;
 /** Header lines newer builds put before `Output:`; their values change between identical runs. */
 const HEADER_LINE = /^(?:Chunk ID|Wall time|Exit code|Process exited with code|Original token count|Total output lines)\b.*$/;
 
 /**
  * What a function_call_output says, since Codex stores no error flag: an exit code in the old
  * JSON envelope (`{"output": ..., "metadata": {"exit_code": N}}`) or in an `Exit code: N` /
- * `Process exited with code N` line; `success: false` where the output is an object. Header
+ * `Process exited with code N` line; `success: false` where the output is an object; a patch
+ * Codex refused to apply (PATCH_REFUSED). Header
  * lines with timings are dropped from the output, so identical runs have identical outputs.
  */
 export function codexOutcome(output: unknown): { ok: boolean; text: string } {
@@ -52,6 +65,7 @@ export function codexOutcome(output: unknown): { ok: boolean; text: string } {
     if (body >= 0 && lines.slice(0, body).every((l) => l.trim() === '' || HEADER_LINE.test(l.trim()))) text = lines.slice(body + 1).join('\n');
   }
   if (code !== undefined && code !== 0) failed = true;
+  if (code === undefined && PATCH_REFUSED.test(text.trimStart())) failed = true;
   return { ok: !failed, text };
 }
 
@@ -172,7 +186,9 @@ class CodexDecoder implements Decoder {
       if (name === undefined) return sink.skipped(line, 'payload.name', `a ${type} without a name`);
       const id = str(p.call_id) ?? str(p.id);
       if (id !== undefined && !this.seen.add(`call:${id}`)) return;
-      const args = type === 'function_call' ? parseArgsText(p.arguments) : type === 'custom_tool_call' ? { input: p.input } : isObject(p.action) ? p.action : {};
+      const raw = type === 'function_call' ? parseArgsText(p.arguments) : type === 'custom_tool_call' ? { input: p.input } : isObject(p.action) ? p.action : {};
+      // An apply_patch: the patch and its files, as the hook reads it (./patch.ts).
+      const args = codexCallArgs(name, raw);
       const event: GuardianEvent = { ...base, type: 'tool', tool: name, args, ...(id !== undefined ? { id } : {}) };
       sink.event(event, line);
       return;
