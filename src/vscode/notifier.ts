@@ -215,7 +215,7 @@ export class FindingNotifier implements vscode.Disposable {
       const agent = guardian.agentOfSession(incident.session);
       const who = agent?.label ?? 'An agent';
       kind = 'error';
-      text = `${where}${who} went on under STOP: ${message.replace(/[.\s]+$/, '')}. STOP reaches only agents whose Loop Guardian hook runs.`;
+      text = `${where}${who} went on under STOP: ${withoutFinalStop(message)}. STOP reaches only agents whose Loop Guardian hook runs.`;
       if (agent?.hookFile !== undefined && !agent.hooked) offers.push([`Install ${agent.label}'s Hook`, () => vscode.commands.executeCommand('loopGuardian.installHook', { agent: agent.id })]);
     } else if (guardian.handledBy(incident) !== undefined) {
       // The hook already refused it (and ended the run where the agent ends it): said first, no alarm, nothing to break.
@@ -241,4 +241,11 @@ export class FindingNotifier implements vscode.Disposable {
       return offers.find(([label]) => label === picked)?.[1]();
     });
   }
+}
+
+/** A sentence without its closing full stops and blanks (a loop, not a regular expression: linear whatever the text). */
+function withoutFinalStop(text: string): string {
+  let end = text.length;
+  while (end > 0 && (text[end - 1] === '.' || /\s/.test(text[end - 1] as string))) end--;
+  return text.slice(0, end);
 }
