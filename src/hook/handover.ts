@@ -8,8 +8,8 @@ import { REFUSED_PREFIX } from './record';
 
 /*
  * A refusal handed over to the agent's permission request, for an agent that ends its run only
- * there (its protocol's `endsLater`: Copilot CLI, whose `preToolUse` deny never ends a run while a
- * `permissionRequest` deny with `interrupt: true` does — src/agents/copilotHooks.ts). The pre-call
+ * there (its protocol's `endsLater`, which says for which calls, and why, in the agent's own
+ * room). The pre-call
  * hook lets the call through and records the handover (src/state/heartbeat.ts); the permission
  * request for that very call is then refused and the run ended. Where the agent ran the call
  * without asking (the handover failed), this session's refusals are given before the call again.

@@ -249,9 +249,9 @@ function projectClues(env: NodeJS.ProcessEnv): ProjectClues {
  * is no project), else the project of the folder the agent names in its environment, found upward
  * from it (`findProject`): an agent may name the folder it was started in (a subfolder, seen live:
  * docs/agents.md), not the one its hook is registered in.
- * Undefined when none is named. (Exported for its tests.)
+ * Undefined when none is named.
  */
-export function namedProject(agent: HookedAgent, option: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | null | undefined {
+function namedProject(agent: HookedAgent, option: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | null | undefined {
   if (option !== undefined) {
     const dir = resolvePath(cwd, option);
     return isFolder(dir) ? dir : null;

@@ -3,7 +3,7 @@ import { PATHS, type Workspace } from './workspace';
 
 /*
  * What the hooks did, per session, as they said it in the guardian's log (`.tmp/guardian/guardian.log`,
- * one `[TIMESTAMP] [LEVEL] message` line per entry, state/guardianLog.ts). The hook (cli/hook.ts,
+ * one `[TIMESTAMP] [LEVEL] message` line per entry, state/guardianLog.ts). The hook (src/hook/answer.ts,
  * `refuse`) writes one line per refusal, in these words:
  *   hook <agent>: refused <what> in session <session>[ (a loop its hook never saw)][ and ended the run| (the run goes on: …)]: <reason>
  *   hook <agent>: <what> in session <session>: to be refused, and the run ended, at the agent's permission request: <reason>

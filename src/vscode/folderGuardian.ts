@@ -340,8 +340,8 @@ export class FolderGuardian implements vscode.Disposable {
   }
 
   /**
-   * The agents' transcripts live outside the folder (\`~/.claude/projects/…\`), where the folder's
-   * watchers do not see them: one watcher per folder holding a transcript read or found, so that a
+   * The agents' transcripts live outside the folder (each agent keeps them in the user's home), out of
+   * the folder's watchers' sight: one watcher per folder holding a transcript read or found, so that a
    * call an agent makes is seen at once (its loop, and whether its hook saw it).
    */
   private watchTranscripts(): void {

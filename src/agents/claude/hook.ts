@@ -45,7 +45,7 @@ export const claudeHook: HookProtocol = {
     gitIgnored: true,
     // Seen live (2.1.328, a closed binary): started in src/, it runs the root's hook (it reads the
     // project settings of its repository's top), with CLAUDE_PROJECT_DIR naming src/ (the hook
-    // finds the project upward from it, cli/hook.ts `namedProject`); started in a nested
+    // finds the project upward from it, src/hook/pipeline.ts `namedProject`); started in a nested
     // repository, it runs that repository's hooks only.
     // The after-call records decide nothing: they run in the background, so that a call costs one
     // blocking hook start, not two (code.claude.com/docs/en/hooks, "Run hooks in the background":

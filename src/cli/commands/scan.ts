@@ -96,7 +96,7 @@ async function publish(ctx: CommandContext, going: readonly Incident[]): Promise
   } catch {
     // Unreadable: every incident going on is sent as new.
   }
-  // A scan the hook started to publish the loop it refused says so (src/cli/hook.ts).
+  // A scan the hook started to publish the loop it refused says so (src/hook/publish.ts).
   const source = process.env.LOOP_GUARDIAN_OTEL_SOURCE === 'hook' ? 'hook' : 'cli';
   const exporter = new IncidentExporter({ source, workspace: ctx.ws.root, seen, queued: await readOtelQueue(ctx.ws) });
   exporter.update(going);
