@@ -80,6 +80,8 @@ const builds = [
   // and only before a prompt: the transcript readers (apart, so that a repeated call does not load them).
   { ...hookBundle, entryPoints: ['src/hook/gate.ts'], outfile: 'dist/cli-gate.js' },
   { ...hookBundle, entryPoints: ['src/hook/turn.ts'], outfile: 'dist/cli-turn.js' },
+  // The hook server (`loop-guardian hook-server`): loaded by that process only, never by a hook call.
+  { ...hookBundle, entryPoints: ['src/hook/server.ts'], outfile: 'dist/cli-hook-server.js' },
   // The configuration schema (zod), loaded by the hook only when its cached configuration is stale.
   { ...common, entryPoints: ['src/state/configFile.ts'], outfile: 'dist/cli-config.js' },
 ];

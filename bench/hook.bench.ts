@@ -11,7 +11,7 @@
  * same for `node -e 0`).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { promises as fs, readFileSync, writeFileSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -99,12 +99,9 @@ async function main(): Promise<void> {
  * with the agent's own CLI (the live suite's scripted model and drivers), hooked by `init` and
  * unhooked, AGENT_ROUNDS rounds interleaved with bare `node -e 0` starts, medians compared. The
  * added time per tool call is set against one bare Node start: the goal is at most 1.2 of them.
+ * Hooked runs go through the hook server (src/hook/server.ts), as installed; the same runs with
+ * LOOP_GUARDIAN_HOOK_SERVER=off (a Node process per hook call) are shown beside them.
  */
-/** A settings file's hook entries made blocking again (no `async`), synchronously. */
-function unasync(file: string): void {
-  writeFileSync(file, readFileSync(file, 'utf8').replace(/,\s*"async": true/g, ''));
-}
-
 async function agentRuns(): Promise<void> {
   const CALLS = 31;
   const rounds = Number(process.env.BENCH_AGENT_ROUNDS ?? 5);
@@ -116,23 +113,23 @@ async function agentRuns(): Promise<void> {
     const hooked: number[] = [];
     const bare: number[] = [];
     const unhooked: number[] = [];
-    // As before the after-call records ran in the background: every hook entry blocking.
-    const blocking: number[] = [];
+    // Every hook call in a Node process of its own, as without the hook server (LOOP_GUARDIAN_HOOK_SERVER=off).
+    const alone: number[] = [];
     const load: number[] = [];
     for (let i = 0; i < rounds; i++) {
       load.push(os.loadavg()[0] as number);
       for (let j = 0; j < 5; j++) bare.push(time(process.execPath, ['-e', '0'], '', os.tmpdir()));
-      const kinds = agent.pkg.id === 'claude' ? (['hooked', 'unhooked', 'blocking'] as const) : (['hooked', 'unhooked'] as const);
+      const kinds = ['hooked', 'unhooked', 'alone'] as const;
       for (const kind of i % 2 === 0 ? kinds : [...kinds].reverse()) {
         const hook = kind !== 'unhooked';
-        const before = kind === 'blocking' ? (sb: { ws: string }) => unasync(path.join(sb.ws, '.claude', 'settings.local.json')) : undefined;
-        const run = await liveRun(agent, script, { hook, maxTurns: CALLS + 1, timeoutMs: 600_000, ...(before ? { before } : {}) });
+        const env = kind === 'alone' ? { LOOP_GUARDIAN_HOOK_SERVER: 'off' } : {};
+        const run = await liveRun(agent, script, { hook, maxTurns: CALLS + 1, timeoutMs: 600_000, env });
         try {
           const steps = path.join(run.sb.ws, 'steps.txt');
           const ran = (await fs.readFile(steps, 'utf8').catch(() => '')).trim().split('\n').filter((l) => l !== '').length;
           if (ran !== CALLS || run.result.code !== 0) throw new Error(`${id} ${hook ? 'hooked' : 'unhooked'}: ${ran} of ${CALLS} calls ran, exit ${String(run.result.code)}`);
           if (hook && !(await fs.readdir(path.join(run.sb.ws, '.tmp', 'current', 'logs')).catch(() => [] as string[])).some((f) => f.startsWith('hook-'))) throw new Error(`${id}: the hooked run left no hook log`);
-          (kind === 'hooked' ? hooked : kind === 'unhooked' ? unhooked : blocking).push(run.result.ms);
+          (kind === 'hooked' ? hooked : kind === 'unhooked' ? unhooked : alone).push(run.result.ms);
         } finally {
           run.sb.cleanup();
         }
@@ -144,8 +141,8 @@ async function agentRuns(): Promise<void> {
     console.log(summary('node -e 0 (process start alone)', bare));
     console.log(summary(`${id} run, unhooked`, unhooked));
     console.log(summary(`${id} run, hooked (loop-guardian init)`, hooked));
-    if (blocking.length > 0) console.log(summary(`${id} run, hooked, every entry blocking`, blocking));
-    if (blocking.length > 0) console.log(`${id}: every entry blocking (as before): added per tool call ${((median(blocking) - median(unhooked)) / CALLS).toFixed(1)} ms = ${((median(blocking) - median(unhooked)) / CALLS / node).toFixed(2)} x a bare Node start`);
+    console.log(summary(`${id} run, hooked, no hook server (a Node process per hook call)`, alone));
+    console.log(`${id}: no hook server: added per tool call ${((median(alone) - median(unhooked)) / CALLS).toFixed(1)} ms = ${((median(alone) - median(unhooked)) / CALLS / node).toFixed(2)} x a bare Node start`);
     console.log(`${id}: added per tool call ${added.toFixed(1)} ms = ${(added / node).toFixed(2)} x a bare Node start (${node.toFixed(1)} ms); goal <= 1.2`);
   }
 }

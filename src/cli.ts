@@ -6,7 +6,7 @@ import { requireWithCodeCache } from './hook/codeCache';
 
 declare const __BUNDLED__: boolean | undefined;
 const bundled = typeof __BUNDLED__ === 'boolean' && __BUNDLED__;
-const hook = process.argv[2] === 'hook';
+const hook = process.argv[2] === 'hook' || process.argv[2] === 'hook-server';
 const target = bundled ? (hook ? 'cli-hook.js' : 'cli-main.js') : hook ? 'cli/hookRun' : 'cli/run';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 if (bundled && hook) requireWithCodeCache(join(__dirname, target));

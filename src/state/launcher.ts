@@ -5,6 +5,7 @@ import { readTextIfExists, writeFileAtomic } from './atomicFile';
 import type { HookProtocol } from '../agents/hook';
 import { stopFallback } from '../agents/hookSettings';
 import { guardianHome } from './guardianHome';
+import { PATHS } from './workspace';
 
 /*
  * The per-user launcher: the one file the guardian writes outside a workspace.
@@ -24,6 +25,11 @@ import { guardianHome } from './guardianHome';
 /** Where the launcher lives (the hook command says the same in shell, `LAUNCHER_IN_SHELL`). */
 export function launcherPath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(guardianHome(env), 'bin', 'loop-guardian');
+}
+
+/** The hook client beside the launcher (bash): it asks the hook server (src/hook/server.ts) where one runs. */
+export function hookClientPath(env: NodeJS.ProcessEnv = process.env): string {
+  return `${launcherPath(env)}-hook`;
 }
 
 /** The same launcher for hosts without a POSIX shell (Windows), run by Node: `loop-guardian.js` beside it. */
@@ -67,6 +73,59 @@ export interface LauncherTarget {
   readonly node?: string;
   /** An Electron executable that can run as Node (`ELECTRON_RUN_AS_NODE=1`), tried when no `node` is found. */
   readonly electron?: string;
+  /** The hook client (`hookClientPath`), written beside the launcher; none: every hook call starts Node. */
+  readonly client?: string;
+}
+
+/**
+ * The hook client's text (bash): a hook call sent to the hook server (src/hook/server.ts) with the
+ * caller's folder, arguments, environment and stdin, its answer given as the hook process gives it.
+ * Whatever goes wrong (no server, a server of another install, no answer within 5 s) the call goes
+ * to the hook process, `LOOP_GUARDIAN_HOOK_SERVER=start` asking it to start a server afterwards.
+ * STOP never depends on the server: with a STOP_ALL file at or above the caller's folder, a project
+ * folder the agent names, or `--workspace`, the hook process answers (it reads STOP_ALL first,
+ * whatever stdin does).
+ */
+export function hookClientScript(): string {
+  const projectVars = [...new Set(HOOK_AGENTS.flatMap((a) => a.hook.projectDirEnv))].filter((n) => /^[A-Z_][A-Z0-9_]*$/.test(n));
+  return [
+    '# Loop Guardian\'s hook client (bash), run by the launcher beside it for a hook call: asks the hook',
+    '# server (loop-guardian hook-server) instead of starting Node. Written with the launcher.',
+    'node=$1; cli=$2; shift 2',
+    'trap \'\' PIPE',
+    'direct() { LOOP_GUARDIAN_HOOK_SERVER=$1; export LOOP_GUARDIAN_HOOK_SERVER; shift; exec "$node" "$cli" "$@"; }',
+    'piped() { local how=$1; shift; exec 3>&-; printf \'%s\' "$payload" | direct "$how" "$@"; exit; }',
+    // A STOP_ALL file that may say anything but CLEAR (it names neither STOP nor PAUSE, it says CLEAR; read as bash reads: up to a NUL): the hook process reads it.
+    'shopt -s nocasematch',
+    'stop_at() { local d=$1 f t; [[ $d == /* ]] || d=$PWD/$d; while :; do f=$d/' + PATHS.stopAll + '; if [ -e "$f" ]; then [ -f "$f" ] || return 0; t=; IFS= read -r -d \'\' -n 4096 t < "$f" 2>/dev/null; [[ $t == *clear* && $t != *stop* && $t != *pause* ]] || return 0; fi; [ -z "$d" ] || [ "$d" = / ] && return 1; d=${d%/*}; done; }',
+    'builtin cd -P . 2>/dev/null',
+    'if stop_at "$PWD"; then direct off "$@"; fi',
+    `for v in ${projectVars.join(' ')}; do if [ -n "\${!v:-}" ] && stop_at "\${!v}"; then direct off "$@"; fi; done`,
+    'prev=; for a in "$@"; do if [ "$prev" = --workspace ] && stop_at "$a"; then direct off "$@"; fi; prev=$a; done',
+    'payload=$(cat; printf .); payload=${payload%.}',
+    'info="${BASH_SOURCE[0]%/*}/../run/hook-server"',
+    'port=; token=; [ -f "$info" ] && IFS=\' \' read -r port token _ < "$info"',
+    '[[ $port =~ ^[0-9]+$ ]] || piped start "$@"',
+    '{ exec 3<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null || piped start "$@"',
+    'names=(); while IFS= read -r n; do names+=("$n"); done < <(compgen -e)',
+    '{',
+    '  printf \'LGH1\\0%s\\0%s\\0%s\\0%s\\0\' "$token" "$cli" "$PWD" "$#"',
+    '  [ $# -gt 0 ] && printf \'%s\\0\' "$@"',
+    '  printf \'%s\\0\' "${#names[@]}"',
+    '  for n in "${names[@]}"; do printf \'%s=%s\\0\' "$n" "${!n}"; done',
+    '  LC_ALL=C',
+    '  printf \'%s\\0%s\' "${#payload}" "$payload"',
+    '} >&3 2>/dev/null || piped start "$@"',
+    'IFS= read -r -t 5 code <&3 || piped start "$@"',
+    '[[ $code =~ ^[0-9]+$ ]] || piped start "$@"',
+    'IFS= read -r -t 5 olen <&3 || piped start "$@"',
+    'rest=$(cat <&3; printf .); exec 3>&-; rest=${rest%.}',
+    'LC_ALL=C',
+    'printf \'%s\' "${rest:0:olen}"',
+    'printf \'%s\' "${rest:olen}" >&2',
+    'exit "$code"',
+    '',
+  ].join('\n');
 }
 
 /** A value single-quoted for the shell. */
@@ -91,9 +150,16 @@ export function launcherScript(target: LauncherTarget): string {
     `cli=${sq(target.cli)}`,
     `node=${sq(target.node ?? '')}`,
     `electron=${sq(target.electron ?? '')}`,
+    `client=${sq(target.client ?? '')}`,
     'if [ -f "$cli" ]; then',
-    '  if [ -n "$node" ] && [ -x "$node" ]; then exec "$node" "$cli" "$@"; fi',
-    '  if command -v node >/dev/null 2>&1; then exec node "$cli" "$@"; fi',
+    '  run=',
+    '  if [ -n "$node" ] && [ -x "$node" ]; then run=$node; elif command -v node >/dev/null 2>&1; then run=node; fi',
+    '  if [ -n "$run" ]; then',
+    "    # A hook call goes to the hook server through the hook client, where bash is found; else (and",
+    '    # with LOOP_GUARDIAN_HOOK_SERVER=off) the hook runs in a Node process of its own.',
+    '    if [ "$1" = hook ] && [ "${LOOP_GUARDIAN_HOOK_SERVER:-}" != off ] && [ -n "$client" ] && [ -f "$client" ] && command -v bash >/dev/null 2>&1; then exec bash "$client" "$run" "$cli" "$@"; fi',
+    '    exec "$run" "$cli" "$@"',
+    '  fi',
     '  if [ -n "$electron" ] && [ -x "$electron" ]; then ELECTRON_RUN_AS_NODE=1; export ELECTRON_RUN_AS_NODE; exec "$electron" "$cli" "$@"; fi',
     'fi',
     '# The install is gone, or no runtime was found: a hook still refuses under STOP (STOP_ALL read',
@@ -126,15 +192,20 @@ export interface LauncherResult {
  */
 export async function installLauncher(target: LauncherTarget, env: NodeJS.ProcessEnv = process.env): Promise<LauncherResult> {
   const file = launcherPath(env);
-  const text = launcherScript(target);
+  const client = hookClientPath(env);
+  const text = launcherScript({ ...target, client: target.client ?? client });
   const before = await readTextIfExists(file);
   const js = nodeLauncherPath(env);
   const jsText = nodeLauncherScript(target);
   const jsBefore = await readTextIfExists(js);
-  if (before === text && jsBefore === jsText) return { path: file, changed: false, created: false };
+  const clientText = hookClientScript();
+  const clientBefore = await readTextIfExists(client);
+  if (before === text && jsBefore === jsText && clientBefore === clientText) return { path: file, changed: false, created: false };
   await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o755 });
   const within = await fs.realpath(guardianHome(env));
   if (jsBefore !== jsText) await writeFileAtomic(js, jsText, { mode: 0o644, within });
+  // The client before the launcher that runs it.
+  if (clientBefore !== clientText) await writeFileAtomic(client, clientText, { mode: 0o644, within });
   if (before !== text) {
     await writeFileAtomic(file, text, { mode: 0o755, within });
     // A file that was there keeps its mode through the rename: make sure it can be run.

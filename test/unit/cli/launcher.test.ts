@@ -4,7 +4,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { HOOK_AGENTS } from '../../../src/agents';
 import { hookCommand, STOP_WITHOUT_GUARDIAN } from '../../../src/agents/hookSettings';
-import { installLauncher, launcherPath, launcherScript, refreshLauncher, windowsHookCommand } from '../../../src/state/launcher';
+import { hookClientPath, hookClientScript, installLauncher, launcherPath, launcherScript, refreshLauncher, windowsHookCommand } from '../../../src/state/launcher';
 import { extensionLauncherTarget } from '../../../src/vscode/launcher';
 import { CLI, cli, tmpdir, write } from '../helpers';
 
@@ -51,7 +51,8 @@ describe('the per-user launcher', () => {
     await installLauncher(extensionLauncherTarget('/ext/loop-guardian-0.1.0'), env);
     const refreshed = await refreshLauncher(target, env);
     assert.deepEqual([refreshed?.changed, refreshed?.created], [true, false]);
-    assert.equal(await fs.readFile(launcherPath(env), 'utf8'), launcherScript(target));
+    assert.equal(await fs.readFile(launcherPath(env), 'utf8'), launcherScript({ ...target, client: hookClientPath(env) }));
+    assert.equal(await fs.readFile(hookClientPath(env), 'utf8'), hookClientScript());
     const before = (await fs.stat(launcherPath(env))).mtimeMs;
     await new Promise((r) => setTimeout(r, 20));
     assert.equal((await refreshLauncher(target, env))?.changed, false);
