@@ -189,6 +189,20 @@ describe('the hook server: a hook call through the launcher', function () {
     }
   });
 
+  it('reads the caller\'s environment, not its own: the project named only by CLAUDE_PROJECT_DIR, from a folder outside it', async () => {
+    const h = await home();
+    const ws = await tmpProject();
+    const outside = await tmpdir();
+    hook(h.env, ws, { ...pre(1), cwd: ws });
+    await waitFor(h.server);
+    const before = await h.starts();
+    const r = spawnSync('/bin/sh', ['-c', command], { input: JSON.stringify({ ...pre(2), tool_input: { command: 'make from-outside' }, cwd: outside }), env: { ...process.env, ...h.env, CLAUDE_PROJECT_DIR: ws }, cwd: outside, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(await h.starts(), before, 'the server answered');
+    const calls = (await hookLogLines(ws)).filter((e) => e.type === 'tool').map((e) => (e.args as { command?: string }).command);
+    assert.ok(calls.includes('make from-outside'), JSON.stringify(calls));
+  });
+
   it('goes away when its folder does', async () => {
     const h = await home();
     const ws = await tmpProject();
