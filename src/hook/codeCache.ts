@@ -85,7 +85,13 @@ function readCache(file: string): Buffer | undefined {
 /** Writes the cache `file`, and removes the other files of the same bundle (`prefix`): its earlier builds'. */
 function writeCache(dir: string, prefix: string, file: string, script: Script): void {
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // Only inside a guardian folder that is there: one deleted (the guardian taken off the machine,
+    // a test's folder removed) is never made again by a process that outlived it.
+    try {
+      mkdirSync(dir, { mode: 0o700 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
     const temp = `${file}.${process.pid}.tmp`;
     // `wx`: a file already at the temporary name (or a FIFO) is never written into.
     writeFileSync(temp, script.createCachedData(), { mode: 0o600, flag: 'wx' });

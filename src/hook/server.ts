@@ -220,7 +220,12 @@ export async function serveHooks(opts: ServeOptions): Promise<void> {
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('the hook server has no port');
   const line = `${address.port} ${token} ${process.pid}\n`;
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  // In the guardian's folder as it is (the launcher's): never made again where it was deleted.
+  try {
+    mkdirSync(dirname(file), { mode: 0o700 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
   const temp = `${file}.${process.pid}.tmp`;
   writeFileSync(temp, line, { mode: 0o600, flag: 'wx' });
   renameSync(temp, file);

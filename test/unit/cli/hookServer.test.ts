@@ -203,7 +203,7 @@ describe('the hook server: a hook call through the launcher', function () {
     assert.ok(calls.includes('make from-outside'), JSON.stringify(calls));
   });
 
-  it('goes away when its folder does', async () => {
+  it('goes away when its folder does, and makes nothing of it again', async () => {
     const h = await home();
     const ws = await tmpProject();
     hook(h.env, ws, { ...pre(1), cwd: ws });
@@ -217,5 +217,7 @@ describe('the hook server: a hook call through the launcher', function () {
         return true;
       }
     });
+    // Nothing of it made again on the way out (its code cache, its run file): a folder deleted stays deleted.
+    await assert.rejects(fs.stat(h.env.LOOP_GUARDIAN_HOME as string));
   });
 });
