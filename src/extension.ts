@@ -3,7 +3,7 @@ import { createApi, type LoopGuardianApi } from './vscode/api';
 import { BlockedTasksTree } from './vscode/blockedTasksTree';
 import { registerCommands } from './vscode/commands';
 import { FindingDiagnostics, LoopCodeActions } from './vscode/diagnostics';
-import { FindingsTree } from './vscode/findingsTree';
+import { FINDINGS_VIEW, FindingsTree } from './vscode/findingsTree';
 import { GuardianService } from './vscode/guardianService';
 import { IncidentPublisher } from './vscode/incidentPublisher';
 import { keepLauncherCurrent } from './vscode/launcher';
@@ -25,7 +25,7 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
   const protection = new ProtectionNotifier(service, context.workspaceState, log);
   const findingsTree = new FindingsTree(service, notifier);
   const blockedTasksTree = new BlockedTasksTree(service);
-  const findingsView = vscode.window.createTreeView('loopGuardian.findings', { treeDataProvider: findingsTree, showCollapseAll: true });
+  const findingsView = vscode.window.createTreeView(FINDINGS_VIEW, { treeDataProvider: findingsTree, showCollapseAll: true });
   const viewState = new ViewState(service, findingsView);
   const diagnostics = new FindingDiagnostics(service, settings);
   const codeActions = new LoopCodeActions(diagnostics);

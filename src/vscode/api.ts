@@ -27,8 +27,8 @@ export interface LoopGuardianApi {
   idle(): Promise<void>;
   /** The window's storage folder the guardian reads other extensions' transcripts from, if any. */
   editorStorage(): string | undefined;
-  /** The view's badge (its loops) and the STOP_ALL state its toolbar offers actions by. */
-  view(): { badge: number; stopStatus: StopStatus };
+  /** The view's badge (its loops), the STOP_ALL state its toolbar offers actions by, and the loops whose rows are selected. */
+  view(): { badge: number; stopStatus: StopStatus; selectedLoops: string[] };
   /** Every confirmation a STOP_ALL command showed in this session. */
   stopConfirmations(): readonly string[];
   /** The titles of the quick fixes this extension offers on a Problems entry of its own (what the light bulb lists from it). */
@@ -66,7 +66,7 @@ export function createApi(activationMs: number, service: GuardianService, status
     protectionWarnings: () => protection.shown,
     idle: () => service.idle(),
     editorStorage: () => service.editorStorage,
-    view: () => ({ badge: viewState.loops, stopStatus: viewState.stopStatus }),
+    view: () => ({ badge: viewState.loops, stopStatus: viewState.stopStatus, selectedLoops: viewState.selectedLoops }),
     stopConfirmations: () => stopConfirmations,
     quickFixes: (uri, diagnostic) => codeActions.actionsFor(uri, [diagnostic]).map((a) => a.title),
   };

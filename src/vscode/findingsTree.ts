@@ -1,10 +1,15 @@
 import { unreadAgents } from '../watch/foundAgents';
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import type { TrackedIncident } from '../core/incidentBook';
 import type { FolderGuardian } from './folderGuardian';
 import type { FindingNotifier } from './notifier';
 import type { GuardianService } from './guardianService';
 import { evidenceNodes, GuardianTree, type Node } from './treeNodes';
+
+/** The view's id (package.json contributes.views). */
+export const FINDINGS_VIEW = 'loopGuardian.findings';
+/** How long Show Details waits for a hidden view to be shown before it reveals the row anyway. */
+const SHOW_TIMEOUT_MS = 5_000;
 
 /**
  * Findings: what is being watched, per workspace folder and session, with one row per loop
@@ -77,7 +82,36 @@ export class FindingsTree extends GuardianTree {
 
   /** Shows an incident's row in the view, selected and expanded. */
   async reveal(view: vscode.TreeView<Node>, guardian: FolderGuardian, incident: TrackedIncident): Promise<void> {
+    if (!view.visible) await this.open(view);
     await view.reveal(this.incidentNode(guardian, incident), { select: true, focus: true, expand: true });
+  }
+
+  /**
+   * Opens the hidden view and has it drawn again before a row is revealed in it. A hidden view
+   * puts off the refreshes it is asked for until it is shown; revealing a row opens it, and the
+   * workbench then looks the row up while the view's first load, and the refresh it put off, are
+   * still replacing its rows: VS Code 1.139 fails there with "TreeError [...] Data tree node not
+   * found" (workbench/api/browser/mainThreadTreeViews.ts reveal: the parents are expanded and the
+   * row is looked up without waiting for a refresh under way; browser/parts/views/treeView.ts
+   * setVisibility runs the put-off refresh without waiting for it). A refresh asked for once the
+   * view is shown is one the extension host waits for before it reveals (extHostTreeViews.ts
+   * reveal waits for its refresh promise, which waits for the workbench's refresh of a visible
+   * view), so the row is looked up in the rows the view shows.
+   */
+  private async open(view: vscode.TreeView<Node>): Promise<void> {
+    const shown = new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        listener.dispose();
+        resolve();
+      };
+      const listener = view.onDidChangeVisibility((e) => (e.visible ? done() : undefined));
+      // Whatever keeps it hidden (no window, a layout that has no room for it), the reveal still runs.
+      const timer = setTimeout(done, SHOW_TIMEOUT_MS);
+    });
+    await vscode.commands.executeCommand(`${FINDINGS_VIEW}.focus`);
+    await shown;
+    this.redraw();
   }
 
   private folderChildren(guardian: FolderGuardian): Node[] {

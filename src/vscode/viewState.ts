@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { StopStatus } from '../core/stopAll';
 import type { GuardianService } from './guardianService';
+import type { Node } from './treeNodes';
 
 /** The context key the view's toolbar reads: STOP when any folder is stopped, else PAUSE when any is paused, else CLEAR. */
 export const STOP_STATUS_KEY = 'loopGuardian.stopStatus';
@@ -16,7 +17,7 @@ export class ViewState implements vscode.Disposable {
 
   constructor(
     private readonly service: GuardianService,
-    private readonly view: vscode.TreeView<unknown>,
+    private readonly view: vscode.TreeView<Node>,
   ) {
     this.listener = service.onDidChange(() => this.render());
     this.render();
@@ -30,6 +31,11 @@ export class ViewState implements vscode.Disposable {
   get stopStatus(): StopStatus {
     const statuses = this.service.all.map((g) => g.state.stop.state.status);
     return statuses.includes('STOP') ? 'STOP' : statuses.includes('PAUSE') ? 'PAUSE' : 'CLEAR';
+  }
+
+  /** The loops whose rows are selected in the view (Show Details selects one), by id. */
+  get selectedLoops(): string[] {
+    return this.view.selection.flatMap((n) => (n.kind === 'incident' ? [n.incident.id] : []));
   }
 
   private render(): void {

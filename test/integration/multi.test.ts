@@ -34,7 +34,10 @@ describe('Loop Guardian in a real VS Code: several folders', () => {
     }
     const under = (depth: number) => rows.slice(0, loop).filter((r) => r.depth === depth).pop()?.item.id;
     assert.deepEqual(chain, [under(1), under(0)], 'the loop, its session, its folder');
+    // The view is hidden (the Explorer is shown): Show Details opens it and selects the loop's row there.
+    await vscode.commands.executeCommand('workbench.view.explorer');
     assert.equal(await vscode.commands.executeCommand('loopGuardian.showIncident', { folder: 1, incident: id }), id);
+    await waitFor('the loop\'s row selected', () => api.view().selectedLoops.includes(id));
   });
 
   it('follows folders added and removed at run time', async () => {
