@@ -62,6 +62,26 @@ describe('loop-guardian hook copilot (VS Code agent mode, a real process)', () =
     assert.equal(lines[0]?.id, 'c1__vscode-1');
   });
 
+  it("reads VS Code's `Command exited with code N` line at the end of a terminal result as a failure (its output, the exit code once); a result without it, whatever its words, as returned", async () => {
+    const ws = await tmpProject();
+    const output = '\n> app@1.0.0 db:migrate\n> node migrate.js\n\nError: connect ECONNREFUSED 127.0.0.1:5432';
+    await hook(ws, local(ws, 'e1', { command: 'npm run db:migrate' }));
+    await hook(ws, { ...local(ws, 'e1', { command: 'npm run db:migrate' }), hook_event_name: 'PostToolUse', tool_response: `${output}\n\nCommand exited with code 1` });
+    await hook(ws, local(ws, 'e2', { command: 'npm run db:migrate 2>&1' }));
+    await hook(ws, { ...local(ws, 'e2', { command: 'npm run db:migrate 2>&1' }), hook_event_name: 'PostToolUse', tool_response: output });
+    await hook(ws, local(ws, 'e3', { command: 'npm test' }));
+    await hook(ws, { ...local(ws, 'e3', { command: 'npm test' }), hook_event_name: 'PostToolUse', tool_response: 'tests pass\n\nCommand exited with code 0' });
+    const results = (await readJsonl(path.join(ws, '.tmp/current/logs/hook-copilot-vs-9.jsonl'))).filter((e) => e.type === 'tool_result');
+    assert.deepEqual(
+      results.map((e) => [e.id, e.ok, e.error]),
+      [
+        ['e1__vscode-1', false, `${output.trimEnd()}\n(exit code 1)`],
+        ['e2__vscode-1', true, undefined],
+        ['e3__vscode-1', true, undefined],
+      ],
+    );
+  });
+
   it('accepts the camelCase common keys of the 2026-02 builds (hookEventName, sessionId)', async () => {
     const ws = await tmpProject();
     const { hook_event_name: _e, session_id: _s, transcript_path: _t, ...rest } = local(ws, 'k1');
