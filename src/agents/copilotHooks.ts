@@ -212,6 +212,17 @@ export function copilotHookProtocol(other: string, events: HookProtocol['events'
     // The run ends only from a permission request (`interrupt: true`); a refusal before the call ends nothing.
     halt: (reason, call): HookReply | undefined => (call?.phase === 'permission' ? { stdout: `${JSON.stringify({ behavior: 'deny', message: reason, interrupt: true })}\n`, stderr: '', exitCode: 0 } : undefined),
     endsLater: (call) => call.phase === 'pre' && call.caller === CLI_CALLER && call.tool !== undefined && ENDS_AT_PERMISSION.has(call.tool),
+    // VS Code's Local harness runs PostToolUse only for a call that returned: a call that threw gets
+    // none, and Copilot's transcript (the `transcript_path` of every payload) gets
+    // `tool.execution_complete {"success": false}`, flushed before the next hook runs
+    // (microsoft/vscode-copilot-chat `src/extension/prompts/node/panel/toolCalling.tsx`: the hook
+    // after `invokeTool` only, `logToolExecutionComplete(…, false)` in its catch;
+    // `chatHookService.ts` `executeHook` awaits `sessionTranscriptService.flush` first; the same in
+    // Copilot Chat 0.67.0's dist/extension.js). Seen live: a `read_file` of a missing file.
+    failuresInTranscript: true,
+    // There a call is named by the model's id, the hooks' `call_4__vscode-<n>` cut at `__vscode-`
+    // (`sessionTranscriptService.ts`); the CLI's calls carry no id.
+    transcriptCallId: (id) => id.split('__vscode-')[0] as string,
     // Only VS Code's Local harness can refuse a prompt.
     denyPrompt: (reason, call): HookReply | undefined => (call.caller === LOCAL_CALLER ? { stdout: `${JSON.stringify({ continue: false, stopReason: reason })}\n`, stderr: '', exitCode: 0 } : undefined),
     registration: copilotRegistration(other),
