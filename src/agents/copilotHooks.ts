@@ -86,6 +86,29 @@ function dialectOf(raw: Record<string, unknown>): Dialect {
   return local ? 'local' : 'cli-pascal';
 }
 
+/*
+ * A terminal command's exit code, where VS Code's Local harness gives one. Its `run_in_terminal`
+ * result is the terminal's text, and VS Code appends `\n\nCommand exited with code N` to it when
+ * the command it saw finish exited with N > 0 (microsoft/vscode
+ * `src/vs/workbench/contrib/terminalContrib/chatAgentTools/browser/executeStrategy/
+ * richExecuteStrategy.ts` and `basicExecuteStrategy.ts`: `additionalInformation`, joined after the
+ * output by `runInTerminalTool.ts`; the same text in VS Code 1.139.1's workbench.js). That text is
+ * the hook's `tool_response`. VS Code adds the line only when its terminal reported the command's
+ * end before the prompt went idle (a sync run ends at whichever comes first), so a failed command
+ * may come without it (seen live in 1.139.1: `tool_response` with no such line, while the chat
+ * session file, written up to a minute later, says `exitCode: 1`): such a call is then read as
+ * one that returned its text, never guessed failed from its words.
+ */
+const VSCODE_EXIT = /(?:^|\n)Command exited with code (\d+)\s*$/;
+
+/** The Local harness's terminal result that ends with VS Code's non-zero exit line: the error, its output with the exit code said once. */
+function localTerminalFailure(raw: Record<string, unknown>): string | undefined {
+  if (typeof raw.tool_response !== 'string') return undefined;
+  const exit = VSCODE_EXIT.exec(raw.tool_response);
+  if (exit === null || Number(exit[1]) === 0) return undefined;
+  return `${raw.tool_response.slice(0, exit.index).trimEnd()}\n(exit code ${exit[1]})`;
+}
+
 function parseClaudeStyle(raw: Record<string, unknown>, caller: string): HookCall | { problem: string } {
   const name = text(raw.hook_event_name) ?? text(raw.hookEventName);
   // Event names in either case (`preToolUse` is the CLI's spelling of `PreToolUse`).
@@ -95,7 +118,9 @@ function parseClaudeStyle(raw: Record<string, unknown>, caller: string): HookCal
     ...(named !== undefined ? { hook_event_name: named } : name !== undefined ? { hook_event_name: name } : {}),
     ...(raw.session_id === undefined && raw.sessionId !== undefined ? { session_id: raw.sessionId } : {}),
   });
-  return 'problem' in call ? call : { ...call, caller };
+  if ('problem' in call) return call;
+  const failed = caller === LOCAL_CALLER && call.phase === 'post' && call.error === undefined ? localTerminalFailure(raw) : undefined;
+  return { ...call, caller, ...(failed !== undefined ? { error: failed } : {}) };
 }
 
 function parseCamelCase(raw: Record<string, unknown>): HookCall | { problem: string } {
@@ -187,6 +212,17 @@ export function copilotHookProtocol(other: string, events: HookProtocol['events'
     // The run ends only from a permission request (`interrupt: true`); a refusal before the call ends nothing.
     halt: (reason, call): HookReply | undefined => (call?.phase === 'permission' ? { stdout: `${JSON.stringify({ behavior: 'deny', message: reason, interrupt: true })}\n`, stderr: '', exitCode: 0 } : undefined),
     endsLater: (call) => call.phase === 'pre' && call.caller === CLI_CALLER && call.tool !== undefined && ENDS_AT_PERMISSION.has(call.tool),
+    // VS Code's Local harness runs PostToolUse only for a call that returned: a call that threw gets
+    // none, and Copilot's transcript (the `transcript_path` of every payload) gets
+    // `tool.execution_complete {"success": false}`, flushed before the next hook runs
+    // (microsoft/vscode-copilot-chat `src/extension/prompts/node/panel/toolCalling.tsx`: the hook
+    // after `invokeTool` only, `logToolExecutionComplete(…, false)` in its catch;
+    // `chatHookService.ts` `executeHook` awaits `sessionTranscriptService.flush` first; the same in
+    // Copilot Chat 0.67.0's dist/extension.js). Seen live: a `read_file` of a missing file.
+    failuresInTranscript: true,
+    // There a call is named by the model's id, the hooks' `call_4__vscode-<n>` cut at `__vscode-`
+    // (`sessionTranscriptService.ts`); the CLI's calls carry no id.
+    transcriptCallId: (id) => id.split('__vscode-')[0] as string,
     // Only VS Code's Local harness can refuse a prompt.
     denyPrompt: (reason, call): HookReply | undefined => (call.caller === LOCAL_CALLER ? { stdout: `${JSON.stringify({ continue: false, stopReason: reason })}\n`, stderr: '', exitCode: 0 } : undefined),
     registration: copilotRegistration(other),

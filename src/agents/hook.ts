@@ -196,6 +196,14 @@ export interface HookProtocol {
   /** Events (besides pre, post and prompt) at which calls still unsettled are settled from the transcript: the end of a turn. */
   readonly settleEvents?: readonly string[];
   /**
+   * The agent runs no after-call hook for a call that failed, but writes the failure to the
+   * transcript stdin names before its next hook runs (Copilot in VS Code): before a call or a
+   * prompt, the session's calls with no outcome are settled from the transcript.
+   */
+  readonly failuresInTranscript?: boolean;
+  /** How the agent's transcript names a call its hook is given as `id`; absent: by the same id. */
+  transcriptCallId?(id: string): string;
+  /**
    * Refuses a prompt (a call of phase `prompt`) through the agent's answer; undefined where the
    * agent, or the dialect it called in, cannot refuse one (the prompt is then only recorded).
    * Absent: the agent's prompts are not refused.

@@ -180,10 +180,13 @@ function stepOf(agent: HookedAgent, call: HookCall): Step | undefined {
   if (prompt !== undefined && agent.hook.denyPrompt?.('', call) === undefined) return undefined;
   // Calls whose outcome the hook has not recorded are settled from the transcript first: always
   // for an agent that writes outcomes only there; before a call or a prompt for one whose
-  // after-call records run in the background (they may not have come yet).
+  // after-call records run in the background (they may not have come yet), or that runs no
+  // after-call hook for a failed call (its failure is in the transcript only).
   const settles =
     call.transcript !== undefined &&
-    (agent.hook.outcomeInTranscript === true ? call.phase !== 'other' || (agent.hook.settleEvents ?? []).includes(call.event) : (agent.hook.registration.background ?? []).length > 0 && (call.phase === 'pre' || call.phase === 'prompt'));
+    (agent.hook.outcomeInTranscript === true
+      ? call.phase !== 'other' || (agent.hook.settleEvents ?? []).includes(call.event)
+      : ((agent.hook.registration.background ?? []).length > 0 || agent.hook.failuresInTranscript === true) && (call.phase === 'pre' || call.phase === 'prompt'));
   if (prompt === undefined && !settles && (call.phase === 'other' || call.tool === undefined)) return undefined;
   return { prompt, settles };
 }

@@ -76,12 +76,17 @@ export async function settleFromTranscript(agent: HookedAgent, ws: Workspace, re
   const { jsonlTranscript, transcriptResults } = turnModule();
   const adapter = jsonlTranscript(agent.id);
   if (adapter === undefined) return;
-  const found = await withTimeout(transcriptResults(transcript, adapter, open), SETTLE_BUDGET_MS, []);
+  // The transcript's names of the open calls, and back (an agent may name a call there otherwise than to its hook).
+  const named = agent.hook.transcriptCallId;
+  const hookId = new Map([...open].map((id) => [named !== undefined ? named(id) : id, id]));
+  const found = await withTimeout(transcriptResults(transcript, adapter, new Set(hookId.keys())), SETTLE_BUDGET_MS, []);
   const ts = new Date().toISOString();
   const done = new Set<string>();
   for (const e of found) {
     if (e.type !== 'tool_result' && e.type !== 'tool') continue;
-    const id = e.id;
+    // A result that says nothing of how the call went settles nothing.
+    if (e.ok === undefined) continue;
+    const id = e.id !== undefined ? hookId.get(e.id) : undefined;
     if (id === undefined || done.has(id)) continue;
     done.add(id);
     const fields = e.ok === false ? { ok: false, error: boundedText(e.error ?? 'failed') } : { ok: true, output: boundedValue(e.output ?? null) };

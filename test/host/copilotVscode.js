@@ -31,16 +31,30 @@ function project(ws) {
   fs.writeFileSync(path.join(ws, 'build.js'), "require('fs').appendFileSync('build-runs.log', 'ran\\n');\nconsole.error('Error: Cannot find module ./config/missing.json');\nprocess.exit(1);\n");
   fs.writeFileSync(path.join(ws, 'test.js'), "require('fs').appendFileSync('test-runs.log', 'ran\\n');\nconsole.log('tests pass: ' + require('./value.js'));\n");
   fs.writeFileSync(path.join(ws, 'value.js'), 'module.exports = 1;\n');
+  // A migration that cannot reach its database; with NOISY set, its error carries what changes every run (clock times, a pid, a UUID, a temp path, a random number).
+  const noise = "if (process.env.NOISY || require('fs').existsSync('noisy')) console.error('[' + new Date().toISOString() + '] ' + new Date().toTimeString().slice(0, 8) + ' pid ' + process.pid + ' request ' + require('crypto').randomUUID() + ' workdir /tmp/tmp.' + Math.random().toString(36).slice(2, 10) + ' nonce ' + Math.random());";
+  fs.writeFileSync(path.join(ws, 'migrate.js'), `require('fs').appendFileSync('migrate-runs.log', 'ran\\n');\n${noise}\nconsole.error('Error: connect ECONNREFUSED 127.0.0.1:5432');\nprocess.exit(1);\n`);
+  fs.writeFileSync(path.join(ws, 'finish.js'), "require('fs').writeFileSync('finished.txt', 'done\\n');\nconsole.log('finished');\n");
+  const pkg = JSON.parse(fs.readFileSync(path.join(ws, 'package.json'), 'utf8'));
+  pkg.scripts['db:migrate'] = 'node migrate.js';
+  fs.writeFileSync(path.join(ws, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
+}
+
+/** How models retry a failing command: the same migration written another way each time (as test/agents/live.test.ts). */
+function retryVariation(k, ws, first = 0) {
+  const forms = ['npm run db:migrate', 'npm run db:migrate 2>&1', `cd ${ws} && npm run db:migrate`, 'sleep 1 && npm run db:migrate', 'npm run db:migrate --verbose', 'npm run db:migrate 2>&1 | tail -20'];
+  return forms[(first + k - 1) % forms.length];
 }
 
 const buildRuns = (ws) => count(path.join(ws, 'build-runs.log'));
 const testRuns = (ws) => count(path.join(ws, 'test-runs.log'));
+const migrateRuns = (ws) => count(path.join(ws, 'migrate-runs.log'));
 function count(file) {
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
 }
 
 /** Copilot's terminal tool, with the arguments VS Code 1.139 requires (its schema: command, explanation, goal, mode). */
-const shell = (command) => ({ tool: 'run_in_terminal', args: { command, explanation: 'Run it', goal: 'Build the project', mode: 'sync' } });
+const shell = (command, explanation = 'Run it') => ({ tool: 'run_in_terminal', args: { command, explanation, goal: 'Build the project', mode: 'sync' } });
 const replace = (file, from, to) => ({ tool: 'replace_string_in_file', args: { filePath: file, oldString: from, newString: to } });
 
 /** The guardian's hook records of a workspace. */
@@ -100,6 +114,82 @@ const SCENARIOS = [
       assert.equal(buildRuns(s.ws), 0, `nothing ran after STOP\n${s.describe()}`);
       assert.ok(s.turns.some((t) => STOPPED.test(t.lastResult)), `the model read STOP\n${s.describe()}`);
       s.measure('stopMid', s.turns.length - 2);
+    },
+  },
+  ...[false, true].map((noisy) => ({
+    name: `variations${noisy ? ' with noise' : ''}: the same failing command retried with trivial variations (2>&1, cd, sleep, --verbose, | tail), a new explanation each time${noisy ? ', its error full of noise (clock times, pids, UUIDs, temp paths, random numbers)' : ''}, is refused by the 4th call`,
+    before: (ws) => noisy && write(ws, 'noisy', '1\n'),
+    script: (k, turn, ws) => shell(retryVariation(k, ws, noisy ? 4 : 0), `Retry the migration (${k})`),
+    check(s) {
+      assert.match(s.said, /ECONNREFUSED 127\.0\.0\.1:5432/, s.describe());
+      const records = hookRecords(s.ws);
+      // Whether the hook was told any try failed: VS Code appends `Command exited with code N` to the
+      // terminal's text only when its terminal reported the command's end first (copilotHooks.ts).
+      // Seen in 1.139.1: never; then the hook knows calls that differ and returned text, and cannot
+      // judge them one failing command (guessing failure from the words would risk false halts).
+      if (!records.some((e) => e.type === 'tool_result' && e.ok === false)) {
+        assert.equal(refusedRecords(s.ws).length, 0, s.describe());
+        assert.equal(migrateRuns(s.ws), s.turns.filter((t) => t.step && 'tool' in t.step).length, `every try ran\n${s.describe()}`);
+        s.gap(`not refused: no exit code reached the hook (${migrateRuns(s.ws)} tries ran; VS Code's terminal result carried no "Command exited with code" line)`);
+        s.measure(noisy ? 'noiseTries' : 'variationTries', migrateRuns(s.ws));
+        return;
+      }
+      const first = records.findIndex((e) => typeof e.error === 'string' && e.error.startsWith('Refused by Loop Guardian'));
+      const tries = records.slice(0, first).filter((e) => e.type === 'tool').length;
+      assert.ok(first >= 0 && tries <= 3, `tried ${tries} times before the refusal\n${s.describe()}`);
+      assert.match(String(records[first].error), /repeated-error|failing-call/, s.describe());
+      const read = s.turns.findIndex((t) => REFUSED.test(t.lastResult));
+      assert.ok(read >= 0 && read <= 4, `the model read the refusal\n${s.describe()}`);
+      s.measure(noisy ? 'noiseHalt' : 'variationHalt', s.turns.length - read);
+    },
+  })),
+  {
+    name: 'non-shell loop: reading a file that does not exist, again and again, is refused by the 4th call',
+    script: (k, turn, ws) => ({ tool: 'read_file', args: { filePath: path.join(ws, 'config', 'missing.json'), startLine: 1, endLine: 50 } }),
+    check(s) {
+      const read = s.turns.findIndex((t) => REFUSED.test(t.lastResult));
+      assert.ok(read >= 0 && read <= 4, `the model read the refusal by the 4th call\n${s.describe()}`);
+      assert.ok(refusedRecords(s.ws).length >= 1, s.describe());
+      s.measure('readHalt', s.turns.length - read);
+    },
+  },
+  {
+    name: 'PAUSE: a delegation to a subagent is refused, the agent\'s own work goes on',
+    before: (ws) => write(ws, '.github/guardian/STOP_ALL', `PAUSE ${new Date().toISOString()}\n`),
+    script: (k) => (k === 1 ? { tool: 'runSubagent', args: { prompt: 'Run npm run build and report what fails.', description: 'Build the project' } } : k === 2 ? shell('node finish.js', 'Finish it myself') : { text: 'Finished without a subagent.' }),
+    check(s) {
+      assert.ok(s.turns.length >= 2, s.describe());
+      assert.match(s.turns[1].lastResult, /STOP_ALL is set to PAUSE/, `the delegation was refused\n${s.describe()}`);
+      assert.ok(fs.existsSync(path.join(s.ws, 'finished.txt')), `its own work ran under PAUSE\n${s.describe()}`);
+      assert.equal(refusedRecords(s.ws).length, 0, 'a PAUSE refusal is not a loop record');
+    },
+  },
+  {
+    // Copilot Chat 0.67.0 runs Stop only once a round has no tool call (the model ended its answer),
+    // and reads only `hookSpecificOutput.decision: "block"` there, which makes the loop go on
+    // (microsoft/vscode-copilot-chat `toolCallingLoop.ts` `executeStopHook`; its dist/extension.js):
+    // a Stop hook can lengthen a run, never end one that keeps calling tools.
+    name: "Stop hook: its `decision: block` after a refusal ends nothing (it fires once the model has ended its answer)",
+    before: (ws) => {
+      // A hook file of the person's beside the guardian's: on Stop it records its input and, the first time, answers `decision: block`.
+      write(ws, 'stop-probe.sh', '#!/bin/sh\nin=$(cat)\nprintf \'%s\\n\' "$in" >> stop-hook.log\ncase "$in" in *\'"stop_hook_active":true\'*) exit 0;; esac\nprintf \'%s\\n\' \'{"decision":"block","reason":"Loop Guardian refused this run: end it now."}\'\n');
+      fs.chmodSync(path.join(ws, 'stop-probe.sh'), 0o755);
+      write(ws, '.github/hooks/stop-probe.json', JSON.stringify({ version: 1, hooks: { Stop: [{ type: 'command', command: path.join(ws, 'stop-probe.sh'), timeout: 15 }] } }));
+    },
+    script: () => shell('npm run build'),
+    check(s) {
+      const read = s.turns.findIndex((t) => REFUSED.test(t.lastResult));
+      assert.equal(read, 3, s.describe());
+      const log = fs.existsSync(path.join(s.ws, 'stop-hook.log')) ? fs.readFileSync(path.join(s.ws, 'stop-hook.log'), 'utf8').split('\n').filter(Boolean) : [];
+      s.note(`Stop hook calls: ${log.length}; ${log.map((l) => l.slice(0, 160)).join(' | ')}`);
+      assert.equal(log.length, 1, `the Stop hook ran once\n${s.describe()}`);
+      const stop = JSON.parse(log[0]);
+      assert.equal(stop.stop_hook_active, false, log[0]);
+      // It ran after the model's last request, when the run was over: every tool-calling request came first, and none after it.
+      assert.ok(Date.parse(stop.timestamp) >= s.turns[s.turns.length - 1].at, `${log[0]}\n${s.describe()}`);
+      assert.equal(s.turns.length, MAX_TURNS + 1, `the top-level decision: block asked for no further request\n${s.describe()}`);
+      s.measure('stopHookCalls', log.length);
+      s.measure('stopHookHalt', s.turns.length - read);
     },
   },
   {
@@ -202,6 +292,8 @@ async function main() {
       const shot = (name) => page.screenshot({ path: path.join(ARTIFACTS, `copilot-vscode-${name}.png`) }).catch(() => undefined);
       const slug = scenario.name.split(':')[0].replace(/\W+/g, '-');
       let ok = false;
+      const notes = [];
+      const gaps = [];
       try {
         await page.goto(`http://127.0.0.1:${server.port}/?folder=${encodeURIComponent(remoteUri(server.port, ws))}`, { timeout: 180_000 });
         await page.locator(`[id="${STATUS_ID}"]`).waitFor({ timeout: 300_000 });
@@ -221,10 +313,13 @@ async function main() {
           said: turns.map((t) => t.lastResult).join('\n'),
           describe: () => `${turns.length} tool-calling requests\n${turns.map((t, i) => `#${i + 1}: ${String(t.step && ('tool' in t.step ? `${t.step.tool} ${t.step.args.command ?? ''}` : t.step.text))} <- ${t.lastResult.slice(0, 200).replace(/\s+/g, ' ')}`).join('\n')}\nbuild runs ${buildRuns(ws)}, test runs ${testRuns(ws)}; hook records ${hookRecords(ws).length}, refused ${refusedRecords(ws).length}`,
           measure: (key, value) => (measured[key] = value),
+          note: (text) => notes.push(text),
+          gap: (text) => gaps.push(text),
         };
         scenario.check(s);
         ok = true;
-        console.log(`  ok  ${scenario.name}`);
+        console.log(`  ${gaps.length > 0 ? 'GAP' : 'ok '} ${scenario.name}${gaps.map((g) => `\n      known gap: ${g}`).join('')}`);
+        for (const n of notes) console.log(`      ${n}`);
         if (process.env.LOOP_GUARDIAN_KEEP_LIVE === '1') console.log(`      ${s.describe().replace(/\n/g, '\n      ')}\n      workspace ${ws}`);
       } catch (err) {
         await shot(`${slug}-failure`);
@@ -244,6 +339,7 @@ async function main() {
     else console.log(`kept: ${tmp}`);
   }
   const passed = results.filter(Boolean).length;
+  console.log(`measured: ${JSON.stringify(measured)}`);
   console.log(`copilot in VS Code ${VERSION}: model requests after the halt ${measured.halt ?? '-'}, after STOP mid-run ${measured.stopMid ?? '-'}, with STOP before the run ${measured.stopBefore ?? '-'} with tools (${measured.stopBeforeAll ?? '-'} in all) (${passed} passed, ${results.length - passed} failed)`);
   if (passed !== results.length) process.exit(1);
 }

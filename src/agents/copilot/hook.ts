@@ -6,7 +6,8 @@ import type { HookProtocol } from '../hook';
  * contract, read from the repository's `.github/hooks/*.json`. The guardian's entry there is the
  * one Copilot CLI reads too, so `init copilot` and `init copilot-cli` write the same file and
  * never a second entry; the hook answers each caller in its own dialect (`copilotHooks.ts`).
- * No failure event: `PostToolUse` fires on success only, so a failing call shows as a call with
- * no outcome, and repeating it still trips the identical-call signal.
+ * No failure event: `PostToolUse` fires only for a call that returned; a call that threw is
+ * settled from Copilot's transcript at the next hook call (`failuresInTranscript`), and a terminal
+ * command's exit code is known only from VS Code's `Command exited with code N` line.
  */
 export const copilotHook: HookProtocol = copilotHookProtocol(CLI_CALLER, { pre: 'PreToolUse', post: ['PostToolUse'], prompt: 'UserPromptSubmit' });

@@ -62,6 +62,50 @@ describe('loop-guardian hook copilot (VS Code agent mode, a real process)', () =
     assert.equal(lines[0]?.id, 'c1__vscode-1');
   });
 
+  it("reads VS Code's `Command exited with code N` line at the end of a terminal result as a failure (its output, the exit code once); a result without it, whatever its words, as returned", async () => {
+    const ws = await tmpProject();
+    const output = '\n> app@1.0.0 db:migrate\n> node migrate.js\n\nError: connect ECONNREFUSED 127.0.0.1:5432';
+    await hook(ws, local(ws, 'e1', { command: 'npm run db:migrate' }));
+    await hook(ws, { ...local(ws, 'e1', { command: 'npm run db:migrate' }), hook_event_name: 'PostToolUse', tool_response: `${output}\n\nCommand exited with code 1` });
+    await hook(ws, local(ws, 'e2', { command: 'npm run db:migrate 2>&1' }));
+    await hook(ws, { ...local(ws, 'e2', { command: 'npm run db:migrate 2>&1' }), hook_event_name: 'PostToolUse', tool_response: output });
+    await hook(ws, local(ws, 'e3', { command: 'npm test' }));
+    await hook(ws, { ...local(ws, 'e3', { command: 'npm test' }), hook_event_name: 'PostToolUse', tool_response: 'tests pass\n\nCommand exited with code 0' });
+    const results = (await readJsonl(path.join(ws, '.tmp/current/logs/hook-copilot-vs-9.jsonl'))).filter((e) => e.type === 'tool_result');
+    assert.deepEqual(
+      results.map((e) => [e.id, e.ok, e.error]),
+      [
+        ['e1__vscode-1', false, `${output.trimEnd()}\n(exit code 1)`],
+        ['e2__vscode-1', true, undefined],
+        ['e3__vscode-1', true, undefined],
+      ],
+    );
+  });
+
+  it("a call that failed gets no PostToolUse: its failure is read from Copilot's transcript at the next hook call (by the model's id), and the 3rd failing read is refused; a `success: true` with no result settles nothing", async () => {
+    const ws = await tmpProject();
+    const transcript = path.join(ws, 'transcript.jsonl');
+    const line = (type: string, data: Record<string, unknown>) => `${JSON.stringify({ type, data, id: `${type}-${String(data.toolCallId)}`, timestamp: '2026-10-02T09:14:03.101Z', parentId: null })}\n`;
+    await fs.writeFile(transcript, line('session.start', { sessionId: 'vs-9', version: 1, producer: 'copilot-agent', copilotVersion: '0.67.0', vscodeVersion: '1.139.1' }));
+    const read = (id: string) => ({ ...local(ws, id, { filePath: path.join(ws, 'missing.json'), startLine: 1, endLine: 50 }, 'read_file'), transcript_path: transcript });
+    for (const id of ['r1', 'r2']) {
+      assert.equal((await hook(ws, read(id))).stdout, '');
+      await fs.appendFile(transcript, line('tool.execution_start', { toolCallId: id, toolName: 'read_file', arguments: {} }) + line('tool.execution_complete', { toolCallId: id, success: false }));
+    }
+    const third = JSON.parse((await hook(ws, read('r3'))).stdout) as Nested;
+    assert.equal(third.hookSpecificOutput?.permissionDecision, 'deny');
+    const log = await readJsonl(path.join(ws, '.tmp/current/logs/hook-copilot-vs-9.jsonl'));
+    assert.deepEqual(log.filter((e) => e.type === 'tool_result').map((e) => [e.id, e.ok]), [['r1__vscode-1', false], ['r2__vscode-1', false]]);
+    // A call the transcript says only returned (`success: true`, no result: also a command that exited 1) stays without an outcome.
+    const ws2 = await tmpProject();
+    const t2 = path.join(ws2, 'transcript.jsonl');
+    await fs.writeFile(t2, line('session.start', { sessionId: 'vs-9', version: 1, producer: 'copilot-agent', copilotVersion: '0.67.0', vscodeVersion: '1.139.1' }));
+    await hook(ws2, { ...local(ws2, 's1'), transcript_path: t2 });
+    await fs.appendFile(t2, line('tool.execution_start', { toolCallId: 's1', toolName: 'run_in_terminal', arguments: {} }) + line('tool.execution_complete', { toolCallId: 's1', success: true }));
+    await hook(ws2, { ...local(ws2, 's2', { command: 'ls' }), transcript_path: t2 });
+    assert.equal((await readJsonl(path.join(ws2, '.tmp/current/logs/hook-copilot-vs-9.jsonl'))).filter((e) => e.type === 'tool_result').length, 0);
+  });
+
   it('accepts the camelCase common keys of the 2026-02 builds (hookEventName, sessionId)', async () => {
     const ws = await tmpProject();
     const { hook_event_name: _e, session_id: _s, transcript_path: _t, ...rest } = local(ws, 'k1');
