@@ -63,7 +63,14 @@ export class FrameError extends Error {}
  * FrameError (not a request: closed unanswered).
  */
 export function readFrame(buf: Buffer): HookRequestFrame | undefined {
-  const fields: string[] = [];
+  const head = readHeader(buf);
+  if (head === undefined || buf.length < head.start + head.length) return undefined;
+  if (buf.length > head.start + head.length) throw new FrameError('bytes past the payload');
+  return { ...head.header, payload: buf.toString('utf8', head.start, head.start + head.length) };
+}
+
+/** A request's fields, where its payload starts and how long it is; `undefined` while the fields are incomplete. */
+export function readHeader(buf: Buffer): { header: Omit<HookRequestFrame, 'payload'>; start: number; length: number } | undefined {
   let at = 0;
   const field = (): string | undefined => {
     const end = buf.indexOf(0, at);
@@ -74,7 +81,6 @@ export function readFrame(buf: Buffer): HookRequestFrame | undefined {
     if (end > MAX_HEADER_BYTES) throw new FrameError('header too long');
     const text = buf.toString('utf8', at, end);
     at = end + 1;
-    fields.push(text);
     return text;
   };
   const count = (limit: number): number | undefined => {
@@ -110,9 +116,7 @@ export function readFrame(buf: Buffer): HookRequestFrame | undefined {
   const length = count(MAX_PAYLOAD_BYTES);
   if (length === undefined) return undefined;
   if (at > MAX_HEADER_BYTES) throw new FrameError('header too long');
-  if (buf.length < at + length) return undefined;
-  if (buf.length > at + length) throw new FrameError('bytes past the payload');
-  return { token: token as string, cli: cli as string, cwd, argv, env, payload: buf.toString('utf8', at, at + length) };
+  return { header: { token: token as string, cli: cli as string, cwd, argv, env }, start: at, length };
 }
 
 /** A reply in the wire's form. */
@@ -174,14 +178,29 @@ export async function serveHooks(opts: ServeOptions): Promise<void> {
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     socket.setTimeout(opts.requestMs ?? REQUEST_MS, () => socket.destroy());
+    // Until the fields are whole, the bytes so far (at most the fields' bound and one chunk); then
+    // the payload's chunks, joined once it is all in: a large payload is never copied chunk by chunk.
     let buf: Buffer = Buffer.alloc(0);
+    let head: ReturnType<typeof readHeader>;
+    const chunks: Buffer[] = [];
+    let received = 0;
     let done = false;
     socket.on('data', (chunk: Buffer) => {
       if (done) return;
-      buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
       let frame: HookRequestFrame | undefined;
       try {
-        frame = readFrame(buf);
+        if (head === undefined) {
+          buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
+          head = readHeader(buf);
+          if (head !== undefined) {
+            chunks.push(buf);
+            received = buf.length;
+          }
+        } else {
+          chunks.push(chunk);
+          received += chunk.length;
+        }
+        if (head !== undefined && received >= head.start + head.length) frame = readFrame(Buffer.concat(chunks, received));
       } catch {
         socket.destroy();
         return;

@@ -390,7 +390,8 @@ export class OtlpReceiver {
       // Accepted and dropped, unread (what is not read is drained after the answer): an exporter
       // that sends its metrics and traces to the same endpoint must shut down cleanly: an agent
       // that shuts its three exporters down together and exits on the first rejection loses its
-      // last logs to a 404 for its metrics (seen: src/agents/gemini/telemetry.ts).
+      // last logs to a 404 for its metrics (seen live with an agent's exporter: its telemetry
+      // reader in src/agents/ says which).
       this.stats.dropped++;
       return { status: 200, body: {} };
     }

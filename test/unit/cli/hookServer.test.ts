@@ -157,6 +157,11 @@ describe('the hook server: a hook call through the launcher', function () {
     // Its token, from another install: asked to go to the hook process instead.
     assert.equal(await talk(frame(['LGH1', server.token, '/elsewhere/dist/cli.js', ws, '2', 'hook', 'claude', '0'], '{}')), 'R\n');
     assert.deepEqual(await hookLogLines(ws), logBefore, 'nothing recorded');
+    // A call with a 3 MB output, in many chunks, with its token: answered (exit 0, nothing on stdout), and recorded.
+    const big = { ...pre(1), cwd: ws, hook_event_name: 'PostToolUse', tool_response: { stdout: 'x'.repeat(3 * 1024 * 1024), stderr: '' } };
+    assert.equal(await talk(frame(['LGH1', server.token, await fs.realpath(CLI), ws, '2', 'hook', 'claude', '1', `HOME=${process.env.HOME ?? '/'}`], JSON.stringify(big))), '0\n0\n');
+    const after = await hookLogLines(ws);
+    assert.equal(after.length, logBefore.length + 1, 'the outcome recorded');
     const before = await h.starts();
     const ok = hook(h.env, ws, { ...pre(3), tool_input: { command: 'ls' }, cwd: ws });
     assert.equal(ok.code, 0);
