@@ -7,6 +7,7 @@ import { callSignature } from '../../../src/core/calls';
 import { LineProblem, parseEventLine, readEventLine, validateEvent, wellFormedEvent } from '../../../src/core/events';
 import { MAX_JSON_DEPTH, parseJson } from '../../../src/core/json';
 import { mayHoldKey } from '../../../src/core/engine';
+import { fastAlternation, NOISE_SOURCES } from '../../../src/core/runNoise';
 
 /**
  * The replay's fast paths (issue 10) against what they stand in for, on generated input: the event
@@ -262,6 +263,33 @@ describe('fast paths hold to what they replace', () => {
     fc.integer({ min: MAX_JSON_DEPTH - 3, max: MAX_JSON_DEPTH + 3 }).map((d) => nest({ a: 1 }, d)),
     fc.integer({ min: MAX_JSON_DEPTH - 3, max: MAX_JSON_DEPTH + 3 }).map((d) => nest({ id: 1 }, d)),
   );
+
+  it("run noise: the fast expression masks what the plain alternation masks, on texts made of noise and near misses", () => {
+    // Pieces of each kind of noise, near misses and the characters around them, glued at random.
+    const piece = fc.oneof(
+      fc.constantFrom(
+        '2026-11-27T10:00:00.123Z', '2026-11-27 10:00:00', '2026-11-27_10_00_00+01:00', '1999-1-1T1:1:1',
+        '0123abcd-4567-89ab-cdef-0123456789ab', 'abcdefab-abcd-abcd-abcd-abcdefabcdef', 'deadbeef0123', 'DEADBEEF01', 'abcdefabcdef',
+        '12ms', '1.5 s', '3 seconds', '10sec', '7 milliseconds', 'pid 42', 'PID: 7', 'pgid=9', 'process group PGID 12', 'Process Group PGID 3',
+        'Nov 27 19:25:30', 'Dec  1 01:02:03.4', '19:25:30', '1:2:3', 'node[12345]:', 'x[1]:', '0x7ffde0a1b2c3', '0x12', '0.8234123412',
+        '123456', '12345', '1700000000000', '/tmp/tmp.AbC123/x', '/private/var/tmp/a', '/var/folders/ab/cd/T/x', 'C:\\Users\\me\\AppData\\Local\\Temp\\x1',
+        'tmp.ab12cd', 'tmpXYZ123', 'tmp_1', 'Jan', 'Pp', 'AppData', 'at', 'ms', 's',
+      ),
+      fc.string({ maxLength: 6 }),
+      fc.stringMatching(/^[0-9a-fA-FPpJFMASONDtx:.\-_/[\] \n]{0,12}$/),
+    );
+    const text = fc.array(piece, { maxLength: 12 }).chain((pieces) => fc.array(fc.constantFrom('', ' ', '_', '-', 'a', '1', '/', '[', ':', '\n', '"', '.'), { minLength: pieces.length, maxLength: pieces.length }).map((glue) => pieces.map((p, i) => `${glue[i]}${p}`).join('')));
+    for (const sources of [NOISE_SOURCES.output, NOISE_SOURCES.error]) {
+      const plainRe = new RegExp(sources.join('|'), 'g');
+      const fastRe = fastAlternation(sources);
+      fc.assert(
+        fc.property(text, (t) => {
+          assert.equal(t.replace(fastRe, '\u0000'), t.replace(plainRe, '\u0000'));
+        }),
+        { numRuns: 5000 },
+      );
+    }
+  });
 
   it('canonical text: the same text as stripping then stringifying, for any value', () => {
     const canon = new Canonicalizer();
