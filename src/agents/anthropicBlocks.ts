@@ -1,6 +1,6 @@
 import type { GuardianEvent } from '../core/events';
 import { boundedText } from '../core/redact';
-import { common, resultEvent, type RecordScope } from './eventBuilders';
+import { resultEvent, scoped, type RecordScope } from './eventBuilders';
 import { argsObject, contentText, isObject, str, type AdapterSink, type Json, type RecentSet } from './transcript';
 
 const TOOL_USE_ERROR = /<tool_use_error>([\s\S]*?)(<\/tool_use_error>|$)/;
@@ -77,12 +77,12 @@ export function toolBlocks(content: unknown, line: number, scope: RecordScope, s
       const id = typeof block.id === 'string' && block.id !== '' ? block.id : undefined;
       if (id !== undefined && !seen.add(`use:${scope.session}:${id}`)) return;
       if (id !== undefined && name.startsWith('mcp__')) seen.add(`mcp:${scope.session}:${id}`);
-      const event: GuardianEvent = { ...common(scope), type: 'tool', tool: name, args: argsObject(block.input), ...(id !== undefined ? { id } : {}) };
+      const event: GuardianEvent = scoped(scope, { type: 'tool', tool: name, args: argsObject(block.input), ...(id !== undefined ? { id } : {}) });
       sink.event(event, line);
       const delegation = delegationOf(name, block.input);
       if (delegation !== undefined) {
         if (id !== undefined) seen.add(`delegation:${scope.session}:${id}`);
-        sink.event({ ...common(scope), type: 'delegation', ...delegation, ...(id !== undefined ? { id } : {}) }, line);
+        sink.event(scoped(scope, { type: 'delegation', ...delegation, ...(id !== undefined ? { id } : {}) }), line);
       }
     } else if (block.type === 'tool_result') {
       n++;
@@ -93,7 +93,7 @@ export function toolBlocks(content: unknown, line: number, scope: RecordScope, s
       sink.event(resultEvent(scope, id, outcome), line);
       if (seen.has(`delegation:${scope.session}:${id}`)) {
         const back = outcome.ok ? { ok: true, output: boundedText(outcome.output) } : { ok: false, error: boundedText(outcome.error) };
-        sink.event({ ...common(scope), type: 'delegation_result', id, ...back }, line);
+        sink.event(scoped(scope, { type: 'delegation_result', id, ...back }), line);
       }
     }
   });

@@ -4,7 +4,7 @@ import { parseJson } from '../core/json';
 import { boundedText } from '../core/redact';
 import type { DiscoveryScope, FoundTranscript, TranscriptLocator } from './agent';
 import { delegationOf } from './anthropicBlocks';
-import { apiErrorEvent, resultEvent } from './eventBuilders';
+import { apiErrorEvent, resultEvent, withBase } from './eventBuilders';
 import { apiErrorFromText, argsObject, contentText, isObject, isoTime, jsonText, parseArgsText, RecentSet, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from './transcript';
 
 /*
@@ -202,13 +202,13 @@ class TaskMessagesDecoder implements Decoder {
         const id = str(block.id);
         if (id !== undefined && !this.seen.add(`use:${id}`)) return;
         if (id !== undefined) this.waiting.push(id);
-        sink.event({ ...base, type: 'tool', tool, args: argsObject(block.input), ...(id !== undefined ? { id } : {}) }, line);
+        sink.event(withBase(base, { type: 'tool', tool, args: argsObject(block.input), ...(id !== undefined ? { id } : {}) }), line);
         // A native `new_task` (Roo `{mode, message, todos}`, Cline `{context}`: sources at `delegationOf`
         // in anthropicBlocks.ts) hands a subtask out (issue 14); its tool_result is what came back.
         const delegation = delegationOf(tool, block.input);
         if (delegation !== undefined) {
           if (id !== undefined) this.seen.add(`delegation:${id}`);
-          sink.event({ ...base, type: 'delegation', ...delegation, ...(id !== undefined ? { id } : {}) }, line);
+          sink.event(withBase(base, { type: 'delegation', ...delegation, ...(id !== undefined ? { id } : {}) }), line);
         }
       } else if (block.type === 'tool_result') {
         native++;
@@ -220,7 +220,7 @@ class TaskMessagesDecoder implements Decoder {
         sink.event(resultEvent(base, id, outcome), line);
         if (this.seen.has(`delegation:${id}`)) {
           const back = outcome.ok ? { ok: true, output: boundedText(outcome.output) } : { ok: false, error: boundedText(outcome.error) };
-          sink.event({ ...base, type: 'delegation_result', id, ...back }, line);
+          sink.event(withBase(base, { type: 'delegation_result', id, ...back }), line);
         }
       }
     });
@@ -230,7 +230,7 @@ class TaskMessagesDecoder implements Decoder {
       // text and the tool_use blocks it keeps: Roo `src/core/condense/index.ts` @04fc2a02,
       // `summarizeConversation`) is no answer to the person.
       const said = texts.join('\n');
-      if (said.trim() !== '' && value.isSummary !== true) sink.event({ ...base, type: 'reply', text: boundedText(said) }, line);
+      if (said.trim() !== '' && value.isSummary !== true) sink.event(withBase(base, { type: 'reply', text: boundedText(said) }), line);
       // Tags in the text of a message with native calls are prose, not calls.
       if (native > 0) return;
       // The message's time (Roo, Kilo), else its response id (Cline's `ClineStorageMessage.id`), else its place.
@@ -239,7 +239,7 @@ class TaskMessagesDecoder implements Decoder {
       texts.flatMap(xmlToolCalls).forEach((call, n) => {
         const id = `${this.session}:${key}:${n}`;
         this.waiting.push(id);
-        sink.event({ ...base, type: 'tool', tool: call.tool, args: call.args, id }, line);
+        sink.event(withBase(base, { type: 'tool', tool: call.tool, args: call.args, id }), line);
       });
       return;
     }
@@ -254,8 +254,8 @@ class TaskMessagesDecoder implements Decoder {
     }
     if (results.length > 0 || (texts.length > 0 && NAG.test(texts[0] as string))) return;
     const text = texts.join('\n');
-    sink.event({ ...base, type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) }, line);
-    sink.event({ ...base, type: 'prompt', text: boundedText(promptText(texts)) }, line);
+    sink.event(withBase(base, { type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) }), line);
+    sink.event(withBase(base, { type: 'prompt', text: boundedText(promptText(texts)) }), line);
   }
 
   finish(): void {}
@@ -349,15 +349,15 @@ class UiMessagesDecoder implements Decoder {
     const id = `${this.session}:${at ?? i}`;
     const call = (tool: string, args: Json) => {
       this.waiting.push(id);
-      const event: GuardianEvent = { ...base, type: 'tool', tool, args, id };
+      const event: GuardianEvent = withBase(base, { type: 'tool', tool, args, id });
       sink.event(event, line);
     };
     const turn = (from?: PromptSender) => {
-      sink.event({ ...base, type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) }, line);
-      sink.event({ ...base, type: 'prompt', text: boundedText(text), ...(from !== undefined ? { from } : {}) }, line);
+      sink.event(withBase(base, { type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) }), line);
+      sink.event(withBase(base, { type: 'prompt', text: boundedText(text), ...(from !== undefined ? { from } : {}) }), line);
     };
     const reply = (said: string) => {
-      if (said.trim() !== '') sink.event({ ...base, type: 'reply', text: boundedText(said) }, line);
+      if (said.trim() !== '') sink.event(withBase(base, { type: 'reply', text: boundedText(said) }), line);
     };
     const failed = (fields: ReturnType<typeof apiErrorFromText>, retry?: number) => sink.event(apiErrorEvent(base, { ...fields, retry }), line);
     if (kind === 'task' || (kind === 'text' && i === 0 && value.type === 'say' && this.opts.firstTextIsTask === true)) return turn();
@@ -383,7 +383,7 @@ class UiMessagesDecoder implements Decoder {
       case 'api_req_retry_delayed':
         return failed(apiErrorFromText(text), 0);
       case 'subtask_result':
-        sink.event({ ...base, type: 'delegation_result', ok: true, output: boundedText(text) }, line);
+        sink.event(withBase(base, { type: 'delegation_result', ok: true, output: boundedText(text) }), line);
         return;
       case 'subagent':
         return this.subagents(parseArgsText(text), i, base, line, sink);
@@ -397,7 +397,7 @@ class UiMessagesDecoder implements Decoder {
         const instruction = str(parsed.content);
         if (tool === 'newTask' && instruction !== undefined) {
           const to = str(parsed.mode);
-          sink.event({ ...base, type: 'delegation', instruction: boundedText(instruction), id, ...(to !== undefined ? { to } : {}) }, line);
+          sink.event(withBase(base, { type: 'delegation', instruction: boundedText(instruction), id, ...(to !== undefined ? { to } : {}) }), line);
         }
         return;
       }
@@ -443,9 +443,9 @@ class UiMessagesDecoder implements Decoder {
       const prompt = str(item.prompt);
       if (prompt === undefined) return;
       const id = `${this.session}:${i}:${n}`;
-      sink.event({ ...base, type: 'delegation', instruction: boundedText(prompt), id }, line);
-      if (item.status === 'completed') sink.event({ ...base, type: 'delegation_result', id, ok: true, ...(str(item.result) !== undefined ? { output: boundedText(item.result as string) } : {}) }, line);
-      else if (item.status === 'failed') sink.event({ ...base, type: 'delegation_result', id, ok: false, error: boundedText(str(item.error) ?? 'failed') }, line);
+      sink.event(withBase(base, { type: 'delegation', instruction: boundedText(prompt), id }), line);
+      if (item.status === 'completed') sink.event(withBase(base, { type: 'delegation_result', id, ok: true, ...(str(item.result) !== undefined ? { output: boundedText(item.result as string) } : {}) }), line);
+      else if (item.status === 'failed') sink.event(withBase(base, { type: 'delegation_result', id, ok: false, error: boundedText(str(item.error) ?? 'failed') }), line);
     });
   }
 

@@ -1,6 +1,6 @@
 import type { GuardianEvent, PromptSender } from '../core/events';
 import { boundedText } from '../core/redact';
-import { apiErrorEvent, httpStatus } from './eventBuilders';
+import { apiErrorEvent, httpStatus, withBase } from './eventBuilders';
 import { isObject, isoTime, parseArgsText, RecentSet, statusInText, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from './transcript';
 
 /*
@@ -152,14 +152,14 @@ class CopilotEventDecoder implements Decoder {
         return;
       case 'user.message': {
         const text = typeof data.content === 'string' ? data.content : '';
-        sink.event({ ...base, session: this.session, type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) } as GuardianEvent, line);
+        sink.event(withBase(base, { session: this.session, type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) }) as GuardianEvent, line);
         const from = senderOf(data);
-        sink.event({ ...base, type: 'prompt', text: boundedText(text), ...(from !== undefined ? { from } : {}) }, line);
+        sink.event(withBase(base, { type: 'prompt', text: boundedText(text), ...(from !== undefined ? { from } : {}) }), line);
         return;
       }
       case 'assistant.message': {
         const text = typeof data.content === 'string' ? data.content : '';
-        if (text.trim() !== '') sink.event({ ...base, type: 'reply', text: boundedText(text) }, line);
+        if (text.trim() !== '') sink.event(withBase(base, { type: 'reply', text: boundedText(text) }), line);
         return;
       }
       case 'session.error': {
@@ -177,7 +177,7 @@ class CopilotEventDecoder implements Decoder {
         if (id === undefined || this.delegations.get(id) !== true || !this.seen.add(`back:${id}`)) return;
         this.delegations.delete(id);
         const failed = type === 'subagent.failed';
-        sink.event({ ...base, type: 'delegation_result', id, ok: !failed, ...(failed ? { error: boundedText(str(data.error) ?? 'failed') } : {}) }, line);
+        sink.event(withBase(base, { type: 'delegation_result', id, ok: !failed, ...(failed ? { error: boundedText(str(data.error) ?? 'failed') } : {}) }), line);
         return;
       }
       case 'tool.execution_start': {
@@ -187,12 +187,12 @@ class CopilotEventDecoder implements Decoder {
         // A resumed session can repeat what it already wrote: each call once.
         if (!this.seen.add(`start:${id}`)) return;
         const args = parseArgsText(data.arguments);
-        sink.event({ ...base, type: 'tool', tool, args, id }, line);
+        sink.event(withBase(base, { type: 'tool', tool, args, id }), line);
         const instruction = str(args.prompt);
         if (DELEGATION_TOOLS.has(tool) && instruction !== undefined) {
           const to = str(args.agent_type) ?? str(args.name);
           this.delegations.set(id, args.mode === 'background');
-          sink.event({ ...base, type: 'delegation', instruction: boundedText(instruction), id, ...(to !== undefined ? { to } : {}) }, line);
+          sink.event(withBase(base, { type: 'delegation', instruction: boundedText(instruction), id, ...(to !== undefined ? { to } : {}) }), line);
         }
         return;
       }
@@ -206,7 +206,7 @@ class CopilotEventDecoder implements Decoder {
         const id = str(data.toolCallId);
         if (kind === undefined || !kind.startsWith('denied') || id === undefined || !this.seen.add(`done:${id}`)) return;
         const why = str(result?.feedback) ?? str(result?.message);
-        sink.event({ ...base, type: 'tool_result', id, ok: false, error: `Permission denied (${kind})${why !== undefined ? `: ${boundedText(why)}` : ''}` }, line);
+        sink.event(withBase(base, { type: 'tool_result', id, ok: false, error: `Permission denied (${kind})${why !== undefined ? `: ${boundedText(why)}` : ''}` }), line);
         return;
       }
       case 'tool.execution_complete': {
@@ -214,16 +214,16 @@ class CopilotEventDecoder implements Decoder {
         if (id === undefined) return sink.skipped(line, 'data.toolCallId', 'missing');
         if (!this.seen.add(`done:${id}`)) return;
         if (this.options.successIsUnknown === true && data.success === true && data.result === undefined && !this.delegations.has(id)) {
-          sink.event({ ...base, type: 'tool_result', id }, line);
+          sink.event(withBase(base, { type: 'tool_result', id }), line);
           return;
         }
         const outcome = copilotOutcome(data);
-        sink.event({ ...base, type: 'tool_result', id, ...(outcome.ok ? { ok: true, output: outcome.output } : { ok: false, error: outcome.error }) }, line);
+        sink.event(withBase(base, { type: 'tool_result', id, ...(outcome.ok ? { ok: true, output: outcome.output } : { ok: false, error: outcome.error }) }), line);
         if (this.delegations.get(id) === false && this.seen.add(`back:${id}`)) {
           this.delegations.delete(id);
           // VS Code's transcripts carry no result text: then the output is unknown, not empty.
           const back = outcome.ok ? (outcome.output !== '' ? { ok: true, output: boundedText(outcome.output) } : { ok: true }) : { ok: false, error: boundedText(outcome.error) };
-          sink.event({ ...base, type: 'delegation_result', id, ...back }, line);
+          sink.event(withBase(base, { type: 'delegation_result', id, ...back }), line);
         }
         return;
       }

@@ -22,30 +22,45 @@ export function common(scope: RecordScope) {
   return { v: 1 as const, session: scope.session, agent: scope.agent, ...(scope.ts !== undefined ? { ts: scope.ts } : {}) };
 }
 
+/**
+ * An event of the scope: its common fields, then `fields`, in that order (as `{ ...common(scope),
+ * ...fields }` writes them). Not written as a spread: Node 20's V8 builds an object literal that
+ * starts with a spread and goes on with more keys about 50 times slower than this (3 µs against 60
+ * ns; 7 % of the editor's first read of Claude Code transcripts; Node 24 makes both fast).
+ */
+export function scoped<const F extends object>(scope: RecordScope, fields: F): ReturnType<typeof common> & F {
+  return Object.assign(common(scope), fields);
+}
+
+/** `{ ...base, ...fields }`, in that key order, without the slow spread (see `scoped`). */
+export function withBase<B extends object, const F extends object>(base: B, fields: F): B & F {
+  return Object.assign({}, base, fields);
+}
+
 /** A call, with its id when the format pairs results by one. */
 export function toolEvent(scope: RecordScope, tool: string, args: unknown, id?: string): GuardianEvent {
-  return { ...common(scope), type: 'tool', tool, args: argsObject(args), ...(id !== undefined ? { id } : {}) };
+  return scoped(scope, { type: 'tool', tool, args: argsObject(args), ...(id !== undefined ? { id } : {}) });
 }
 
 /** The result of the call with this id: its output, its error, or no outcome when it is not known. */
 export function resultEvent(scope: RecordScope, id: string, outcome: CallOutcome): GuardianEvent {
-  if (outcome === undefined) return { ...common(scope), type: 'tool_result', id };
-  return outcome.ok ? { ...common(scope), type: 'tool_result', id, ok: true, output: outcome.output } : { ...common(scope), type: 'tool_result', id, ok: false, error: outcome.error };
+  if (outcome === undefined) return scoped(scope, { type: 'tool_result', id });
+  return outcome.ok ? scoped(scope, { type: 'tool_result', id, ok: true, output: outcome.output }) : scoped(scope, { type: 'tool_result', id, ok: false, error: outcome.error });
 }
 
 /** The prompt a turn starts with (beside its `user` event), bounded; `from` where the format says who sent it. */
 export function promptEvent(scope: RecordScope, text: string, from?: PromptSender): GuardianEvent {
-  return { ...common(scope), type: 'prompt', text: boundedText(text), ...(from !== undefined ? { from } : {}) };
+  return scoped(scope, { type: 'prompt', text: boundedText(text), ...(from !== undefined ? { from } : {}) });
 }
 
 /** The agent's answer in text, bounded. */
 export function replyEvent(scope: RecordScope, text: string): GuardianEvent {
-  return { ...common(scope), type: 'reply', text: boundedText(text) };
+  return scoped(scope, { type: 'reply', text: boundedText(text) });
 }
 
 /** A user turn the person typed (text, not tool results): the guardian's `user` boundary. */
 export function userEvent(scope: RecordScope, text: string): GuardianEvent {
-  return { ...common(scope), type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) };
+  return scoped(scope, { type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) });
 }
 
 /** An HTTP status, when the value is one (an integer from 100 to 599). */
@@ -66,18 +81,17 @@ export interface ApiErrorParts {
 /** A failed model request: its text bounded, its status only when it is an HTTP status. */
 export function apiErrorEvent(scope: RecordScope, parts: ApiErrorParts): GuardianEvent {
   const status = httpStatus(parts.status);
-  return {
-    ...common(scope),
+  return scoped(scope, {
     type: 'api_error',
     ...(parts.error !== undefined && parts.error !== '' ? { error: boundedText(parts.error) } : {}),
     ...(status !== undefined ? { status } : {}),
     ...(parts.class !== undefined && parts.class !== '' ? { class: parts.class } : {}),
     ...(parts.model !== undefined && parts.model !== '' ? { model: parts.model } : {}),
     ...(parts.retry !== undefined ? { retry: parts.retry } : {}),
-  };
+  });
 }
 
 /** The agent compacted its context (its conversation replaced by a summary); `trigger` where the format says who asked (`auto`, `manual`). */
 export function compactionEvent(scope: RecordScope, trigger?: string): GuardianEvent {
-  return { ...common(scope), type: 'compaction', ...(trigger !== undefined && trigger !== '' ? { trigger } : {}) };
+  return scoped(scope, { type: 'compaction', ...(trigger !== undefined && trigger !== '' ? { trigger } : {}) });
 }

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { JsonlAdapter } from '../agents/transcript';
+import { withBase } from '../agents/eventBuilders';
 import { isGuardianRefusal } from '../core/calls';
 import { proseKey } from '../core/canonical';
 import type { GuardianEvent } from '../core/events';
@@ -111,7 +112,7 @@ export async function unseenCalls(file: string, adapter: JsonlAdapter, session: 
         if (call === undefined) return;
         calls.delete(e.id);
         const { ok, error, output } = e;
-        take({ ...call, ok, ...(error !== undefined ? { error } : {}), ...(output !== undefined ? { output } : {}) } as SettledToolEvent);
+        take(withBase(call, { ok, ...(error !== undefined ? { error } : {}), ...(output !== undefined ? { output } : {}) }) as SettledToolEvent);
       }
     },
     skipped: () => undefined,

@@ -1,6 +1,6 @@
 import type { GuardianEvent } from '../../core/events';
 import { boundedText } from '../../core/redact';
-import { apiErrorEvent, httpStatus } from '../eventBuilders';
+import { apiErrorEvent, httpStatus, withBase } from '../eventBuilders';
 import { codexCallArgs } from './patch';
 import { isObject, isoTime, jsonText, parseArgsText, RecentSet, statusInText, str, unknownType, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
 
@@ -115,8 +115,8 @@ class CodexDecoder implements Decoder {
       case 'event_msg':
         // The person's prompt starts a new turn; other event messages repeat what response items say.
         if (payload.type === 'user_message') {
-          sink.event({ ...base(), type: 'user', ...(typeof payload.message === 'string' ? { text: payload.message.slice(0, 500) } : {}) }, line);
-          sink.event({ ...base(), type: 'prompt', text: boundedText(typeof payload.message === 'string' ? payload.message : '') }, line);
+          sink.event(withBase(base(), { type: 'user', ...(typeof payload.message === 'string' ? { text: payload.message.slice(0, 500) } : {}) }), line);
+          sink.event(withBase(base(), { type: 'prompt', text: boundedText(typeof payload.message === 'string' ? payload.message : '') }), line);
         } else if (payload.type === 'error' || payload.type === 'stream_error') this.failed(payload, line, base(), sink);
         return;
       case 'response_item':
@@ -152,8 +152,8 @@ class CodexDecoder implements Decoder {
           ? value.content
           : '';
       if (INJECTED.test(text)) return;
-      sink.event({ ...base, type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) }, line);
-      sink.event({ ...base, type: 'prompt', text: boundedText(text) }, line);
+      sink.event(withBase(base, { type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) }), line);
+      sink.event(withBase(base, { type: 'prompt', text: boundedText(text) }), line);
       return;
     }
     this.item(value, line, base, sink);
@@ -189,7 +189,7 @@ class CodexDecoder implements Decoder {
       const raw = type === 'function_call' ? parseArgsText(p.arguments) : type === 'custom_tool_call' ? { input: p.input } : isObject(p.action) ? p.action : {};
       // An apply_patch: the patch and its files, as the hook reads it (./patch.ts).
       const args = codexCallArgs(name, raw);
-      const event: GuardianEvent = { ...base, type: 'tool', tool: name, args, ...(id !== undefined ? { id } : {}) };
+      const event: GuardianEvent = withBase(base, { type: 'tool', tool: name, args, ...(id !== undefined ? { id } : {}) });
       sink.event(event, line);
       return;
     }
@@ -199,15 +199,15 @@ class CodexDecoder implements Decoder {
       if (!this.seen.add(`result:${id}`)) return;
       const outcome = codexOutcome(p.output);
       const event: GuardianEvent = outcome.ok
-        ? { ...base, type: 'tool_result', id, ok: true, output: outcome.text }
-        : { ...base, type: 'tool_result', id, ok: false, error: outcome.text.trim() || 'failed' };
+        ? withBase(base, { type: 'tool_result', id, ok: true, output: outcome.text })
+        : withBase(base, { type: 'tool_result', id, ok: false, error: outcome.text.trim() || 'failed' });
       sink.event(event, line);
       return;
     }
     if (type === 'message' && p.role === 'assistant') {
       // The model's answer: its `output_text` parts (response items are kept by every version).
       const text = Array.isArray(p.content) ? p.content.map((c) => (isObject(c) && typeof c.text === 'string' ? c.text : '')).filter((t) => t.trim() !== '').join('\n') : '';
-      if (text !== '') sink.event({ ...base, type: 'reply', text: boundedText(text) }, line);
+      if (text !== '') sink.event(withBase(base, { type: 'reply', text: boundedText(text) }), line);
       return;
     }
     if (typeof type === 'string' && IGNORED_ITEMS.has(type)) return;

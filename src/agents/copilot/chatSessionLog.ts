@@ -1,4 +1,5 @@
 import type { GuardianEvent } from '../../core/events';
+import { withBase } from '../eventBuilders';
 import { exceedsDepth } from '../../core/json';
 import { argsObject, isObject, isoTime, jsonText, parseArgsText, RecentSet, str, type AdapterSink, type Decoder, type Json, type JsonlAdapter } from '../transcript';
 import { AGENT } from './transcript';
@@ -528,7 +529,7 @@ class ChatSessionLogDecoder implements Decoder {
       // mode) would be mapped: here. A failed request's API error (`result.errorDetails`
       // `{message, code?}`, `modelState` Failed) would map beside it; neither is read yet.
       const ts = isoTime(r.ts);
-      sink.event({ ...base, ...(ts !== undefined ? { ts } : {}), type: 'user', ...(r.text ? { text: r.text } : {}) }, line);
+      sink.event(withBase(base, { ...(ts !== undefined ? { ts } : {}), type: 'user', ...(r.text ? { text: r.text } : {}) }), line);
     }
     r.text = undefined;
     const ended = over || (r.state !== undefined ? ENDED.has(r.state) : r.result);
@@ -551,10 +552,10 @@ class ChatSessionLogDecoder implements Decoder {
       r.parts[j] = null;
       const outcome = own ?? endedOutcome(c, refusedBy);
       const ts = isoTime(c.terminal?.at);
-      const event: GuardianEvent = { ...base, ...(ts !== undefined ? { ts } : {}), type: 'tool', tool: c.tool, args: argsOf(c, outcome), id: c.id, ...(outcome ?? {}) };
+      const event: GuardianEvent = withBase(base, { ...(ts !== undefined ? { ts } : {}), type: 'tool', tool: c.tool, args: argsOf(c, outcome), id: c.id, ...(outcome ?? {}) });
       sink.event(event, line);
       // It ended, and the log does not say how: settled as such, not left waiting for a result.
-      if (outcome === undefined) sink.event({ ...base, type: 'tool_result', id: c.id }, line);
+      if (outcome === undefined) sink.event(withBase(base, { type: 'tool_result', id: c.id }), line);
     });
   }
 }

@@ -2,7 +2,7 @@ import type { GuardianEvent } from '../../core/events';
 import { boundedText } from '../../core/redact';
 import { copilotEventLog, isCopilotSessionStart } from '../copilotEvents';
 import { isObject, isoTime, parseArgsText, RecentSet, statusInText, str, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
-import { apiErrorEvent } from '../eventBuilders';
+import { apiErrorEvent, withBase } from '../eventBuilders';
 
 /** The `agent` the events of Copilot in VS Code carry, whichever of its files they come from. */
 export const AGENT = 'copilot-vscode';
@@ -71,8 +71,8 @@ class CopilotChatDecoder implements Decoder {
     const base = { v: 1 as const, session: this.session, agent: AGENT, ...(ts !== undefined ? { ts } : {}) };
     const message = isObject(value.message) && typeof value.message.text === 'string' ? value.message.text : undefined;
     if (message !== undefined) {
-      sink.event({ ...base, type: 'user', ...(message !== '' ? { text: message.slice(0, 500) } : {}) }, line);
-      sink.event({ ...base, type: 'prompt', text: boundedText(message) }, line);
+      sink.event(withBase(base, { type: 'user', ...(message !== '' ? { text: message.slice(0, 500) } : {}) }), line);
+      sink.event(withBase(base, { type: 'prompt', text: boundedText(message) }), line);
     }
     const result = isObject(value.result) ? value.result : undefined;
     const meta = result !== undefined && isObject(result.metadata) ? result.metadata : undefined;
@@ -83,7 +83,7 @@ class CopilotChatDecoder implements Decoder {
       for (const part of value.response) if (isObject(part) && part.kind === undefined && typeof part.value === 'string') said.push(part.value);
     }
     const reply = said.filter((t) => t.trim() !== '').join('\n');
-    if (reply !== '') sink.event({ ...base, type: 'reply', text: boundedText(reply) }, line);
+    if (reply !== '') sink.event(withBase(base, { type: 'reply', text: boundedText(reply) }), line);
     const details = result !== undefined && isObject(result.errorDetails) ? result.errorDetails : undefined;
     const error = details !== undefined ? str(details.message) : undefined;
     if (details !== undefined && details.code !== 'canceled' && error !== undefined) {
@@ -108,7 +108,7 @@ class CopilotChatDecoder implements Decoder {
         if (id !== undefined && !this.seen.add(id)) continue;
         const result = id !== undefined ? results[id] : undefined;
         const args = parseArgsText(call.arguments);
-        const at = { ...base, ...(roundTs !== undefined ? { ts: roundTs } : {}) };
+        const at = withBase(base, { ...(roundTs !== undefined ? { ts: roundTs } : {}) });
         const output = result !== undefined ? renderedText(result) : undefined;
         const event: GuardianEvent = {
           ...at,
@@ -121,8 +121,8 @@ class CopilotChatDecoder implements Decoder {
         sink.event(event, line);
         const instruction = str(args.prompt);
         if (SUBAGENT_TOOL.test(name) && instruction !== undefined) {
-          sink.event({ ...at, type: 'delegation', instruction: boundedText(instruction), ...(id !== undefined ? { id } : {}) }, line);
-          if (output !== undefined && id !== undefined) sink.event({ ...at, type: 'delegation_result', id, ok: true, output: boundedText(output) }, line);
+          sink.event(withBase(at, { type: 'delegation', instruction: boundedText(instruction), ...(id !== undefined ? { id } : {}) }), line);
+          if (output !== undefined && id !== undefined) sink.event(withBase(at, { type: 'delegation_result', id, ok: true, output: boundedText(output) }), line);
         }
       }
     }
@@ -166,10 +166,10 @@ class PromptLogDecoder implements Decoder {
     if (!isObject(value)) return sink.skipped(line, '(prompt)', 'not an object');
     const base = { v: 1 as const, session: this.session, agent: AGENT };
     if (typeof value.prompt === 'string') {
-      sink.event({ ...base, type: 'user', ...(value.prompt !== '' ? { text: value.prompt.slice(0, 500) } : {}) }, line);
+      sink.event(withBase(base, { type: 'user', ...(value.prompt !== '' ? { text: value.prompt.slice(0, 500) } : {}) }), line);
       // The log lists each model request of a turn under the prompt that started it (the real sample
       // has one prompt three times: a search, the narration, the patch): one prompt, sent once.
-      if (value.prompt !== this.previous) sink.event({ ...base, type: 'prompt', text: boundedText(value.prompt) }, line);
+      if (value.prompt !== this.previous) sink.event(withBase(base, { type: 'prompt', text: boundedText(value.prompt) }), line);
       this.previous = value.prompt;
     }
     for (const log of Array.isArray(value.logs) ? (value.logs as unknown[]) : []) {
@@ -186,7 +186,7 @@ class PromptLogDecoder implements Decoder {
       const ts = isoTime(log.time);
       const output = Array.isArray(log.response) ? log.response.filter((r): r is string => typeof r === 'string').join('\n') : undefined;
       const id = str(log.id);
-      sink.event({ ...base, ...(ts !== undefined ? { ts } : {}), type: 'tool', tool, args: parseArgsText(log.args) as Json, ...(id !== undefined ? { id } : {}), ...(output !== undefined ? { ok: true, output } : {}) }, line);
+      sink.event(withBase(base, { ...(ts !== undefined ? { ts } : {}), type: 'tool', tool, args: parseArgsText(log.args) as Json, ...(id !== undefined ? { id } : {}), ...(output !== undefined ? { ok: true, output } : {}) }), line);
     }
   }
 
@@ -195,7 +195,7 @@ class PromptLogDecoder implements Decoder {
     if (response === undefined) return;
     const text = Array.isArray(response.message) ? response.message.filter((m): m is string => typeof m === 'string').join('\n') : typeof response.message === 'string' ? response.message : '';
     if (response.type === 'success') {
-      if (text.trim() !== '') sink.event({ ...base, type: 'reply', text: boundedText(text) }, line);
+      if (text.trim() !== '') sink.event(withBase(base, { type: 'reply', text: boundedText(text) }), line);
       return;
     }
     const error = str(response.reason) ?? (text.trim() !== '' ? text : str(response.type));

@@ -2,7 +2,7 @@ import type { GuardianEvent } from '../../core/events';
 import { boundedText } from '../../core/redact';
 import { argsObject, isObject, isoTime, jsonText, RecentSet, statusInText, str, unknownType, type AdapterSink, type Decoder, type DocumentAdapter, type Json, type JsonlAdapter } from '../transcript';
 import { shellFailure } from './shell';
-import { apiErrorEvent } from '../eventBuilders';
+import { apiErrorEvent, withBase } from '../eventBuilders';
 
 const AGENT = 'gemini-cli';
 /** Statuses after which a tool call does not change any more. */
@@ -101,8 +101,8 @@ class GeminiDecoder implements Decoder {
       }
       case 'message':
         if (value.role === 'user') {
-          sink.event({ ...base, type: 'user', ...(typeof value.content === 'string' && value.content !== '' ? { text: value.content.slice(0, 500) } : {}) }, line);
-          sink.event({ ...base, type: 'prompt', text: boundedText(typeof value.content === 'string' ? value.content : '') }, line);
+          sink.event(withBase(base, { type: 'user', ...(typeof value.content === 'string' && value.content !== '' ? { text: value.content.slice(0, 500) } : {}) }), line);
+          sink.event(withBase(base, { type: 'prompt', text: boundedText(typeof value.content === 'string' ? value.content : '') }), line);
         }
         // The assistant's text comes in `delta` pieces: not joined into answers here.
         return;
@@ -111,7 +111,7 @@ class GeminiDecoder implements Decoder {
         if (name === undefined) return sink.skipped(line, 'tool_name', 'a tool_use without a tool name');
         const id = str(value.tool_id);
         if (id !== undefined && !this.done.add(`use:${id}`)) return;
-        sink.event({ ...base, type: 'tool', tool: name, args: argsObject(value.parameters), ...(id !== undefined ? { id } : {}) }, line);
+        sink.event(withBase(base, { type: 'tool', tool: name, args: argsObject(value.parameters), ...(id !== undefined ? { id } : {}) }), line);
         return;
       }
       case 'tool_result': {
@@ -122,8 +122,8 @@ class GeminiDecoder implements Decoder {
         if (value.status === 'error') {
           // The error object's message when there is one (its output repeats it, or is empty).
           const err = isObject(value.error) && typeof value.error.message === 'string' ? value.error.message : output;
-          sink.event({ ...base, type: 'tool_result', id, ok: false, error: err.trim() || 'error' }, line);
-        } else sink.event({ ...base, type: 'tool_result', id, ok: true, output }, line);
+          sink.event(withBase(base, { type: 'tool_result', id, ok: false, error: err.trim() || 'error' }), line);
+        } else sink.event(withBase(base, { type: 'tool_result', id, ok: true, output }), line);
         return;
       }
       case 'result':
@@ -136,7 +136,7 @@ class GeminiDecoder implements Decoder {
         // all `functionResponse` (seen in its own runs here): no person spoke, no turn begins.
         if (text === '' && Array.isArray(value.content) && value.content.length > 0 && value.content.every((p) => isObject(p) && isObject(p.functionResponse))) return;
         sink.event({ v: 1, type: 'user', session: this.session, agent: AGENT, ...(ts !== undefined ? { ts } : {}), ...(text !== '' ? { text: text.slice(0, 500) } : {}) }, line);
-        sink.event({ ...base, type: 'prompt', text: boundedText(text) }, line);
+        sink.event(withBase(base, { type: 'prompt', text: boundedText(text) }), line);
         return;
       }
       case 'error': {
@@ -151,7 +151,7 @@ class GeminiDecoder implements Decoder {
         // Its answer, once per message (later copies add tool calls' progress).
         const said = partsText(value.content);
         const id = str(value.id);
-        if (said.trim() !== '' && (id === undefined || this.done.add(`reply:${id}`))) sink.event({ ...base, type: 'reply', text: boundedText(said) }, line);
+        if (said.trim() !== '' && (id === undefined || this.done.add(`reply:${id}`))) sink.event(withBase(base, { type: 'reply', text: boundedText(said) }), line);
         const calls = value.toolCalls;
         if (calls === undefined) return;
         if (!Array.isArray(calls)) return sink.skipped(line, 'toolCalls', 'not an array');
@@ -187,9 +187,9 @@ class GeminiDecoder implements Decoder {
     const text = geminiResultText(call.result);
     // A shell command that failed is a `success` whose output says its exit code (shell.ts).
     const failure = status === 'success' ? shellFailure(text) : undefined;
-    if (failure !== undefined) return { ...base, ok: false, error: failure };
-    if (status === 'success') return { ...base, ok: true, output: text };
-    if (status === 'error') return { ...base, ok: false, error: text.trim() || 'error' };
+    if (failure !== undefined) return withBase(base, { ok: false, error: failure });
+    if (status === 'success') return withBase(base, { ok: true, output: text });
+    if (status === 'error') return withBase(base, { ok: false, error: text.trim() || 'error' });
     // Cancelled by the person, or never finished: what it would have done is unknown.
     return base;
   }

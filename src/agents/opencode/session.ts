@@ -1,4 +1,4 @@
-import { apiErrorEvent, promptEvent, replyEvent, resultEvent, toolEvent, userEvent, type CallOutcome, type RecordScope } from '../eventBuilders';
+import { apiErrorEvent, promptEvent, replyEvent, resultEvent, toolEvent, userEvent, type CallOutcome, type RecordScope, withBase } from '../eventBuilders';
 import { isObject, isoTime, str, unknownType, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
 
 /*
@@ -101,12 +101,12 @@ class SessionDecoder implements Decoder {
         if (tool === undefined || id === undefined || state === undefined) return sink.skipped(line, `parts[${i}]`, 'a tool part without its tool, callID or state');
         const time = isObject(state.time) ? state.time : {};
         const started = isoTime(time.start);
-        const at: RecordScope = started !== undefined ? { ...scope, ts: started } : scope;
+        const at: RecordScope = started !== undefined ? withBase(scope, { ts: started }) : scope;
         sink.event(toolEvent(at, tool, state.input ?? {}, id), line);
         const outcome = toolOutcome(state);
         if (outcome === undefined) return;
         const ended = isoTime(time.end);
-        sink.event(resultEvent(ended !== undefined ? { ...scope, ts: ended } : at, id, outcome), line);
+        sink.event(resultEvent(ended !== undefined ? withBase(scope, { ts: ended }) : at, id, outcome), line);
         return;
       }
       case 'retry': {

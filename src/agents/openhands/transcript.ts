@@ -1,4 +1,5 @@
 import type { GuardianEvent } from '../../core/events';
+import { withBase } from '../eventBuilders';
 import { boundedText } from '../../core/redact';
 import { isObject, isoTime, jsonText, str, unknownType, type AdapterSink, type Decoder, type DocumentAdapter, type Json, type JsonlAdapter } from '../transcript';
 
@@ -68,9 +69,9 @@ class OpenHandsDecoder implements Decoder {
       this.settle(sink);
       if (value.source === 'user') {
         if (value.action === 'message') {
-          sink.event({ ...base, type: 'user', ...(typeof value.message === 'string' ? { text: value.message.slice(0, 500) } : {}) }, line);
+          sink.event(withBase(base, { type: 'user', ...(typeof value.message === 'string' ? { text: value.message.slice(0, 500) } : {}) }), line);
           // The person's message is also the prompt of the turn it starts.
-          sink.event({ ...base, type: 'prompt', text: boundedText(typeof value.message === 'string' ? value.message : '') }, line);
+          sink.event(withBase(base, { type: 'prompt', text: boundedText(typeof value.message === 'string' ? value.message : '') }), line);
         }
         return;
       }
@@ -78,11 +79,11 @@ class OpenHandsDecoder implements Decoder {
       const meta = isObject(value.tool_call_metadata) ? value.tool_call_metadata : undefined;
       const tool = str(meta?.function_name) ?? value.action;
       if (older) {
-        this.waiting = { event: { ...base, type: 'tool', tool, args: topLevelArgs(value) }, line };
+        this.waiting = { event: withBase(base, { type: 'tool', tool, args: topLevelArgs(value) }), line };
         return;
       }
       const id = value.id === undefined || value.id === null ? undefined : String(value.id);
-      const event: GuardianEvent = { ...base, type: 'tool', tool, args: callArgs(value.args), ...(id !== undefined ? { id } : {}) };
+      const event: GuardianEvent = withBase(base, { type: 'tool', tool, args: callArgs(value.args), ...(id !== undefined ? { id } : {}) });
       sink.event(event, line);
       return;
     }
@@ -98,13 +99,13 @@ class OpenHandsDecoder implements Decoder {
         // An older observation answers the call before it; one with nothing waiting is the environment's.
         const call = this.waiting;
         this.waiting = undefined;
-        if (call !== undefined && older) sink.event({ ...call.event, ...outcome }, call.line);
+        if (call !== undefined && older) sink.event(withBase(call.event, { ...outcome }), call.line);
         else if (call !== undefined) sink.event(call.event, call.line);
         return;
       }
       this.settle(sink);
       const id = String(value.cause);
-      sink.event(failed ? { ...base, type: 'tool_result', id, ok: false, error: content.trim() || value.observation } : { ...base, type: 'tool_result', id, ok: true, output: content }, line);
+      sink.event(failed ? withBase(base, { type: 'tool_result', id, ok: false, error: content.trim() || value.observation }) : withBase(base, { type: 'tool_result', id, ok: true, output: content }), line);
       return;
     }
     unknownType(sink, line, this.field === '' ? 'action' : `${this.field}[${i}].action`, value.action);

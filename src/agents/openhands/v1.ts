@@ -1,4 +1,4 @@
-import { apiErrorEvent, promptEvent, replyEvent, resultEvent, toolEvent, userEvent, type RecordScope } from '../eventBuilders';
+import { apiErrorEvent, promptEvent, replyEvent, resultEvent, toolEvent, userEvent, type RecordScope, withBase } from '../eventBuilders';
 import type { FolderTranscript } from '../agent';
 import { isObject, isoTime, parseArgsText, str, unknownType, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
 
@@ -75,7 +75,7 @@ class V1Decoder implements Decoder {
     if (!isObject(value)) return sink.skipped(line, '(event)', 'not a JSON object');
     const kind = value.kind;
     const ts = isoTime(value.timestamp);
-    const scope: RecordScope = { ...this.scope, ...(ts !== undefined ? { ts } : {}) };
+    const scope: RecordScope = withBase(this.scope, { ...(ts !== undefined ? { ts } : {}) });
     switch (kind) {
       case 'ActionEvent': {
         const tool = str(value.tool_name);

@@ -1,4 +1,5 @@
 import { boundedText } from '../../core/redact';
+import { withBase } from '../eventBuilders';
 import { isObject, jsonText, parseArgsText, type AdapterSink, type Decoder, type DocumentAdapter, type Json } from '../transcript';
 
 const AGENT = 'swe-agent';
@@ -83,12 +84,12 @@ class SweAgentHistoryDecoder implements Decoder {
       const call = this.waiting;
       if (call !== undefined && (role === 'tool' || value.message_type === 'observation' || value.message_type === undefined)) {
         this.waiting = undefined;
-        sink.event({ ...base, type: 'tool', tool: call.tool, args: call.args, ok: true, output: text }, call.line);
+        sink.event(withBase(base, { type: 'tool', tool: call.tool, args: call.args, ok: true, output: text }), call.line);
         return;
       }
       if (role === 'user' && value.message_type !== 'observation') {
-        sink.event({ ...base, type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) }, line);
-        sink.event({ ...base, type: 'prompt', text: boundedText(text) }, line);
+        sink.event(withBase(base, { type: 'user', ...(text !== '' ? { text: text.slice(0, 500) } : {}) }), line);
+        sink.event(withBase(base, { type: 'prompt', text: boundedText(text) }), line);
       }
       return;
     }
