@@ -21,7 +21,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { quantile } from './stats';
 
-const CLI = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
+const CLI = process.env.BENCH_OTLP_CLI ?? path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
 const SESSIONS = Number(process.env.BENCH_OTLP_SESSIONS ?? 10_000);
 const RECEIVERS = Number(process.env.BENCH_OTLP_RECEIVERS ?? 2);
 const CALLS = Number(process.env.BENCH_OTLP_CALLS ?? 12);
@@ -40,7 +40,7 @@ interface Receiver {
 }
 
 function start(): Promise<Receiver> {
-  const child = spawn(process.execPath, [CLI, 'otlp', '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, [...(process.env.BENCH_OTLP_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_OTLP_PROF] : []), CLI, 'otlp', '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
   const halts = new Map<string, number>();
   let buf = '';
   child.stdout!.on('data', (d: Buffer) => {
@@ -65,6 +65,13 @@ function start(): Promise<Receiver> {
     });
     child.once('exit', (code) => reject(new Error(`receiver ended (${code}): ${err}`)));
   });
+}
+
+/** The process's CPU time so far (user + system), in seconds (`/proc/<pid>/stat`, in clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function rssMb(pid: number): number {
@@ -141,7 +148,11 @@ async function main(): Promise<void> {
   try {
     const before = receivers.map((r) => rssMb(r.child.pid!));
     const first = Array.from({ length: SESSIONS }, (_, i) => `s-${i}`);
+    const cpu0 = receivers.map((r) => cpuSeconds(r.child.pid!));
     const run1 = await drive(receivers, first);
+    // What each receiver's own work took: on a machine shared with the client and the other
+    // receiver, events per second of its CPU is what it would take with a core to itself.
+    const cpu = receivers.map((r, i) => cpuSeconds(r.child.pid!) - (cpu0[i] as number));
     await new Promise((r) => setTimeout(r, 500));
     const with10k = receivers.map((r) => rssMb(r.child.pid!));
     const latencies: number[] = [];
@@ -161,7 +172,7 @@ async function main(): Promise<void> {
     }
     latencies.sort((a, b) => a - b);
 
-    const perReceiver = run1.seconds.map((sec, i) => ({ records: (run1.records[i] as number) / sec, events: ((run1.records[i] as number) * 2) / sec }));
+    const perReceiver = run1.seconds.map((sec, i) => ({ records: (run1.records[i] as number) / sec, events: ((run1.records[i] as number) * 2) / sec, perCpu: ((run1.records[i] as number) * 2) / (cpu[i] as number) }));
     const eventsPerS = Math.min(...perReceiver.map((p) => p.events));
     const mbPer1000 = Math.max(...with10k.map((m, i) => m - (before[i] as number))) / (SESSIONS / RECEIVERS / 1000);
     const byThroughput = Math.ceil((FLEET * AGENT_EVENTS_PER_S) / (eventsPerS * 0.5));
@@ -169,7 +180,7 @@ async function main(): Promise<void> {
     const lines = [
       '',
       `  OTLP receivers: ${SESSIONS} concurrent sessions × ${CALLS} calls, ${RECEIVERS} receivers (split by session), batches of ${BATCH} records, ${IN_FLIGHT} requests in flight per receiver`,
-      ...perReceiver.map((p, i) => `  receiver ${i + 1}: ${Math.round(p.records)} records/s, ${Math.round(p.events)} events/s`),
+      ...perReceiver.map((p, i) => `  receiver ${i + 1}: ${Math.round(p.records)} records/s, ${Math.round(p.events)} events/s; ${Math.round(p.perCpu)} events per second of its own CPU (${(cpu[i] as number).toFixed(2)} s)`),
       `  a loop's third record sent → its halt on the receiver's stdout: p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms (${latencies.length} loops${missing > 0 ? `, ${missing} NOT FOUND` : ''})`,
       `  resident memory per receiver: ${before.map((m) => m.toFixed(0)).join(' / ')} MB idle, ${with10k.map((m) => m.toFixed(0)).join(' / ')} MB with its ${SESSIONS / RECEIVERS} sessions (about ${mbPer1000.toFixed(1)} MB per 1,000 sessions); after ${(2 * SESSIONS) / RECEIVERS} more sessions each (the oldest forgotten past 10,000): ${rounds[0]!.map((m) => m.toFixed(0)).join(' / ')} MB, after ${(2 * SESSIONS) / RECEIVERS} more again: ${rounds[1]!.map((m) => m.toFixed(0)).join(' / ')} MB`,
       `  a fleet of ${FLEET} agents (${AGENT_EVENTS_PER_S} events/s each, receivers at half their measured rate): ${byThroughput} receiver(s) by throughput, ${bySessions} by the 10,000 sessions a receiver keeps: ${Math.max(byThroughput, bySessions)}`,

@@ -260,7 +260,7 @@ async function phaseInitialRead(dir: string): Promise<Record<string, number>> {
 }
 
 /** Claude Code transcripts for the initial-read phase: sessions of tool calls and their results, about 300 MB. */
-async function writeTranscripts(dir: string, totalMB: number): Promise<void> {
+export async function writeTranscripts(dir: string, totalMB: number): Promise<void> {
   const ws = path.join(dir, 'ws');
   await fs.mkdir(path.join(ws, '.tmp', 'current', 'logs'), { recursive: true });
   const project = path.join(dir, 'claude', 'projects', claudeProjectDir(ws));

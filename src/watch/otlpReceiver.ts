@@ -127,9 +127,9 @@ export function receivedSession(service: string, host: string, session: string):
  */
 export function workspaceEvents(ws: Workspace, onError: (rel: string, err: Error) => void, onDrop: (what: string) => void = () => undefined, bounds: Partial<EventFileBounds> = {}): NonNullable<ReceiverOptions['onEvents']> {
   const files = new ReceivedEventFiles(ws, bounds, onDrop);
-  return (origin, events) => {
+  return (origin, _events, lines) => {
     try {
-      files.append(origin.service, origin.host, events.map((e) => `${JSON.stringify(e)}\n`).join(''));
+      files.append(origin.service, origin.host, lines);
     } catch (err) {
       onError(files.dir, err as Error);
     }
@@ -143,8 +143,11 @@ export interface ReceiverOptions {
    * folder guardian reads them and judges them).
    */
   readonly judge?: { readonly config: GuardianConfig; readonly onFinding: (f: Finding) => void };
-  /** Each batch of events of one session, as mapped (to be written where the editor reads them). */
-  readonly onEvents?: (origin: Origin, events: readonly GuardianEvent[]) => void;
+  /**
+   * Each batch of events of one session, as mapped (to be written where the editor reads them), and
+   * the same as JSON lines (each event's `JSON.stringify` and a newline: written once, here).
+   */
+  readonly onEvents?: (origin: Origin, events: readonly GuardianEvent[], lines: string) => void;
   /** A shared secret: each request must carry `Authorization: Bearer <token>` (401 otherwise). */
   readonly token?: string;
   /** Browser origins (`Origin` header) let in; by default a request from a web page is refused (403). */
@@ -508,7 +511,7 @@ export class OtlpReceiver {
       if (seq !== undefined) list.sort((a, b) => (seq(a) ?? 0) - (seq(b) ?? 0));
       const file = `otlp:${origin.service}${origin.host !== '' ? `@${origin.host}` : ''}`;
       const events: GuardianEvent[] = [];
-      let bytes = 0;
+      let lines = '';
       const judged: LocatedEvent[] = [];
       for (const r of list) {
         const line = seq?.(r) ?? 0;
@@ -516,7 +519,7 @@ export class OtlpReceiver {
         const ts = isoTime(attrText(r.attributes['event.timestamp']) ?? r.timeMs);
         for (const event of mapping.events(r, { session: origin.session, agent: origin.agent.eventAgent, ...(ts !== undefined ? { ts } : {}) })) {
           events.push(event);
-          bytes += JSON.stringify(event).length;
+          lines += `${JSON.stringify(event)}\n`;
           this.stats.events++;
           if (this.engine === undefined) continue;
           const n = (this.counters.get(file) ?? 0) + 1;
@@ -526,10 +529,11 @@ export class OtlpReceiver {
           judged.push({ event, ref: { file, line, event: n } });
         }
       }
-      this.account(origin.session, bytes);
+      // Counted as the events' JSON text (without the newlines).
+      this.account(origin.session, lines.length - events.length);
       // Written before they are judged: a finding said on stdout is about events already in the
       // workspace, where `scan` and the editor read them.
-      if (events.length > 0) this.opts.onEvents?.(origin, events);
+      if (events.length > 0) this.opts.onEvents?.(origin, events, lines);
       for (const located of judged) for (const f of (this.engine as Engine).push(located)) this.opts.judge?.onFinding(f);
     }
   }
