@@ -4,7 +4,7 @@ import type { GuardianConfig, SignalId } from './config';
 import { SessionSlot, SessionState, type Detector, type DetectorContext, type EpisodeState, type FindingSink, type Scope } from './detector';
 import { createDetectors } from './detectors';
 import type { EventRef, LocatedEvent, ToolEvent } from './events';
-import { severity, type Finding } from './finding';
+import { keptFinding, severity, type Finding } from './finding';
 import { ErrorText, sameError } from './errorMatch';
 import { MAX_JSON_DEPTH } from './json';
 import { filteredPipeline, intentOf, searchFoundNothing, shellCommandOf } from './intent';
@@ -207,8 +207,11 @@ class ActiveFindings {
   private readonly byEpisode = new Map<string, ActiveEpisode>();
   private readonly bySession = new Map<string, Set<string>>();
 
-  /** `onEnd`: told each episode as it stood last when it leaves the list (its pattern broken, its session's turn over, or the bound). */
-  constructor(private readonly onEnd?: (last: Finding) => void) {}
+  /**
+   * `onEnd`: told each episode as it stood last when it leaves the list (its pattern broken, its
+   * session's turn over, or the bound), with the finding raised for it that was active then.
+   */
+  constructor(private readonly onEnd?: (last: Finding, raised: Finding) => void) {}
 
   get(episode: string): ActiveEpisode | undefined {
     return this.byEpisode.get(episode);
@@ -229,7 +232,7 @@ class ActiveFindings {
     const a = this.byEpisode.get(episode);
     if (a === undefined) return;
     this.byEpisode.delete(episode);
-    this.onEnd?.(asNow(a));
+    this.onEnd?.(asNow(a), a.finding);
     const episodes = this.bySession.get(a.finding.session);
     episodes?.delete(episode);
     if (episodes?.size === 0) this.bySession.delete(a.finding.session);
@@ -255,30 +258,37 @@ function asNow(a: ActiveEpisode): Finding {
   const now = a.make?.();
   const words = now && now.action === a.finding.action ? { at: now.at, message: now.message, recommendation: now.recommendation, ...(now.details ? { details: now.details } : {}) } : {};
   // Object.assign, not a spread: Node 20 builds `{ ...x, more }` about 50 times slower.
-  return Object.assign({}, a.finding, words, { count: a.state.count, evidence: [...a.state.evidence] });
+  return keptFinding(Object.assign({}, a.finding, words, { count: a.state.count, evidence: [...a.state.evidence] }));
+}
+
+/** A raised finding as it stood last (`last`, when noted at the same action and stage, with a count as high); else as raised. */
+export function latestOf(raised: Finding, last: Finding | undefined): Finding {
+  return last !== undefined && last.action === raised.action && last.stage === raised.stage && last.count >= raised.count ? last : raised;
 }
 
 /**
  * A finding is raised once, at the count it fired at; the pattern often goes on. For what reads a
  * log whole and shows each finding once (scan, replay), the finding as it stood last: the same
- * episode and action, with the count, evidence and words of its latest event.
+ * episode and action, with the count, evidence and words of its latest event, as it stood when
+ * that finding's own pattern ended (an episode that ends and starts again, a task's budget spent
+ * anew, is raised again: each raised finding says its own end, not the other's).
  */
 export class LatestFindings {
-  private readonly last = new Map<string, Finding>();
+  /** Per raised finding, the same as it stood last. */
+  private readonly last = new Map<Finding, Finding>();
 
   constructor(private readonly max = 10_000) {}
 
-  /** An episode as it stands now (an `Engine`'s `onEpisodeEnd`, and its `active()` at the end). */
-  note(f: Finding): void {
-    this.last.delete(f.episode);
-    this.last.set(f.episode, f);
-    if (this.last.size > this.max) this.last.delete(this.last.keys().next().value as string);
+  /** A raised finding as it stands now (an `Engine`'s `onEpisodeEnd`, and its `noteActive` at the end). */
+  note(last: Finding, raised: Finding): void {
+    this.last.delete(raised);
+    this.last.set(raised, last);
+    if (this.last.size > this.max) this.last.delete(this.last.keys().next().value as Finding);
   }
 
-  /** The finding as it stood last, if its episode was noted at the same action; else as raised. */
+  /** The finding as it stood last, if it was noted at the same action and stage; else as raised. */
   latest(f: Finding): Finding {
-    const last = this.last.get(f.episode);
-    return last !== undefined && last.action === f.action && last.stage === f.stage && last.count >= f.count ? last : f;
+    return latestOf(f, this.last.get(f));
   }
 
   clear(): void {
@@ -319,7 +329,7 @@ export class Engine {
    * `trackNews`: keep what `lastNews` tells (the gate asks; a replay does not). `onEpisodeEnd`: told
    * each finding as it stood last when its pattern ends (see `LatestFindings`).
    */
-  constructor(readonly config: GuardianConfig, { trackNews = false, onEpisodeEnd }: { trackNews?: boolean; onEpisodeEnd?: (last: Finding) => void } = {}) {
+  constructor(readonly config: GuardianConfig, { trackNews = false, onEpisodeEnd }: { trackNews?: boolean; onEpisodeEnd?: (last: Finding, raised: Finding) => void } = {}) {
     this.activeFindings = new ActiveFindings(onEpisodeEnd);
     if (trackNews) this.news = new Map();
     let slots = 0;
@@ -394,6 +404,11 @@ export class Engine {
    */
   active(): Finding[] {
     return [...this.activeFindings.values()].map(asNow).sort((a, b) => severity(b.action) - severity(a.action));
+  }
+
+  /** Each finding still active, as `onEpisodeEnd` tells one whose pattern ended: as of its latest event, with the finding raised for it. */
+  noteActive(note: (last: Finding, raised: Finding) => void): void {
+    for (const a of this.activeFindings.values()) note(asNow(a), a.finding);
   }
 
   /** The session's state, kept within MAX_SESSIONS (the one seen first goes). */
@@ -520,7 +535,7 @@ export class Engine {
     const before = this.activeFindings.get(state.episode);
     if (!before || severity(state.action) > severity(before.finding.action) || (state.stage !== undefined && state.stage !== before.finding.stage)) {
       const made = make();
-      const finding = state.stage === undefined ? made : Object.assign({}, made, { stage: state.stage });
+      const finding = keptFinding(state.stage === undefined ? made : Object.assign({}, made, { stage: state.stage }));
       this.activeFindings.set(state.episode, { finding, state });
       this.emitted.push(finding);
     } else {

@@ -1,7 +1,7 @@
 import { agentById, sniffDocument, sniffJsonl, sniffTextLine, transcriptAdapters, TRANSCRIPT_AGENTS, type SessionDatabase } from '../agents';
 import type { Adapter } from '../agents/transcript';
 import type { GuardianConfig } from '../core/config';
-import { Engine, LatestFindings } from '../core/engine';
+import { Engine, LatestFindings, latestOf } from '../core/engine';
 import { EVENT_TYPES } from '../core/events';
 import { isObject } from '../core/guards';
 import { parseJson, stripBom } from '../core/json';
@@ -29,7 +29,7 @@ export interface ReplayResult {
   readonly skippedKinds: { readonly field: string; readonly reason: string; readonly count: number }[];
   /** Whether the input held anything but white space: a blank input has nothing to read. */
   readonly blank: boolean;
-  /** Each finding as it was raised (with `onFinding`, none: they went to it). */
+  /** Each finding as it was raised (with `onFinding`, none: they went to it; with `keep: 'lastly'`, the same list as `lastly`). */
   readonly findings: Finding[];
   /** The same findings, each as it stood last: the count, evidence and words of its pattern's latest event. */
   readonly lastly: Finding[];
@@ -157,6 +157,35 @@ function firstNonBlankLine(text: string): string | undefined {
   return undefined;
 }
 
+/**
+ * What a replay that collects its findings keeps: each as raised and each as it stood last
+ * (`both`), or only the latter (`lastly`: `replay --json` and its text, which show nothing else).
+ */
+export type Keep = 'both' | 'lastly';
+
+/**
+ * The findings in the order raised, each replaced where it stands by itself as it stood last when
+ * its pattern ends (`LatestFindings`' rule, `latestOf`), without holding both: the raised finding
+ * is let go once replaced (its pattern has ended: it is not noted again).
+ */
+class LatestInPlace {
+  readonly list: Finding[] = [];
+  /** Where each raised finding not yet replaced is in the list. */
+  private readonly places = new Map<Finding, number>();
+
+  add(f: Finding): void {
+    this.places.set(f, this.list.length);
+    this.list.push(f);
+  }
+
+  note(last: Finding, raised: Finding): void {
+    const at = this.places.get(raised);
+    if (at === undefined) return;
+    this.places.delete(raised);
+    this.list[at] = latestOf(raised, last);
+  }
+}
+
 /** Where a replay reads from: a regular file, read as it is on disk, or the whole text of a stream. */
 type ReplaySource = { readonly file: string } | { readonly text: string };
 
@@ -164,19 +193,19 @@ type ReplaySource = { readonly file: string } | { readonly text: string };
  * Runs every detector over one log from its start; `name` is how evidence names the file. With
  * `onFinding`, findings are streamed to it instead of being collected (memory stays flat).
  */
-export async function replayFile(file: string, name: string, format: ReplayFormat, config: GuardianConfig, onFinding?: (f: Finding) => void): Promise<ReplayResult> {
+export async function replayFile(file: string, name: string, format: ReplayFormat, config: GuardianConfig, onFinding?: (f: Finding) => void, keep: Keep = 'both'): Promise<ReplayResult> {
   // A FIFO (or a link to one) given as a FILE would block every read: refused before any.
   await checkRegularFile(file, name);
   // A database is told by its first bytes, whatever format was named.
   const detected = await detect(file, format);
-  return replay({ file }, name, detected, config, onFinding);
+  return replay({ file }, name, detected, config, onFinding, keep);
 }
 
 /** The same over a whole log already in memory: what came through a pipe or stdin. */
-export async function replayText(text: string, name: string, format: ReplayFormat, config: GuardianConfig, onFinding?: (f: Finding) => void): Promise<ReplayResult> {
+export async function replayText(text: string, name: string, format: ReplayFormat, config: GuardianConfig, onFinding?: (f: Finding) => void, keep: Keep = 'both'): Promise<ReplayResult> {
   const body = stripBom(text);
   const detected = format === 'auto' ? await formatOf(body.slice(0, HEAD_BYTES), body.length <= HEAD_BYTES, async () => body, name) : { format };
-  return replay({ text: body }, name, detected, config, onFinding);
+  return replay({ text: body }, name, detected, config, onFinding, keep);
 }
 
 /**
@@ -201,12 +230,14 @@ async function adapterOf(format: ReplayFormat, source: ReplaySource, path: strin
   return byFirst ?? byText ?? jsonl.find((a) => a.sniffText === undefined) ?? adapters[0];
 }
 
-async function replay(source: ReplaySource, name: string, detected: Detected, config: GuardianConfig, onFinding?: (f: Finding) => void): Promise<ReplayResult> {
+async function replay(source: ReplaySource, name: string, detected: Detected, config: GuardianConfig, onFinding: ((f: Finding) => void) | undefined, keep: Keep): Promise<ReplayResult> {
   const resolved = detected.format;
   // Collected findings are shown once each, as they stood last; streamed ones as they are raised.
-  const latest = onFinding === undefined ? new LatestFindings() : undefined;
-  const engine = new Engine(config, latest ? { onEpisodeEnd: (f) => latest.note(f) } : {});
-  const findings: Finding[] = [];
+  const inPlace = onFinding === undefined && keep === 'lastly' ? new LatestInPlace() : undefined;
+  const latest = onFinding === undefined && inPlace === undefined ? new LatestFindings() : undefined;
+  const onEpisodeEnd = inPlace !== undefined ? (f: Finding, raised: Finding) => inPlace.note(f, raised) : latest !== undefined ? (f: Finding, raised: Finding) => latest.note(f, raised) : undefined;
+  const engine = new Engine(config, onEpisodeEnd !== undefined ? { onEpisodeEnd } : {});
+  const findings: Finding[] = inPlace?.list ?? [];
   const skippedLines: SkippedLine[] = [];
   let skipped = 0;
   const kinds = new Map<string, { field: string; reason: string; count: number }>();
@@ -223,7 +254,7 @@ async function replay(source: ReplaySource, name: string, detected: Detected, co
   };
   let events = 0;
   const byType: Record<string, number> = {};
-  const take = onFinding ?? ((f: Finding) => findings.push(f));
+  const take = onFinding ?? (inPlace !== undefined ? (f: Finding) => inPlace.add(f) : (f: Finding) => findings.push(f));
   const push = (e: Parameters<Engine['push']>[0]) => {
     events++;
     byType[e.event.type] = (byType[e.event.type] ?? 0) + 1;
@@ -231,7 +262,7 @@ async function replay(source: ReplaySource, name: string, detected: Detected, co
   };
   await readSource(source, name, detected, { event: push, skipped: skip });
   for (const f of engine.flush()) take(f);
-  if (latest !== undefined) for (const f of engine.active()) latest.note(f);
+  if (onEpisodeEnd !== undefined) engine.noteActive(onEpisodeEnd);
   const lastly = latest === undefined ? findings : findings.map((f) => latest.latest(f));
   const skippedKinds = [...kinds.values()].sort((a, b) => b.count - a.count);
   const blank = 'text' in source ? source.text.trim() === '' : detected.database === undefined && (await isBlankFile(source.file));

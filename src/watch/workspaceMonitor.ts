@@ -166,7 +166,7 @@ export class WorkspaceMonitor {
   /** The engine over the logs; what progress a session made (`progress`) ends the editor's incidents, so it keeps it. */
   private newEngine(): Engine {
     const latest = this.latest;
-    return new Engine(this.config, { trackNews: true, ...(latest ? { onEpisodeEnd: (f: Finding) => latest.note(f) } : {}) });
+    return new Engine(this.config, { trackNews: true, ...(latest ? { onEpisodeEnd: (f: Finding, raised: Finding) => latest.note(f, raised) } : {}) });
   }
 
   /** Findings raised so far, oldest first (the most recent 1000), each as it was raised. */
@@ -178,7 +178,7 @@ export class WorkspaceMonitor {
   get lastly(): readonly Finding[] {
     const latest = this.latest;
     if (latest === undefined) return this.recentFindings;
-    for (const f of this.engine.active()) latest.note(f);
+    this.engine.noteActive((f, raised) => latest.note(f, raised));
     return this.recentFindings.map((f) => latest.latest(f));
   }
 

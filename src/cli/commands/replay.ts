@@ -39,7 +39,8 @@ export async function replayCommand(ctx: CommandContext, file: string | undefine
           }
         }
       : undefined;
-  const result = 'file' in input ? await replayFile(input.file, file, format, ctx.config, onFinding) : await replayText(input.text, file, format, ctx.config, onFinding);
+  // Shown (text or --json) as they stood last: nothing else of them is held.
+  const result = 'file' in input ? await replayFile(input.file, file, format, ctx.config, onFinding, 'lastly') : await replayText(input.text, file, format, ctx.config, onFinding, 'lastly');
   if (pending !== '') io.out(pending);
   for (const s of result.skippedLines) io.err(`warning: skipped ${plain(formatSkipped(s))}\n`);
   if (result.skipped > result.skippedLines.length) io.err(`warning: ${result.skipped - result.skippedLines.length} more line(s) skipped\n`);

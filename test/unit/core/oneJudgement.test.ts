@@ -62,11 +62,11 @@ function judgeSession(events: readonly LocatedEvent[], cfg: GuardianConfig, out:
   // `replay` reports each finding as it stood last (LatestFindings): a loop whose calls went on
   // after it was raised holds them too (A reads that); B reads the finding as it was raised.
   const latest = new LatestFindings();
-  const engine = new Engine(cfg, { onEpisodeEnd: (f) => latest.note(f) });
+  const engine = new Engine(cfg, { onEpisodeEnd: (f, raised) => latest.note(f, raised) });
   const halts: Finding[] = [];
   for (const e of events) halts.push(...engine.push(e).filter((f) => f.action === 'halt' && deny.has(f.signal)));
   halts.push(...engine.flush().filter((f) => f.action === 'halt' && deny.has(f.signal)));
-  for (const f of engine.active()) latest.note(f);
+  engine.noteActive((f, raised) => latest.note(f, raised));
   const haltsOf = halts.map((f) => ({ f, evidence: f.evidence.map(at), reported: [...f.evidence, ...latest.latest(f).evidence].map(at) }));
 
   const verdicts = new Map<number, boolean>();

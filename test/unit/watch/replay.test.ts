@@ -41,3 +41,21 @@ describe('replay: its own state stays bounded', () => {
     }
   });
 });
+
+describe('replay: each finding as it stood last', () => {
+  // One task's budget crossed, its turn over, crossed again in the next turn: the same episode,
+  // raised twice. Each raised finding says how its own pattern stood when it ended: the first is
+  // not shown as the second (it was, when the latest of an episode stood for all its findings).
+  const usage = (used: number) => JSON.stringify({ v: 1, session: 's', type: 'usage', task: 'T', used, budget: 1000 });
+  const text = [usage(1001), JSON.stringify({ v: 1, session: 's', type: 'user', text: 'go on' }), usage(1050)].join('\n');
+
+  it('says each its own end, not the latest of its episode, whether the raised findings are kept or not', async () => {
+    const both = await replayText(text, 'log.jsonl', 'events', defaultConfig());
+    const budget = (fs: readonly Finding[]) => fs.filter((f) => f.signal === 'budget').map((f) => [f.action, f.count, f.at.line]);
+    assert.deepEqual(budget(both.findings), [['halt', 1001, 1], ['halt', 1050, 3]]);
+    assert.deepEqual(budget(both.lastly), [['halt', 1001, 1], ['halt', 1050, 3]]);
+    const lastly = await replayText(text, 'log.jsonl', 'events', defaultConfig(), undefined, 'lastly');
+    assert.deepEqual(budget(lastly.lastly), budget(both.lastly));
+    assert.equal(lastly.findings, lastly.lastly, 'only the findings as they stood last are held');
+  });
+});
