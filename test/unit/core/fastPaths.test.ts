@@ -8,6 +8,7 @@ import { LineProblem, parseEventLine, readEventLine, validateEvent, wellFormedEv
 import { MAX_JSON_DEPTH, parseJson } from '../../../src/core/json';
 import { mayHoldKey } from '../../../src/core/engine';
 import { fastAlternation, NOISE_SOURCES } from '../../../src/core/runNoise';
+import { isoTime } from '../../../src/agents/transcript';
 
 /**
  * The replay's fast paths (issue 10) against what they stand in for, on generated input: the event
@@ -289,6 +290,24 @@ describe('fast paths hold to what they replace', () => {
         { numRuns: 5000 },
       );
     }
+  });
+
+  it("a record's time: the same as writing it again through Date, on canonical times and near misses (leap days, 24:00, a 31st, month 00)", () => {
+    const slow = (v: string): string | undefined => {
+      const ms = Date.parse(v);
+      return Number.isFinite(ms) ? new Date(ms).toISOString() : undefined;
+    };
+    const two = (max: number) => fc.integer({ min: 0, max }).map((n) => String(n).padStart(2, '0'));
+    const near = fc
+      .tuple(fc.integer({ min: 0, max: 9999 }), two(13), two(32), two(25), two(61), two(61), fc.integer({ min: 0, max: 999 }))
+      .map(([y, mo, d, h, mi, s, ms]) => `${String(y).padStart(4, '0')}-${mo}-${d}T${h}:${mi}:${s}.${String(ms).padStart(3, '0')}Z`);
+    const real = fc.integer({ min: -62135596800000, max: 253402300799999 }).map((ms) => new Date(ms).toISOString());
+    fc.assert(
+      fc.property(fc.oneof(near, real, fc.constantFrom('2024-02-29T00:00:00.000Z', '2023-02-29T00:00:00.000Z', '2100-02-29T00:00:00.000Z', '2000-02-29T00:00:00.000Z', '2026-01-01T24:00:00.000Z', '2026-04-31T12:00:00.000Z')), (t) => {
+        assert.equal(isoTime(t), slow(t));
+      }),
+      { numRuns: 20000 },
+    );
   });
 
   it('canonical text: the same text as stripping then stringifying, for any value', () => {
