@@ -123,23 +123,19 @@ const SCENARIOS = [
     check(s) {
       assert.match(s.said, /ECONNREFUSED 127\.0\.0\.1:5432/, s.describe());
       const records = hookRecords(s.ws);
-      // Whether the hook was told any try failed: VS Code appends `Command exited with code N` to the
-      // terminal's text only when its terminal reported the command's end first (copilotHooks.ts).
-      // Seen in 1.139.1: never; then the hook knows calls that differ and returned text, and cannot
-      // judge them one failing command (guessing failure from the words would risk false halts).
-      if (!records.some((e) => e.type === 'tool_result' && e.ok === false)) {
-        assert.equal(refusedRecords(s.ws).length, 0, s.describe());
-        assert.equal(migrateRuns(s.ws), s.turns.filter((t) => t.step && 'tool' in t.step).length, `every try ran\n${s.describe()}`);
-        s.gap(`not refused: no exit code reached the hook (${migrateRuns(s.ws)} tries ran; VS Code's terminal result carried no "Command exited with code" line)`);
-        s.measure(noisy ? 'noiseTries' : 'variationTries', migrateRuns(s.ws));
-        return;
-      }
+      // VS Code 1.139.1's result gives no exit code (its sync run ends on the idle prompt: docs/agents.md);
+      // the failures come from the exit codes the extension heard from the terminal's shell
+      // integration (src/vscode/agentTerminalExits.ts), read by the hook after each call.
+      const failed = records.filter((e) => e.type === 'tool_result' && e.ok === false);
+      assert.ok(failed.length >= 2 && failed.every((e) => /\(exit code 1\)$/.test(String(e.error))), `the tries' failures known from their exit codes\n${JSON.stringify(records.map((e) => [e.type, e.ok, String(e.error ?? '').slice(-40)]))}\n${s.describe()}`);
       const first = records.findIndex((e) => typeof e.error === 'string' && e.error.startsWith('Refused by Loop Guardian'));
       const tries = records.slice(0, first).filter((e) => e.type === 'tool').length;
       assert.ok(first >= 0 && tries <= 3, `tried ${tries} times before the refusal\n${s.describe()}`);
+      assert.equal(migrateRuns(s.ws), tries, `what ran is what the hook let through\n${s.describe()}`);
       assert.match(String(records[first].error), /repeated-error|failing-call/, s.describe());
       const read = s.turns.findIndex((t) => REFUSED.test(t.lastResult));
       assert.ok(read >= 0 && read <= 4, `the model read the refusal\n${s.describe()}`);
+      s.measure(noisy ? 'noiseTries' : 'variationTries', tries);
       s.measure(noisy ? 'noiseHalt' : 'variationHalt', s.turns.length - read);
     },
   })),
@@ -268,7 +264,9 @@ async function main() {
   const data = path.join(tmp, 'data');
   execFileSync(nodeFor(VERSION), [ensureCodeServer(VERSION), '--extensions-dir', exts, '--install-extension', VSIX], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...env } });
   profile(data, model.url);
-  const server = await startCodeServer({ version: VERSION, extensionsDir: exts, userDataDir: data, env });
+  // LOOP_GUARDIAN_VSCODE_LOG=debug|trace: the window's log level too (code-server hands it to the workbench).
+  const logArgs = process.env.LOOP_GUARDIAN_VSCODE_LOG ? ['--log', process.env.LOOP_GUARDIAN_VSCODE_LOG] : [];
+  const server = await startCodeServer({ version: VERSION, extensionsDir: exts, userDataDir: data, env, args: logArgs });
   const browser = await launch();
   const measured = {};
   const results = [];
@@ -304,6 +302,7 @@ async function main() {
         await page.keyboard.press('Enter');
         await quiet(model, page, from);
         await shot(slug);
+        if (process.env.LOOP_GUARDIAN_KEEP_LIVE === '1') await saveWindowLogs(page, slug);
         const turns = model.turns().slice(current.base);
         const s = {
           ws,
@@ -342,6 +341,38 @@ async function main() {
   console.log(`measured: ${JSON.stringify(measured)}`);
   console.log(`copilot in VS Code ${VERSION}: model requests after the halt ${measured.halt ?? '-'}, after STOP mid-run ${measured.stopMid ?? '-'}, with STOP before the run ${measured.stopBefore ?? '-'} with tools (${measured.stopBeforeAll ?? '-'} in all) (${passed} passed, ${results.length - passed} failed)`);
   if (passed !== results.length) process.exit(1);
+}
+
+/**
+ * The window's own logs (VS Code in a browser keeps them in IndexedDB: `vscode-web-db`, object store
+ * `vscode-logs-store`, its workbench.js), written under test-artifacts/ for a kept run: the terminal
+ * log says which execute strategy `run_in_terminal` took and with what exit code.
+ */
+async function saveWindowLogs(page, slug) {
+  const logs = await page.evaluate(() => new Promise((resolve) => {
+    const open = indexedDB.open('vscode-web-db');
+    open.onerror = () => resolve({});
+    open.onsuccess = () => {
+      const db = open.result;
+      if (!db.objectStoreNames.contains('vscode-logs-store')) return resolve({});
+      const store = db.transaction('vscode-logs-store').objectStore('vscode-logs-store');
+      const out = {};
+      const cursor = store.openCursor();
+      cursor.onsuccess = () => {
+        const c = cursor.result;
+        if (!c) return resolve(out);
+        const v = c.value;
+        out[String(c.key)] = typeof v === 'string' ? v : new TextDecoder().decode(v instanceof Uint8Array ? v : new Uint8Array(v.buffer ?? v));
+        c.continue();
+      };
+      cursor.onerror = () => resolve(out);
+    };
+  })).catch(() => ({}));
+  for (const [key, text] of Object.entries(logs)) {
+    const file = path.join(ARTIFACTS, `copilot-vscode-${slug}-logs`, key.replace(/^\/+/, ''));
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, text);
+  }
 }
 
 /**
