@@ -1,13 +1,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isCopilotAgentTerminal } from '../agents/copilot/terminal';
+import { AGENTS } from '../agents';
 import { appendTerminalExit } from '../state/terminalExits';
 import type { GuardianService } from './guardianService';
-
-/** Which agent's harness created a terminal, told by the environment it was created with; undefined for any other terminal. */
-const AGENT_TERMINALS: readonly { readonly agent: string; readonly owns: (env: Readonly<Record<string, string | null | undefined>> | undefined) => boolean }[] = [
-  { agent: 'copilot', owns: isCopilotAgentTerminal },
-];
 
 /**
  * Records the exit code of each command that ends in a terminal an agent's harness created, as the
@@ -28,7 +23,8 @@ export class AgentTerminalExits implements vscode.Disposable {
     if (e.exitCode === undefined || !vscode.workspace.isTrusted) return;
     const options = e.terminal.creationOptions;
     const env = 'env' in options ? options.env : undefined;
-    const agent = AGENT_TERMINALS.find((a) => a.owns(env))?.agent;
+    // Which agent's harness created the terminal, told by the environment it was created with.
+    const agent = AGENTS.find((a) => a.ownsTerminal?.(env) === true)?.id;
     if (agent === undefined) return;
     const cwd = e.execution.cwd ?? e.shellIntegration.cwd;
     const guardian = cwd !== undefined && cwd.scheme === 'file' ? this.service.get(cwd) : undefined;
