@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { AgentTerminalExits } from './vscode/agentTerminalExits';
 import { createApi, type LoopGuardianApi } from './vscode/api';
 import { BlockedTasksTree } from './vscode/blockedTasksTree';
 import { registerCommands } from './vscode/commands';
@@ -42,6 +43,7 @@ export function activate(context: vscode.ExtensionContext): LoopGuardianApi {
     vscode.languages.registerCodeActionsProvider({ scheme: 'file' }, codeActions, { providedCodeActionKinds: LoopCodeActions.kinds }),
     new IncidentPublisher(service, log),
     new OtlpListener(service, log),
+    new AgentTerminalExits(service, log),
     findingsView,
     viewState,
     vscode.window.createTreeView('loopGuardian.blockedTasks', { treeDataProvider: blockedTasksTree }),

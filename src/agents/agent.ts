@@ -39,6 +39,12 @@ export interface Agent {
   /** Its hook contract, and how its hook is registered. */
   readonly hook?: HookProtocol;
   /**
+   * Whether a terminal of the editor is one its harness created, told by the environment the
+   * terminal was created with: the exit codes of the commands run there are recorded for its hook
+   * (`HookProtocol.terminalCommands`).
+   */
+  readonly ownsTerminal?: (env: Readonly<Record<string, string | null | undefined>> | undefined) => boolean;
+  /**
    * Why its hook, registered in a project, would not run there: the trust the agent asks for
    * before it runs a project's hooks, read from its own settings. Empty when nothing stands in the
    * way that its files tell.

@@ -93,11 +93,16 @@ function dialectOf(raw: Record<string, unknown>): Dialect {
  * `src/vs/workbench/contrib/terminalContrib/chatAgentTools/browser/executeStrategy/
  * richExecuteStrategy.ts` and `basicExecuteStrategy.ts`: `additionalInformation`, joined after the
  * output by `runInTerminalTool.ts`; the same text in VS Code 1.139.1's workbench.js). That text is
- * the hook's `tool_response`. VS Code adds the line only when its terminal reported the command's
- * end before the prompt went idle (a sync run ends at whichever comes first), so a failed command
- * may come without it (seen live in 1.139.1: `tool_response` with no such line, while the chat
- * session file, written up to a minute later, says `exitCode: 1`): such a call is then read as
- * one that returned its text, never guessed failed from its words.
+ * the hook's `tool_response`. VS Code 1.139.1 never adds it for a command run at its terminal's
+ * idle prompt: its sync run skips the `onCommandFinished` of the command whose start marker was
+ * current when it began (meant for a command the new one interrupts: microsoft/vscode PR #313414,
+ * compared by marker since PR #313579), and at an idle prompt that marker is the new command's own
+ * (`executingCommandObject` promotes the command being typed, whose start marker is set at the
+ * prompt's end), so the run ends on the idle prompt with no exit code (seen in 1.139.1's terminal
+ * log: `onCommandFinished`, then `onDone via idle prompt`, `exitCode undefined`). Such a call's exit
+ * code comes from the terminal's shell integration instead, recorded by the extension
+ * (`localTerminalCommands` below, src/hook/terminalExit.ts); without it the call is read as one
+ * that returned its text, never guessed failed from its words.
  */
 const VSCODE_EXIT = /(?:^|\n)Command exited with code (\d+)\s*$/;
 
@@ -107,6 +112,26 @@ function localTerminalFailure(raw: Record<string, unknown>): string | undefined 
   const exit = VSCODE_EXIT.exec(raw.tool_response);
   if (exit === null || Number(exit[1]) === 0) return undefined;
   return `${raw.tool_response.slice(0, exit.index).trimEnd()}\n(exit code ${exit[1]})`;
+}
+
+/*
+ * Where VS Code's result carries no exit line (VS Code 1.139.1: never, for a command run at its
+ * terminal's idle prompt: docs/agents.md "GitHub Copilot in VS Code"), the exit code comes from the
+ * terminal's shell integration, which the extension hears of (`window.onDidEndTerminalShellExecution`)
+ * and records for the terminals VS Code creates for Copilot's agent (src/vscode/agentTerminalExits.ts).
+ * The command a call ran is its `command`, or the one VS Code ran instead and says so at the top of
+ * the result: `Note: The tool simplified the command to \`<command>\` (terminal ID=<id>).… This is
+ * the output of running that command instead:`, or `Note: The user manually edited the command to
+ * \`<command>\` (terminal ID=<id>), and this is the output…` (microsoft/vscode
+ * `runInTerminalTool.ts`; the same text in VS Code 1.139.1's workbench.js).
+ */
+const RAN_INSTEAD = /^Note: The (?:tool simplified|user manually edited) the command to `([\s\S]*?)` \(terminal ID=[^)\n]*\)/;
+
+/** The commands a finished `run_in_terminal` call of VS Code's Local harness ran: the model's, and the one VS Code says it ran instead. */
+function localTerminalCommands(call: HookCall): readonly string[] {
+  if (call.caller !== LOCAL_CALLER || call.phase !== 'post' || call.tool !== 'run_in_terminal' || typeof call.input.command !== 'string') return [];
+  const instead = typeof call.response === 'string' ? RAN_INSTEAD.exec(call.response.trimStart()) : null;
+  return [call.input.command, ...(instead !== null ? [instead[1] as string] : [])].map((c) => c.trim()).filter((c) => c !== '');
 }
 
 function parseClaudeStyle(raw: Record<string, unknown>, caller: string): HookCall | { problem: string } {
@@ -220,6 +245,7 @@ export function copilotHookProtocol(other: string, events: HookProtocol['events'
     // `chatHookService.ts` `executeHook` awaits `sessionTranscriptService.flush` first; the same in
     // Copilot Chat 0.67.0's dist/extension.js). Seen live: a `read_file` of a missing file.
     failuresInTranscript: true,
+    terminalCommands: localTerminalCommands,
     // There a call is named by the model's id, the hooks' `call_4__vscode-<n>` cut at `__vscode-`
     // (`sessionTranscriptService.ts`); the CLI's calls carry no id.
     transcriptCallId: (id) => id.split('__vscode-')[0] as string,

@@ -201,6 +201,14 @@ export interface HookProtocol {
    * prompt, the session's calls with no outcome are settled from the transcript.
    */
   readonly failuresInTranscript?: boolean;
+  /**
+   * The commands a finished call ran in a terminal the editor created for the agent, where the
+   * agent's after-call payload may not say how the command exited but the editor's shell
+   * integration does (Copilot in VS Code): the extension records those exit codes
+   * (src/state/terminalExits.ts), and a call that returned without an error is recorded failed when
+   * its command, ended after the call was recorded, exited non-zero. Empty: not such a call.
+   */
+  terminalCommands?(call: HookCall): readonly string[];
   /** How the agent's transcript names a call its hook is given as `id`; absent: by the same id. */
   transcriptCallId?(id: string): string;
   /**

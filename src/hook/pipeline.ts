@@ -16,6 +16,7 @@ import { withTimeout } from './bounded';
 import { handedOver, handoverDone, ranWithoutPermission } from './handover';
 import { gateModule } from './modules';
 import { after, before } from './record';
+import { withTerminalExit } from './terminalExit';
 import { beforePrompt, recordUnseen, settleFromTranscript } from './transcript';
 
 /*
@@ -227,7 +228,8 @@ async function judgeAndRecord({ agent, caller, ws, rel, call, step, state, confi
   }
   if (call.phase !== 'pre') {
     // Where the outcome is only in the transcript, the next hook call records it (settleFromTranscript).
-    if (agent.hook.outcomeInTranscript !== true) after(caller, ws, rel, named, agent, (agent.hook.registration.background ?? []).includes(call.event));
+    // A terminal command's exit code the payload leaves out, from the editor's shell integration (terminalExit.ts).
+    if (agent.hook.outcomeInTranscript !== true) after(caller, ws, rel, withTerminalExit(agent, caller, ws, rel, named), agent, (agent.hook.registration.background ?? []).includes(call.event));
     return answers.allow();
   }
   const { verdict, persisting } = before(caller, ws, rel, named, state, config);

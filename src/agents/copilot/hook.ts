@@ -8,6 +8,7 @@ import type { HookProtocol } from '../hook';
  * never a second entry; the hook answers each caller in its own dialect (`copilotHooks.ts`).
  * No failure event: `PostToolUse` fires only for a call that returned; a call that threw is
  * settled from Copilot's transcript at the next hook call (`failuresInTranscript`), and a terminal
- * command's exit code is known only from VS Code's `Command exited with code N` line.
+ * command's exit code from VS Code's `Command exited with code N` line, or, where VS Code leaves it
+ * out, from the terminal's shell integration, as the extension recorded it (`terminalCommands`).
  */
 export const copilotHook: HookProtocol = copilotHookProtocol(CLI_CALLER, { pre: 'PreToolUse', post: ['PostToolUse'], prompt: 'UserPromptSubmit' });

@@ -2,6 +2,7 @@ import type { Agent } from '../agent';
 import { copilotChatSessionLog } from './chatSessionLog';
 import { copilotDiscovery } from './discovery';
 import { copilotHook } from './hook';
+import { isCopilotAgentTerminal } from './terminal';
 import { copilotChatTranscript, copilotHookTranscript, copilotPromptLog } from './transcript';
 
 export const copilot: Agent = {
@@ -14,4 +15,5 @@ export const copilot: Agent = {
   otherTranscripts: [copilotChatSessionLog, copilotChatTranscript, copilotPromptLog],
   discovery: copilotDiscovery,
   hook: copilotHook,
+  ownsTerminal: isCopilotAgentTerminal,
 };

@@ -82,6 +82,47 @@ describe('loop-guardian hook copilot (VS Code agent mode, a real process)', () =
     );
   });
 
+  it("settles a terminal call VS Code reported with no exit line from the exit code its terminal's shell integration gave (the extension's record): only the command the call ran, ended after the call was recorded, non-zero", async () => {
+    const ws = await tmpProject();
+    const output = '\n> app@1.0.0 db:migrate\n> node migrate.js\n\nError: connect ECONNREFUSED 127.0.0.1:5432';
+    const exits = path.join(ws, '.tmp/guardian/terminal-exits.jsonl');
+    const exit = (command: string, exitCode: number, agent = 'copilot', ts = new Date().toISOString()) => fs.appendFile(exits, `${JSON.stringify({ v: 1, ts, agent, command, exitCode })}\n`);
+    await fs.mkdir(path.dirname(exits), { recursive: true });
+    // An earlier run of the same command, before the call was recorded: never this call's.
+    await exit('npm run db:migrate', 1, 'copilot', '2020-01-01T00:00:00.000Z');
+    const run = async (id: string, command: string, response: string, recorded?: () => Promise<void>) => {
+      await hook(ws, local(ws, id, { command }));
+      await recorded?.();
+      await hook(ws, { ...local(ws, id, { command }), hook_event_name: 'PostToolUse', tool_response: response });
+    };
+    // e1: the shell reported exit 1 for the command (Copilot prepends a space to keep it out of the history).
+    await run('e1', 'npm run db:migrate', output, () => exit(' npm run db:migrate', 1));
+    // e2: only the stale record above, and a corrupt line: no outcome but the text.
+    await fs.appendFile(exits, '{"v":1,"ts":\n');
+    await run('e2', 'npm run db:migrate', output);
+    // e3: exit 0; e4: another command's exit; e5: a terminal of another agent.
+    await run('e3', 'npm test', 'tests pass', () => exit('npm test', 0));
+    await run('e4', 'npm run lint', output, () => exit('npm run build', 2));
+    await run('e5', 'npm run lint', output, () => exit('npm run lint', 2, 'cursor'));
+    // e6: VS Code ran another command instead and says so at the top of its result (runInTerminalTool.ts).
+    const instead = 'Note: The tool simplified the command to ` npm run db:migrate` (terminal ID=f673159f-884c-433e-a638-a9038a590b5d). This is the output of running that command instead:\n' + output;
+    await run('e6', 'cd /w && npm run db:migrate', instead, () => exit('npm run db:migrate', 1));
+    const results = (await readJsonl(path.join(ws, '.tmp/current/logs/hook-copilot-vs-9.jsonl'))).filter((e) => e.type === 'tool_result');
+    assert.deepEqual(
+      results.map((e) => [e.id, e.ok, e.error]),
+      [
+        ['e1__vscode-1', false, `${output.trimEnd()}\n(exit code 1)`],
+        ['e2__vscode-1', true, undefined],
+        ['e3__vscode-1', true, undefined],
+        ['e4__vscode-1', true, undefined],
+        ['e5__vscode-1', true, undefined],
+        ['e6__vscode-1', false, `${instead.trimEnd()}\n(exit code 1)`],
+      ],
+    );
+    // Copilot CLI's calls are never settled so: their payload carries the exit code.
+    assert.deepEqual(copilot.hook?.terminalCommands?.({ phase: 'post', event: 'postToolUse', session: 's', tool: 'bash', input: { command: 'npm run lint' }, caller: 'copilot-cli' }), []);
+  });
+
   it("a call that failed gets no PostToolUse: its failure is read from Copilot's transcript at the next hook call (by the model's id), and the 3rd failing read is refused; a `success: true` with no result settles nothing", async () => {
     const ws = await tmpProject();
     const transcript = path.join(ws, 'transcript.jsonl');
