@@ -71,9 +71,8 @@ describe('loop-guardian hook copilot (VS Code agent mode, a real process)', () =
     await hook(ws, { ...local(ws, 'e2', { command: 'npm run db:migrate 2>&1' }), hook_event_name: 'PostToolUse', tool_response: output });
     await hook(ws, local(ws, 'e3', { command: 'npm test' }));
     await hook(ws, { ...local(ws, 'e3', { command: 'npm test' }), hook_event_name: 'PostToolUse', tool_response: 'tests pass\n\nCommand exited with code 0' });
-    const results = (await readJsonl(path.join(ws, '.tmp/current/logs/hook-copilot-vs-9.jsonl'))).filter((e) => e.type === 'tool_result');
     assert.deepEqual(
-      results.map((e) => [e.id, e.ok, e.error]),
+      await outcomes(ws),
       [
         ['e1__vscode-1', false, `${output.trimEnd()}\n(exit code 1)`],
         ['e2__vscode-1', true, undefined],
@@ -107,9 +106,8 @@ describe('loop-guardian hook copilot (VS Code agent mode, a real process)', () =
     // e6: VS Code ran another command instead and says so at the top of its result (runInTerminalTool.ts).
     const instead = 'Note: The tool simplified the command to ` npm run db:migrate` (terminal ID=f673159f-884c-433e-a638-a9038a590b5d). This is the output of running that command instead:\n' + output;
     await run('e6', 'cd /w && npm run db:migrate', instead, () => exit('npm run db:migrate', 1));
-    const results = (await readJsonl(path.join(ws, '.tmp/current/logs/hook-copilot-vs-9.jsonl'))).filter((e) => e.type === 'tool_result');
     assert.deepEqual(
-      results.map((e) => [e.id, e.ok, e.error]),
+      await outcomes(ws),
       [
         ['e1__vscode-1', false, `${output.trimEnd()}\n(exit code 1)`],
         ['e2__vscode-1', true, undefined],
@@ -277,3 +275,9 @@ describe('loop-guardian hook copilot (VS Code agent mode, a real process)', () =
     assert.equal(next.permissionDecision, 'deny', 'refused at once from now on');
   });
 });
+
+/** Each call's outcome as the hook recorded it for session vs-9: its id, ok, and error. */
+async function outcomes(ws: string): Promise<unknown[][]> {
+  const results = (await readJsonl(path.join(ws, '.tmp/current/logs/hook-copilot-vs-9.jsonl'))).filter((e) => e.type === 'tool_result');
+  return results.map((e) => [e.id, e.ok, e.error]);
+}
