@@ -125,13 +125,36 @@ function localTerminalFailure(raw: Record<string, unknown>): string | undefined 
  * \`<command>\` (terminal ID=<id>), and this is the output…` (microsoft/vscode
  * `runInTerminalTool.ts`; the same text in VS Code 1.139.1's workbench.js).
  */
-const RAN_INSTEAD = /^Note: The (?:tool simplified|user manually edited) the command to `([\s\S]*?)` \(terminal ID=[^)\n]*\)/;
+const RAN_INSTEAD = /^Note: The (?:tool simplified|user manually edited) the command to `/;
+const TERMINAL_ID = '` (terminal ID=';
+
+/**
+ * The command in such a note: what stands between its backtick and the first `\` (terminal ID=…)`
+ * whose id ends on its line. Read with `indexOf`, in one pass (an expression for it,
+ * `` `([\s\S]*?)` \(terminal ID=[^)\n]*\) ``, backtracks polynomially on a hostile result).
+ */
+export function ranInstead(response: string): string | undefined {
+  const head = RAN_INSTEAD.exec(response);
+  if (head === null) return undefined;
+  let close = -1;
+  let newline = -1;
+  for (let at = response.indexOf(TERMINAL_ID, head[0].length); at >= 0; at = response.indexOf(TERMINAL_ID, at + 1)) {
+    const id = at + TERMINAL_ID.length;
+    // The next `)` and newline after the id's start: found again only once passed (one pass in all).
+    if (close < id) close = response.indexOf(')', id);
+    if (close < 0) return undefined;
+    if (newline < id && newline !== -2) newline = response.indexOf('\n', id);
+    if (newline === -1) newline = -2;
+    if (newline === -2 || close < newline) return response.slice(head[0].length, at);
+  }
+  return undefined;
+}
 
 /** The commands a finished `run_in_terminal` call of VS Code's Local harness ran: the model's, and the one VS Code says it ran instead. */
 function localTerminalCommands(call: HookCall): readonly string[] {
   if (call.caller !== LOCAL_CALLER || call.phase !== 'post' || call.tool !== 'run_in_terminal' || typeof call.input.command !== 'string') return [];
-  const instead = typeof call.response === 'string' ? RAN_INSTEAD.exec(call.response.trimStart()) : null;
-  return [call.input.command, ...(instead !== null ? [instead[1] as string] : [])].map((c) => c.trim()).filter((c) => c !== '');
+  const instead = typeof call.response === 'string' ? ranInstead(call.response.trimStart()) : undefined;
+  return [call.input.command, ...(instead !== undefined ? [instead] : [])].map((c) => c.trim()).filter((c) => c !== '');
 }
 
 function parseClaudeStyle(raw: Record<string, unknown>, caller: string): HookCall | { problem: string } {

@@ -290,7 +290,8 @@ export class FolderGuardian implements vscode.Disposable {
     // Watch before the first read: a log created meanwhile is then read by the watcher's poll.
     this.watch();
     // A folder with hundreds of MB of transcripts takes a while: the status bar and the views show
-    // what was found so far as each log is read (notifications wait for the end).
+    // what was found so far as each log is read, and a loop as soon as it is found (notifications
+    // wait for the end).
     const monitor = this.monitor;
     let shown = Date.now();
     this.reading = true;

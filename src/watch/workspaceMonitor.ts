@@ -238,7 +238,9 @@ export class WorkspaceMonitor {
   /**
    * Finds the logs and reads whatever is new in all of them. The invocation history is re-checked
    * whole unless `history` is false (a caller that knows it has not changed). `onRead` is told after
-   * each log is read: what was found so far (`active()`) can be shown before a long first read ends.
+   * each log is read, and as soon as a finding is raised while one is read: what was found so far
+   * (`active()`) can be shown before a long first read ends, and a loop in a long log before the
+   * log's end.
    */
   async poll({ history = true, onRead }: { history?: boolean; onRead?: () => void } = {}): Promise<MonitorUpdate> {
     const fileSkips: SkippedLine[] = [];
@@ -310,7 +312,10 @@ export class WorkspaceMonitor {
     const sink: EventSink = {
       event: (e) => {
         this.noteSession(e);
-        for (const f of this.engine.push(e)) raised.push(f);
+        const found = this.engine.push(e);
+        if (found.length === 0) return;
+        for (const f of found) raised.push(f);
+        onRead?.();
       },
       skipped: (s: SkippedLine) => skipped.push(s),
     };

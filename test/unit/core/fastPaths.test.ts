@@ -9,6 +9,7 @@ import { MAX_JSON_DEPTH, parseJson } from '../../../src/core/json';
 import { mayHoldKey } from '../../../src/core/engine';
 import { fastAlternation, NOISE_SOURCES } from '../../../src/core/runNoise';
 import { isoTime } from '../../../src/agents/transcript';
+import { ranInstead } from '../../../src/agents/copilotHooks';
 
 /**
  * The replay's fast paths (issue 10) against what they stand in for, on generated input: the event
@@ -305,6 +306,18 @@ describe('fast paths hold to what they replace', () => {
     fc.assert(
       fc.property(fc.oneof(near, real, fc.constantFrom('2024-02-29T00:00:00.000Z', '2023-02-29T00:00:00.000Z', '2100-02-29T00:00:00.000Z', '2000-02-29T00:00:00.000Z', '2026-01-01T24:00:00.000Z', '2026-04-31T12:00:00.000Z')), (t) => {
         assert.equal(isoTime(t), slow(t));
+      }),
+      { numRuns: 20000 },
+    );
+  });
+
+  it("VS Code's note of a command run instead, read in one pass: the same command as the expression that backtracks", () => {
+    const slow = /^Note: The (?:tool simplified|user manually edited) the command to `([\s\S]*?)` \(terminal ID=[^)\n]*\)/;
+    const piece = fc.oneof(fc.constantFrom('Note: The tool simplified the command to `', 'Note: The user manually edited the command to `', '` (terminal ID=', ')', '\n', '`', ' ', 'npm test', 'f673159f'), fc.string({ maxLength: 4 }));
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('');
+        assert.equal(ranInstead(text), slow.exec(text)?.[1]);
       }),
       { numRuns: 20000 },
     );

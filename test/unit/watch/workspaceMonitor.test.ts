@@ -26,6 +26,16 @@ describe('workspace monitor', () => {
     assert.deepEqual((await monitor.pollFiles([log])).raised, [], 'nothing new, nothing raised');
   });
 
+  it('tells a loop found in the middle of a long log at once, not when the log ends', async () => {
+    const other = (i: number) => ({ type: 'tool', session: 's', tool: 'read_file', args: { path: `src/f${i}.ts` } });
+    await write(root, log, jsonl([ls, ls, ls, ...Array.from({ length: 5000 }, (_, i) => other(i))]));
+    const seen: number[] = [];
+    await monitor.poll({ onRead: () => seen.push(monitor.stats.events) });
+    assert.ok(seen.length >= 2, `told at the loop and at the log's end (${seen.join(', ')})`);
+    assert.equal(seen[0], 3, 'told as the third call raised the loop');
+    assert.equal(seen.at(-1), 5003);
+  });
+
   it('finds logs created after it started', async () => {
     await monitor.poll();
     await write(root, '.tmp/run-2/logs/new.jsonl', jsonl([ls, ls, ls]));
