@@ -1,5 +1,5 @@
 import { hash53 } from '../core/canonical';
-import type { GuardianEvent } from '../core/events';
+import { daysInMonth, type GuardianEvent } from '../core/events';
 import { isObject, nonEmptyString } from '../core/guards';
 import { parseJson, stringifyJson } from '../core/json';
 
@@ -98,13 +98,7 @@ export function isCanonicalIso(v: string): boolean {
   const month = Number(m[2]);
   const day = Number(m[3]);
   // Date.parse takes 24:00 and a 31st of any month, and carries them into the next day or month.
-  return Number(m[4]) < 24 && month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 && leap(year) ? 29 : (DAYS_IN_MONTH[month - 1] as number));
-}
-
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-function leap(year: number): boolean {
-  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return Number(m[4]) < 24 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
 }
 
 /** Call arguments as an object: objects as they are, anything else under `input`. */

@@ -164,9 +164,14 @@ const isTimestamp: FieldCheck = (v) => {
   } else if (v[i] === '+' || v[i] === '-') {
     if (i + 6 !== v.length || v[i + 3] !== ':' || !inRange(v, i + 1, 23) || !inRange(v, i + 4, 59)) return false;
   } else return false;
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  return day <= (month === 2 && leap ? 29 : (MONTH_DAYS[month - 1] as number));
+  return day <= daysInMonth(year, month);
 };
+
+/** The days of a month (1 to 12) of the Gregorian calendar: 29 February in leap years only. */
+export function daysInMonth(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : (MONTH_DAYS[month - 1] as number);
+}
 
 /** The digit at `i`, or a number so negative that any sum it is part of is negative. */
 function digit(v: string, i: number): number {

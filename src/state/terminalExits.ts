@@ -6,7 +6,8 @@ import { PATHS, type Workspace } from './workspace';
  * The exit codes of the commands an agent's terminals ran, as the editor's shell integration
  * reported them: the extension writes one line per command that ended in a terminal an agent's
  * harness created (`src/vscode/agentTerminalExits.ts`), the hook reads them to know how a terminal
- * call ended where the agent's hook payload does not say (Copilot in VS Code: docs/agents.md).
+ * call ended where the agent's hook payload does not say (the agents whose `ownsTerminal` tells
+ * their terminals, src/agents/: docs/agents.md).
  * A small log in the guardian's own folder, rotated past its size; a line that is not a record is
  * skipped.
  */
@@ -21,7 +22,7 @@ export interface TerminalExit {
   readonly v: 1;
   /** When the command ended (ISO), as the extension heard of it. */
   readonly ts: string;
-  /** The agent whose harness created the terminal (a registry id: `copilot`). */
+  /** The agent whose harness created the terminal (its id in the agents' registry). */
   readonly agent: string;
   /** The command line as the shell reported it. */
   readonly command: string;

@@ -8,7 +8,7 @@ import type { GuardianService } from './guardianService';
  * Records the exit code of each command that ends in a terminal an agent's harness created, as the
  * terminal's shell integration reports it (`window.onDidEndTerminalShellExecution`), in the folder
  * the command ran in (src/state/terminalExits.ts): the agent's hook reads it where its own payload
- * does not say how the command exited (Copilot in VS Code 1.139: docs/agents.md). A command with no
+ * does not say how the command exited (an agent's `ownsTerminal`, src/agents/: docs/agents.md). A command with no
  * exit code (no shell integration, or one that did not report it), in no folder of the window, or in
  * an untrusted window is not recorded.
  */

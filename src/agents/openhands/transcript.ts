@@ -99,7 +99,7 @@ class OpenHandsDecoder implements Decoder {
         // An older observation answers the call before it; one with nothing waiting is the environment's.
         const call = this.waiting;
         this.waiting = undefined;
-        if (call !== undefined && older) sink.event(withBase(call.event, { ...outcome }), call.line);
+        if (call !== undefined && older) sink.event(withBase(call.event, outcome), call.line);
         else if (call !== undefined) sink.event(call.event, call.line);
         return;
       }
