@@ -54,6 +54,8 @@ export interface ModelRequest {
   readonly turn?: number;
   readonly lastResult: string;
   readonly step?: Step;
+  /** The names of the tools it offered (none for a request without tools). */
+  readonly tools: readonly string[];
 }
 
 export interface ScriptedModel {
@@ -87,12 +89,12 @@ export async function startScriptedModel(script: Script): Promise<ScriptedModel>
     const tools = toolNames(format, body);
     const lastResult = lastToolResult(format, body);
     if (tools.length === 0) {
-      requests.push({ at: Date.now(), format, path, offersTools: false, lastResult });
+      requests.push({ at: Date.now(), format, path, offersTools: false, lastResult, tools });
       return { text: 'ok' };
     }
     turn++;
     const step = script({ index: turn, format, tools, lastResult });
-    const request: ModelRequest = { at: Date.now(), format, path, offersTools: true, turn, lastResult, step };
+    const request: ModelRequest = { at: Date.now(), format, path, offersTools: true, turn, lastResult, step, tools };
     requests.push(request);
     for (const l of listeners) l(request);
     return step;
