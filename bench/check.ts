@@ -28,7 +28,7 @@ import { EventLogReader } from '../src/watch/eventLog';
 import { median } from './stats';
 
 export const BASELINE = path.resolve(__dirname, '..', '..', 'bench', 'baseline.json');
-const MARGIN = 0.1;
+export const MARGIN = 0.1;
 
 export interface Figures {
   /** Events in the stream measured. */
@@ -41,9 +41,11 @@ export interface Figures {
   readonly perSignal: Readonly<Record<string, number>>;
 }
 
-interface Baseline extends Figures {
+export interface Baseline extends Figures {
   readonly recorded: string;
   readonly note: string;
+  /** The figures in instructions (bench/instructions.ts), the ones judged where valgrind is. */
+  readonly instructions?: { readonly events: number; readonly signals: number; readonly bare: number; readonly node: string };
 }
 
 function cpuMs(): number {
@@ -79,15 +81,19 @@ function floorPass(lines: readonly string[]): number {
   return ms;
 }
 
-/** Measures the figures on `file` (a stream of the bench's generator): `reps` interleaved repetitions, medians of ratios. */
-export async function measure(file: string, reps: number, log: (s: string) => void = () => undefined): Promise<Figures> {
+/**
+ * Measures the figures on `file` (a stream of the bench's generator): `reps` interleaved
+ * repetitions, medians of ratios. `perSignal: false` times only every signal off and every signal
+ * on (the figure judged), in a fifth of the time: `perSignal` is then empty.
+ */
+export async function measure(file: string, reps: number, log: (s: string) => void = () => undefined, perSignal = true): Promise<Figures> {
   const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
   const events: LocatedEvent[] = [];
   const reader = new EventLogReader(file, path.basename(file));
   const sink = { event: (e: LocatedEvent) => events.push(e), skipped: () => undefined };
   await reader.read(sink);
   reader.finish(sink);
-  const configs: (SignalId | 'all' | 'none')[] = ['none', 'all', ...SIGNAL_IDS];
+  const configs: (SignalId | 'all' | 'none')[] = ['none', 'all', ...(perSignal ? SIGNAL_IDS : [])];
   const ratios = new Map<string, number[]>(configs.map((c) => [c, []]));
   // A first pass of each, unmeasured: the code is compiled and warm before any figure is taken.
   floorPass(lines);
@@ -105,29 +111,35 @@ export async function measure(file: string, reps: number, log: (s: string) => vo
   const m = (c: string) => median(ratios.get(c) as number[]);
   // Each difference taken per repetition, then the median: a busy spell in one repetition moves one value only.
   const diff = (c: string) => median((ratios.get(c) as number[]).map((v, i) => v - ((ratios.get('none') as number[])[i] as number)));
-  return { events: events.length, signals: diff('all'), bare: m('none'), perSignal: Object.fromEntries(SIGNAL_IDS.map((id) => [id, diff(id)])) };
+  return { events: events.length, signals: diff('all'), bare: m('none'), perSignal: perSignal ? Object.fromEntries(SIGNAL_IDS.map((id) => [id, diff(id)])) : {} };
 }
 
 export function readBaseline(): Baseline | undefined {
   return existsSync(BASELINE) ? (JSON.parse(readFileSync(BASELINE, 'utf8')) as Baseline) : undefined;
 }
 
-export function writeBaseline(f: Figures, note: string): void {
-  const baseline: Baseline = { ...f, recorded: new Date().toISOString(), note };
+export function writeBaseline(f: Figures, note: string, instructions?: Baseline['instructions']): void {
+  const baseline: Baseline = { ...f, recorded: new Date().toISOString(), note, ...(instructions !== undefined ? { instructions } : {}) };
   // Three decimals: the figures move by more than that from run to run.
   writeFileSync(BASELINE, `${JSON.stringify(baseline, (_key, v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 1000) / 1000 : v), 2)}\n`);
+}
+
+/** The most the signals' share may be against `base`: its figure and the margin. */
+export function limitOf(base: Baseline | undefined): number | undefined {
+  return base !== undefined ? base.signals * (1 + MARGIN) : undefined;
 }
 
 /** The lines to print, and whether the figures pass against the baseline. */
 export function judge(f: Figures, base: Baseline | undefined): { lines: string[]; ok: boolean } {
   const x = (v: number) => `${v.toFixed(2)}×`;
   const lines: string[] = [];
-  const limit = base !== undefined ? base.signals * (1 + MARGIN) : undefined;
+  const limit = limitOf(base);
   const ok = limit === undefined || f.signals <= limit;
   lines.push(`the signals' share of the engine (every signal on less every signal off): ${x(f.signals)} the floor${base ? `; recorded ${x(base.signals)}, limit ${x(limit as number)}: ${ok ? 'ok' : 'SLOWER'}` : ''}`);
   lines.push(`the engine with every signal off: ${x(f.bare)} the floor${base ? `; recorded ${x(base.bare)} (not checked)` : ''}`);
-  lines.push('each signal alone (it alone on less every signal off; not judged: see bench/check.ts):');
+  if (Object.keys(f.perSignal).length > 0) lines.push('each signal alone (it alone on less every signal off; not judged: see bench/check.ts):');
   for (const id of SIGNAL_IDS) {
+    if (f.perSignal[id] === undefined) continue;
     const recorded = base?.perSignal[id];
     // A new signal has no recorded line until the baseline is recorded again (--record).
     lines.push(`  ${id.padEnd(20)} ${x(f.perSignal[id] as number)}${recorded !== undefined ? `; recorded ${x(recorded)}` : base ? '; no recorded figure (record one with --record)' : ''}`);
