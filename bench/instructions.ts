@@ -2,10 +2,9 @@
  * The guard's figure in instructions (issue 37): what `npm run bench:check` judges when valgrind is
  * on the machine. Timing cannot tell a 10 % change from noise here (docs/design.md, "The guard": one
  * measure of the same build moves by ±15 % on a quiet machine, more under load); the instructions a
- * process executes, counted by valgrind's cachegrind, do not: with V8 on one thread and its seeds
- * fixed (`--single-threaded --hash-seed --random-seed`) the same build counts the same to within
- * 0.1 % (measured: 1,396,174,122 and 1,396,141,853 for a process that only reads the stream),
- * whatever else the machine is doing. The same practice as SQLite's speed checks and rustc's
+ * process executes, counted by valgrind's cachegrind, do not: with V8 on one thread, its seeds
+ * fixed and its collector's sizes too (V8_FLAGS) the same build's signals' share came out at
+ * 4.14 to 4.19 floors in five runs, two of them beside a CI run (docs/design.md, "The guard"). The same practice as SQLite's speed checks and rustc's
  * performance dashboard: instructions as the figure a change is held to, time as the one users feel.
  *
  * Four processes on the same stream, each counted whole: `base` (Node's start and reading the
@@ -23,6 +22,15 @@ import type { LocatedEvent } from '../src/core/events';
 import { EventLogReader } from '../src/watch/eventLog';
 
 const FLOOR_PASSES = 3;
+/**
+ * V8 on one thread with its seeds fixed, and none of its collector's decisions taken from the
+ * clock: V8 sizes its heap from how fast the program allocated and collected (time), and its
+ * memory reducer runs on a timer, so under valgrind (50 times slower, and slower still on a busy
+ * machine) the same program collected at other moments: the engine with every signal off counted
+ * 393 M instructions here and 425 M on the same build during a CI run. Fixed generations and no
+ * memory reducer take the clock out.
+ */
+const V8_FLAGS = ['--single-threaded', '--hash-seed=1', '--random-seed=1', '--no-memory-reducer', '--min-semi-space-size=16', '--max-semi-space-size=16', '--initial-old-space-size=512'];
 const MODES = ['base', 'floor', 'none', 'all'] as const;
 type Mode = (typeof MODES)[number];
 
@@ -49,7 +57,7 @@ export function haveValgrind(): boolean {
 
 /** The instructions of one process in `mode` on `file`, as cachegrind counts them. */
 function count(file: string, mode: Mode): Promise<number> {
-  const args = ['--tool=cachegrind', '--cache-sim=no', '--cachegrind-out-file=/dev/null', process.execPath, '--single-threaded', '--hash-seed=1', '--random-seed=1', __filename, '--child', file, mode];
+  const args = ['--tool=cachegrind', '--cache-sim=no', '--cachegrind-out-file=/dev/null', process.execPath, ...V8_FLAGS, __filename, '--child', file, mode];
   return new Promise((resolve, reject) => {
     execFile('valgrind', args, { maxBuffer: 16 * 1024 * 1024 }, (err, _stdout, stderr) => {
       // cachegrind's summary, on stderr: "==pid== I   refs:      1,396,174,122"

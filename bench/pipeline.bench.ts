@@ -465,7 +465,7 @@ async function mainCheck(record: boolean): Promise<void> {
       await writeLines(small, generate(counted));
       const recorded = base?.instructions;
       if (recorded !== undefined && recorded.events !== counted) throw new Error(`${BASELINE} counted instructions on ${recorded.events} events, not ${counted}: set BENCH_CHECK_COUNTED_EVENTS=${recorded.events}`);
-      console.log(`engine instructions: ${counted.toLocaleString('en')} events, four processes counted by valgrind (cachegrind), V8 on one thread with fixed seeds, as a ratio to JSON.parse of the same lines (the floor)`);
+      console.log(`engine instructions: ${counted.toLocaleString('en')} events, four processes counted by valgrind (cachegrind), V8 on one thread with fixed seeds and heap sizes, as a ratio to JSON.parse of the same lines (the floor)`);
       const f = await countFigures(small, counted);
       instructions = { events: counted, signals: f.signals, bare: f.bare, node: process.version };
       const limit = recorded !== undefined ? recorded.signals * (1 + MARGIN) : undefined;
