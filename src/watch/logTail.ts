@@ -11,11 +11,11 @@ const FINGERPRINT_BYTES = 256;
 const TAIL_BYTES = 64;
 /**
  * The longest a read works before it lets the event loop run (the extension host's, when a folder
- * with hundreds of MB of logs opens): lines are handled in slices of about this many ms. 4, not 8:
- * the event loop's p99 while 300 MB of transcripts are read 30 → 25 ms at a 2 to 5 % longer read
- * (docs/design.md, "the other readers").
+ * with hundreds of MB of logs opens): lines are handled in slices of about this many ms. 2, not 8
+ * or 4: the event loop's p99 while 300 MB of transcripts are read 30 → 25 → 15-18.5 ms (an idle
+ * loop's is 10.3: 5-8 ms added, the goal 10) at no longer a read (docs/design.md, "the other readers").
  */
-const SLICE_MS = 4;
+const SLICE_MS = 2;
 /** The most bytes of complete lines decoded at once (lines are slices of the text). */
 const DECODE_BYTES = 64 << 10;
 /** Lines handled between two looks at the clock. */
