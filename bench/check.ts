@@ -53,7 +53,7 @@ function cpuMs(): number {
   return (u.user + u.system) / 1000;
 }
 
-function only(signal: SignalId | 'all' | 'none'): GuardianConfig {
+export function only(signal: SignalId | 'all' | 'none'): GuardianConfig {
   const config = defaultConfig();
   for (const id of SIGNAL_IDS) config.signals[id].enabled = signal === 'all' || signal === id;
   return config;
@@ -81,18 +81,24 @@ function floorPass(lines: readonly string[]): number {
   return ms;
 }
 
-/**
- * Measures the figures on `file` (a stream of the bench's generator): `reps` interleaved
- * repetitions, medians of ratios. `perSignal: false` times only every signal off and every signal
- * on (the figure judged), in a fifth of the time: `perSignal` is then empty.
- */
-export async function measure(file: string, reps: number, log: (s: string) => void = () => undefined, perSignal = true): Promise<Figures> {
+/** The stream's lines, and its events as the event-log reader makes them, held in memory. */
+export async function loadStream(file: string): Promise<{ lines: string[]; events: LocatedEvent[] }> {
   const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
   const events: LocatedEvent[] = [];
   const reader = new EventLogReader(file, path.basename(file));
   const sink = { event: (e: LocatedEvent) => events.push(e), skipped: () => undefined };
   await reader.read(sink);
   reader.finish(sink);
+  return { lines, events };
+}
+
+/**
+ * Measures the figures on `file` (a stream of the bench's generator): `reps` interleaved
+ * repetitions, medians of ratios. `perSignal: false` times only every signal off and every signal
+ * on (the figure judged), in a fifth of the time: `perSignal` is then empty.
+ */
+export async function measure(file: string, reps: number, log: (s: string) => void = () => undefined, perSignal = true): Promise<Figures> {
+  const { lines, events } = await loadStream(file);
   const configs: (SignalId | 'all' | 'none')[] = ['none', 'all', ...(perSignal ? SIGNAL_IDS : [])];
   const ratios = new Map<string, number[]>(configs.map((c) => [c, []]));
   // A first pass of each, unmeasured: the code is compiled and warm before any figure is taken.

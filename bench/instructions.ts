@@ -3,8 +3,8 @@
  * on the machine. Timing cannot tell a 10 % change from noise here (docs/design.md, "The guard": one
  * measure of the same build moves by ±15 % on a quiet machine, more under load); the instructions a
  * process executes, counted by valgrind's cachegrind, do not: with V8 on one thread, its seeds
- * fixed and its collector's sizes too (V8_FLAGS) the same build's signals' share came out at
- * 4.14 to 4.19 floors in five runs, two of them beside a CI run (docs/design.md, "The guard"). The same practice as SQLite's speed checks and rustc's
+ * fixed and its collector's sizes too (V8_FLAGS) the same build's signals' share came out within
+ * 4 % from run to run, beside a CI run or not (docs/design.md, "The guard"). The same practice as SQLite's speed checks and rustc's
  * performance dashboard: instructions as the figure a change is held to, time as the one users feel.
  *
  * Four processes on the same stream, each counted whole: `base` (Node's start and reading the
@@ -14,12 +14,8 @@
  * every signal off, (none − base) / floor.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
-import { defaultConfig, SIGNAL_IDS } from '../src/core/config';
 import { Engine } from '../src/core/engine';
-import type { LocatedEvent } from '../src/core/events';
-import { EventLogReader } from '../src/watch/eventLog';
+import { loadStream, only } from './check';
 
 const FLOOR_PASSES = 3;
 /**
@@ -78,18 +74,11 @@ export async function countFigures(file: string, events: number): Promise<Instru
 
 /** The child: reads the stream, then does what its mode says; nothing printed (the count is the output). */
 async function child(file: string, mode: Mode): Promise<void> {
-  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
-  const events: LocatedEvent[] = [];
-  const reader = new EventLogReader(file, path.basename(file));
-  const sink = { event: (e: LocatedEvent) => events.push(e), skipped: () => undefined };
-  await reader.read(sink);
-  reader.finish(sink);
+  const { lines, events } = await loadStream(file);
   let n = 0;
   if (mode === 'floor') for (let r = 0; r < FLOOR_PASSES; r++) for (const l of lines) if (JSON.parse(l) !== null) n++;
   if (mode === 'none' || mode === 'all') {
-    const config = defaultConfig();
-    for (const id of SIGNAL_IDS) config.signals[id].enabled = mode === 'all';
-    const engine = new Engine(config);
+    const engine = new Engine(only(mode));
     for (const e of events) n += engine.push(e).length;
     n += engine.flush().length;
   }
