@@ -4,7 +4,7 @@
  * measure of the same build moves by ±15 % on a quiet machine, more under load); the instructions a
  * process executes, counted by valgrind's cachegrind, do not: with V8 on one thread, its seeds
  * fixed and its collector's sizes too (V8_FLAGS) the same build's signals' share came out within
- * 4 % from run to run, beside a CI run or not (docs/design.md, "The guard"). The same practice as SQLite's speed checks and rustc's
+ * 5 % from run to run, beside a CI run or not (docs/design.md, "The guard"). The same practice as SQLite's speed checks and rustc's
  * performance dashboard: instructions as the figure a change is held to, time as the one users feel.
  *
  * Four processes on the same stream, each counted whole: `base` (Node's start and reading the

@@ -477,6 +477,13 @@ async function mainCheck(record: boolean): Promise<void> {
       console.log(`engine instructions: ${counted.toLocaleString('en')} events, four processes counted by valgrind (cachegrind), V8 on one thread with fixed seeds and heap sizes, as a ratio to JSON.parse of the same lines (the floor)`);
       const f = await countFigures(small, counted);
       instructions = { events: counted, signals: f.signals, bare: f.bare, node: process.version };
+      if (record) {
+        // Counts still move by a few per cent from process to process (4.02 to 4.21 floors for
+        // one build): the figure recorded is the median of three counts, not the one that came first.
+        const more = [f, await countFigures(small, counted), await countFigures(small, counted)];
+        console.log(`  three counts: ${more.map((m) => x(m.signals)).join(', ')}; bare ${more.map((m) => x(m.bare)).join(', ')}`);
+        instructions = { events: counted, signals: median(more.map((m) => m.signals)), bare: median(more.map((m) => m.bare)), node: process.version };
+      }
       const limit = recorded !== undefined ? recorded.signals * (1 + MARGIN) : undefined;
       passed = limit !== undefined && f.signals <= limit;
       console.log(`the signals' share of the engine, in instructions: ${x(f.signals)} the floor${limit !== undefined ? `; recorded ${x((recorded as { signals: number }).signals)}, limit ${x(limit)}: ${passed ? 'ok' : 'MORE'}` : ''}`);
