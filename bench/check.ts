@@ -130,16 +130,19 @@ export function writeBaseline(f: Figures, note: string, instructions?: Baseline[
   writeFileSync(BASELINE, `${JSON.stringify(baseline, (_key, v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 1000) / 1000 : v), 2)}\n`);
 }
 
-/** The most the signals' share may be against `base`: its figure and the margin. */
-export function limitOf(base: Baseline | undefined): number | undefined {
-  return base !== undefined ? base.signals * (1 + MARGIN) : undefined;
+/** The most a signals' share may be against the one recorded (in time or in instructions): the margin over it. */
+export function limitOf(recorded: number | undefined): number | undefined {
+  return recorded !== undefined ? recorded * (1 + MARGIN) : undefined;
 }
+
+/** A figure in floors, as printed. */
+export const times = (v: number): string => `${v.toFixed(2)}×`;
 
 /** The lines to print, and whether the figures pass against the baseline. */
 export function judge(f: Figures, base: Baseline | undefined): { lines: string[]; ok: boolean } {
-  const x = (v: number) => `${v.toFixed(2)}×`;
+  const x = times;
   const lines: string[] = [];
-  const limit = limitOf(base);
+  const limit = limitOf(base?.signals);
   const ok = limit === undefined || f.signals <= limit;
   lines.push(`the signals' share of the engine (every signal on less every signal off): ${x(f.signals)} the floor${base ? `; recorded ${x(base.signals)}, limit ${x(limit as number)}: ${ok ? 'ok' : 'SLOWER'}` : ''}`);
   lines.push(`the engine with every signal off: ${x(f.bare)} the floor${base ? `; recorded ${x(base.bare)} (not checked)` : ''}`);
