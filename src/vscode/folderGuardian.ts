@@ -279,9 +279,14 @@ export class FolderGuardian implements vscode.Disposable {
   }
 
   private async reload(): Promise<void> {
+    // The guardian's own files are signed before they are read: one changed while they are read
+    // (a watcher's event lost) is then found by the next sweep, never taken as already read.
+    const configSignature = await signature(this.ws.path(PATHS.config));
     const loaded = await loadConfig(this.ws);
     this.config = loaded.config;
     this.configProblems = loaded.problems;
+    const signatures = await this.ownSignatures();
+    signatures.set(PATHS.config, configSignature);
     for (const p of loaded.problems) this.log.warn(`${this.folder.name}: ${formatProblem(PATHS.config, p)}`);
     this.monitor = new WorkspaceMonitor(this.ws, loaded.config, process.env, this.editorStorage, this.editorGlobalStorage);
     // Read again from the start (Scan Now, a new config): the same loops keep their ids, so a
@@ -316,7 +321,7 @@ export class FolderGuardian implements vscode.Disposable {
     } finally {
       this.wholeRead = false;
     }
-    this.signatures = await this.ownSignatures();
+    this.signatures = signatures;
     // Which agents have worked here is looked for after the first read, never in its way.
     void this.lookForAgents(loaded.config);
   }
@@ -453,10 +458,7 @@ export class FolderGuardian implements vscode.Disposable {
 
   private async ownSignatures(): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    for (const rel of this.ownFiles().keys()) {
-      const st = await fs.stat(this.ws.path(rel)).catch(() => undefined);
-      out.set(rel, st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '');
-    }
+    for (const rel of this.ownFiles().keys()) out.set(rel, await signature(this.ws.path(rel)));
     return out;
   }
 
@@ -503,6 +505,12 @@ export class FolderGuardian implements vscode.Disposable {
     });
     return this.queue;
   }
+}
+
+/** What tells a file changed: its inode, size and time of change ('' when it is not there). */
+async function signature(file: string): Promise<string> {
+  const st = await fs.stat(file).catch(() => undefined);
+  return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '';
 }
 
 function shortTime(iso: string): string {

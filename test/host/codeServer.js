@@ -194,7 +194,7 @@ function startCodeServer({ extensionsDir, userDataDir, env = {}, args = [], trus
       if (m) {
         child.stdout.off('data', onData);
         child.stderr.off('data', onData);
-        resolve({ child, port: Number(m[1]), output: () => output, stop: () => stop(child) });
+        resolve({ child, port: Number(m[1]), dataDir: data, output: () => output, stop: () => stop(child) });
       }
     };
     child.stdout.on('data', onData);

@@ -114,7 +114,14 @@ async function runScenario(name) {
     const code = await Promise.race([exit, timeout]);
     clearTimeout(timer);
     process.stdout.write(`[${name}]\n${fs.readFileSync(report, 'utf8')}`);
-    if (code !== 0) process.stderr.write(`[${name}] the editor's console is in ${path.relative(ROOT, consoleLog)}\n`);
+    if (code !== 0) {
+      process.stderr.write(`[${name}] the editor's console is in ${path.relative(ROOT, consoleLog)}\n`);
+      try {
+        keepGuardianLog(server.dataDir, name);
+      } catch (err) {
+        process.stderr.write(`[${name}] the guardian's log could not be kept: ${err.message}\n`);
+      }
+    }
     if (code === 'timeout') {
       process.stderr.write(`[${name}] timed out after ${TIMEOUT_MS / 1000}s\n${server.output().slice(-4000)}\n`);
       return 1;
@@ -126,6 +133,17 @@ async function runScenario(name) {
     await server.stop();
     await capture?.close();
     fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The extension's own log (its output channel, as the editor writes it) of a failed scenario: kept, and its end printed. */
+function keepGuardianLog(dataDir, name) {
+  const logs = fs.readdirSync(path.join(dataDir, 'logs'), { recursive: true }).filter((f) => path.basename(String(f)) === 'Loop Guardian.log');
+  for (const [i, rel] of logs.entries()) {
+    const kept = path.join(ARTIFACTS, `integration-${name}-guardian${i > 0 ? `-${i + 1}` : ''}.log`);
+    fs.copyFileSync(path.join(dataDir, 'logs', String(rel)), kept);
+    const text = fs.readFileSync(kept, 'utf8');
+    process.stderr.write(`[${name}] the guardian's log is in ${path.relative(ROOT, kept)}; its end:\n${text.slice(-3000)}\n`);
   }
 }
 
