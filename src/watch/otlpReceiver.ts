@@ -466,7 +466,8 @@ export class OtlpReceiver {
     try {
       if (protobuf) value = await decodeLogsProtobufSliced(body, { maxEntries, maxRecords, pause }, boundRecord);
       else {
-        if ((await jsonEntries(body, pause)) > maxEntries) throw new TooManyEntries(`more than ${maxEntries} entries`);
+        // Each entry takes a byte at least: a body no longer than the limit cannot hold more.
+        if (body.length > maxEntries && (await jsonEntries(body, pause)) > maxEntries) throw new TooManyEntries(`more than ${maxEntries} entries`);
         value = boundRequest(JSON.parse(body.toString('utf8')));
       }
     } catch (err) {
@@ -513,6 +514,8 @@ export class OtlpReceiver {
       const events: GuardianEvent[] = [];
       let lines = '';
       const judged: LocatedEvent[] = [];
+      // Events numbered per origin (service and host), counted here and kept once per session's records.
+      let n = this.counters.get(file) ?? 0;
       for (const r of list) {
         const line = seq?.(r) ?? 0;
         // The record's time: the agents' `event.timestamp` (all three send one), else the record's own.
@@ -522,12 +525,13 @@ export class OtlpReceiver {
           lines += `${JSON.stringify(event)}\n`;
           this.stats.events++;
           if (this.engine === undefined) continue;
-          const n = (this.counters.get(file) ?? 0) + 1;
-          // One counter per origin (service and host): bounded like the sessions, however many hosts come and go.
-          if (!this.counters.has(file) && this.counters.size >= MAX_ORIGINS) this.counters.delete(this.counters.keys().next().value as string);
-          this.counters.set(file, n);
-          judged.push({ event, ref: { file, line, event: n } });
+          judged.push({ event, ref: { file, line, event: ++n } });
         }
+      }
+      if (judged.length > 0) {
+        // One counter per origin: bounded like the sessions, however many hosts come and go.
+        if (!this.counters.has(file) && this.counters.size >= MAX_ORIGINS) this.counters.delete(this.counters.keys().next().value as string);
+        this.counters.set(file, n);
       }
       // Counted as the events' JSON text (without the newlines).
       this.account(origin.session, lines.length - events.length);

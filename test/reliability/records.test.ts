@@ -103,6 +103,21 @@ describe('reliability: bounded records, no secrets (the hook)', function () {
       assert.equal(maskSecrets(ordinary), ordinary);
     });
 
+    it('masks as the full scan does: the quick look that passes most texts over never passes over a credential', () => {
+      // Texts made of the shapes' pieces, whole credentials, names of secrets and ordinary words, in any case.
+      const pieces = [...SECRETS, 'PGPASSWORD=', 'client_secret', '"api-key": "', 'AccountKey=', '--token ', 'postgres://u:', '@db', 'Bearer ', 'basic ', 'token ', 'ya29.', 'AIza', 'SG.', 'sq0atp-', 'dapi', 'shpat_', 'dckr_pat_', 'do' + 'p_v1_', 'hf_', 'npm_', 'pypi-AgE', 'glpat-', 'github_pat_', 'rk_live_', 'xoxp-', 'hooks.slack.com/services/', 'SK', '-----BEGIN ', 'PRIVATE KEY-----', '-----END ', 'abcdef0123456789', 'ABCDEFGHIJKLMNOP', '_-', ' ', '=', ':', '"', '\n', 'npm ERR! ', 'src/a.ts(1,1)', 'task-1234'];
+      const cased = fc.tuple(fc.constantFrom(...pieces), fc.constantFrom('same', 'upper', 'lower')).map(([p, c]) => (c === 'upper' ? p.toUpperCase() : c === 'lower' ? p.toLowerCase() : p));
+      fc.assert(
+        fc.property(fc.array(cased, { maxLength: 16 }), (parts) => {
+          const text = parts.join('');
+          assert.equal(maskSecrets(text), scanSecrets(text));
+        }),
+        { numRuns: 20_000 },
+      );
+      // And the texts most calls carry are passed over as they are.
+      for (const t of ['npm run build 2>&1 | tail -20', "src/a.ts(1,1): error TS1005: ';' expected.", 'cd packages/web && pnpm test']) assert.equal(maskSecrets(t), t);
+    });
+
     it('a text shorter than the shortest credential shape is left alone unscanned, and no shape matches one', () => {
       // The shortest shapes are SHORTEST_SECRET characters long, and masked.
       for (const s of ['token=abcdef', 'secret:abcdef', 'passwd=abcdef']) {
