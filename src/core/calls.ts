@@ -44,8 +44,20 @@ export class ErrorOutcome {
   }
 }
 
+/**
+ * What names a call (its tool, canonical arguments, signature and their hash) without what it ended
+ * with: what a signal keeps of a call it remembers long after (failing-call's signatures), so that
+ * the call's error, output and event go when nothing else holds them.
+ */
+export interface CallIdentity {
+  readonly tool: string;
+  readonly args: string;
+  readonly signature: string;
+  readonly signatureHash: number;
+}
+
 /** A tool call whose outcome is known, or known to be unrecorded. */
-export interface SettledCall {
+export interface SettledCall extends CallIdentity {
   /** The `tool` event. */
   readonly ref: EventRef;
   /** The event that settled it: the call itself, its `tool_result`, or a later event. */
@@ -81,6 +93,8 @@ export interface SettledCall {
   readonly sessionState: SessionState;
   readonly task?: string;
   readonly agent?: string;
+  /** What names the call, kept apart from the rest of it (its text written once, by whichever asks first). */
+  identity(): CallIdentity;
 }
 
 /** A call's time in epoch milliseconds; undefined when it has none or it is not a date. */

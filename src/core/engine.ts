@@ -1,4 +1,4 @@
-import { callSignature, ErrorOutcome, outcomeOf, reduceHash, UNKNOWN, type Outcome, type SettledCall } from './calls';
+import { callSignature, ErrorOutcome, outcomeOf, reduceHash, UNKNOWN, type CallIdentity, type Outcome, type SettledCall } from './calls';
 import { Canonicalizer, hash53 } from './canonical';
 import type { GuardianConfig, SignalId } from './config';
 import { SessionSlot, SessionState, type Detector, type DetectorContext, type EpisodeState, type FindingSink, type Scope } from './detector';
@@ -33,6 +33,7 @@ class Call implements SettledCall {
   private text: string | undefined;
   private sig: string | undefined;
   private purpose: string | undefined;
+  private named: NamedCall | undefined;
   /** What a command piped through filters printed (see `Engine.dispatch`); kept for such calls only. */
   pipedOutput: string | undefined;
   outcome: Outcome;
@@ -89,11 +90,42 @@ class Call implements SettledCall {
   }
 
   get args(): string {
-    return (this.text ??= this.canon.args(this.tool, this.raw));
+    return (this.text ??= this.named !== undefined ? this.named.args : this.canon.args(this.tool, this.raw));
   }
 
   mayHaveArgKey(keys: ReadonlySet<string>): boolean {
     return this.text !== undefined || mayHoldKey(this.raw, keys, 1);
+  }
+
+  get signature(): string {
+    return (this.sig ??= callSignature(this.tool, this.args));
+  }
+
+  identity(): CallIdentity {
+    return (this.named ??= new NamedCall(this.canon, this.tool, this.raw, this.signatureHash, this.text));
+  }
+}
+
+/** A call's identity (`SettledCall.identity`): its arguments as they came, their text written when first read. */
+class NamedCall implements CallIdentity {
+  private sig: string | undefined;
+
+  constructor(
+    private readonly canon: Canonicalizer,
+    readonly tool: string,
+    private raw: unknown,
+    readonly signatureHash: number,
+    private text: string | undefined,
+  ) {
+    if (text !== undefined) this.raw = undefined;
+  }
+
+  get args(): string {
+    if (this.text === undefined) {
+      this.text = this.canon.args(this.tool, this.raw);
+      this.raw = undefined;
+    }
+    return this.text;
   }
 
   get signature(): string {

@@ -520,7 +520,9 @@ export class OtlpReceiver {
         const line = seq?.(r) ?? 0;
         // The record's time: the agents' `event.timestamp` (all three send one), else the record's own.
         const ts = isoTime(attrText(r.attributes['event.timestamp']) ?? r.timeMs);
-        for (const event of mapping.events(r, { session: origin.session, agent: origin.agent.eventAgent, ...(ts !== undefined ? { ts } : {}) })) {
+        const scope: { session: string; agent: string; ts?: string } = { session: origin.session, agent: origin.agent.eventAgent };
+        if (ts !== undefined) scope.ts = ts;
+        for (const event of mapping.events(r, scope)) {
           events.push(event);
           lines += `${JSON.stringify(event)}\n`;
           this.stats.events++;

@@ -1,4 +1,4 @@
-import { callTimeMs, sameCall, type SettledCall } from '../calls';
+import { callTimeMs, sameCall, type CallIdentity, type SettledCall } from '../calls';
 import { sayCall } from '../plainWords';
 import { clip } from '../canonical';
 import { boundedText } from '../redact';
@@ -30,7 +30,8 @@ interface Failures {
  * when two signatures' hashes collide).
  */
 interface Signature {
-  readonly call: SettledCall;
+  /** Its first failing call, what names it only: the call's error and event are not kept (most signatures fail once, and are kept long). */
+  readonly call: CallIdentity;
   /** The session's count of new calls (`SessionFailures.novelty`) at this signature's last failure. */
   novelty: number;
   /** Made with its first failures in it: most signatures fail once, with one kind. */
@@ -79,7 +80,7 @@ class SessionFailures {
   add(c: SettledCall, first: Failures): Signature {
     const hash = c.signatureHash;
     const head = this.byHash.get(hash);
-    const signature: Signature = { call: c, kinds: [first], novelty: this.novelty };
+    const signature: Signature = { call: c.identity(), kinds: [first], novelty: this.novelty };
     if (head !== undefined) {
       signature.next = head;
       this.byHash.delete(hash);
