@@ -229,6 +229,20 @@ export const MAX_SESSIONS = 10_000;
  * would otherwise keep every one of them.
  */
 export const MAX_ACTIVE = 2_000;
+/**
+ * Episodes dropped from the active list for MAX_ACTIVE, remembered (their action and stage) so that
+ * a loop that goes on is not raised again as if new: one loop, one alarm, however many are going on
+ * at once (a receiver with thousands of sessions). The one dropped first is forgotten past this.
+ */
+export const MAX_DROPPED = 10_000;
+
+/** What is remembered of an episode dropped from the active list: enough to tell whether a report of it is news. */
+interface DroppedEpisode {
+  readonly session: string;
+  readonly signal: SignalId;
+  readonly action: Finding['action'];
+  readonly stage?: string;
+}
 
 /**
  * The active findings by episode, in the order they were raised, within MAX_ACTIVE (the one raised
@@ -237,7 +251,9 @@ export const MAX_ACTIVE = 2_000;
  */
 class ActiveFindings {
   private readonly byEpisode = new Map<string, ActiveEpisode>();
+  /** Each session's episodes, active or dropped. */
   private readonly bySession = new Map<string, Set<string>>();
+  private readonly droppedEpisodes = new Map<string, DroppedEpisode>();
 
   /**
    * `onEnd`: told each episode as it stood last when it leaves the list (its pattern broken, its
@@ -249,35 +265,66 @@ class ActiveFindings {
     return this.byEpisode.get(episode);
   }
 
+  /** The episode if it was dropped from the list for MAX_ACTIVE while going on (see MAX_DROPPED). */
+  dropped(episode: string): DroppedEpisode | undefined {
+    return this.droppedEpisodes.get(episode);
+  }
+
   /** A new episode is added last; a known one keeps its place. */
   set(episode: string, a: ActiveEpisode): void {
     const known = this.byEpisode.get(episode);
     if (known !== undefined && known.finding.session !== a.finding.session) this.delete(episode);
+    else if (known === undefined) this.forgetDropped(episode);
     this.byEpisode.set(episode, a);
     let episodes = this.bySession.get(a.finding.session);
     if (episodes === undefined) this.bySession.set(a.finding.session, (episodes = new Set()));
     episodes.add(episode);
-    if (this.byEpisode.size > MAX_ACTIVE) this.delete(this.byEpisode.keys().next().value as string);
+    if (this.byEpisode.size > MAX_ACTIVE) this.drop(this.byEpisode.keys().next().value as string);
   }
 
+  /** The episode's pattern ended (or its session did): it leaves the list, and is not remembered as dropped. */
   delete(episode: string): void {
     const a = this.byEpisode.get(episode);
-    if (a === undefined) return;
+    if (a === undefined) {
+      this.forgetDropped(episode);
+      return;
+    }
     this.byEpisode.delete(episode);
     this.onEnd?.(asNow(a), a.finding);
-    const episodes = this.bySession.get(a.finding.session);
-    episodes?.delete(episode);
-    if (episodes?.size === 0) this.bySession.delete(a.finding.session);
+    this.leaveSession(a.finding.session, episode);
   }
 
-  /** The session's episodes (those `which` picks, by default all). */
-  deleteSession(session: string, which?: (a: ActiveEpisode) => boolean): void {
+  /** The session's episodes (those of the signals `which` picks, by default all). */
+  deleteSession(session: string, which?: (signal: SignalId) => boolean): void {
     const episodes = this.bySession.get(session);
     if (episodes === undefined) return;
     for (const episode of episodes) {
-      const a = this.byEpisode.get(episode) as ActiveEpisode;
-      if (which === undefined || which(a)) this.delete(episode);
+      const signal = this.byEpisode.get(episode)?.finding.signal ?? this.droppedEpisodes.get(episode)?.signal;
+      if (which === undefined || (signal !== undefined && which(signal))) this.delete(episode);
     }
+  }
+
+  /** The episode raised first leaves the list for the bound, its pattern still going on: remembered as dropped. */
+  private drop(episode: string): void {
+    const a = this.byEpisode.get(episode) as ActiveEpisode;
+    this.byEpisode.delete(episode);
+    this.onEnd?.(asNow(a), a.finding);
+    const f = a.finding;
+    this.droppedEpisodes.set(episode, f.stage !== undefined ? { session: f.session, signal: f.signal, action: f.action, stage: f.stage } : { session: f.session, signal: f.signal, action: f.action });
+    if (this.droppedEpisodes.size > MAX_DROPPED) this.forgetDropped(this.droppedEpisodes.keys().next().value as string);
+  }
+
+  private forgetDropped(episode: string): void {
+    const d = this.droppedEpisodes.get(episode);
+    if (d === undefined) return;
+    this.droppedEpisodes.delete(episode);
+    this.leaveSession(d.session, episode);
+  }
+
+  private leaveSession(session: string, episode: string): void {
+    const episodes = this.bySession.get(session);
+    episodes?.delete(episode);
+    if (episodes?.size === 0) this.bySession.delete(session);
   }
 
   values(): IterableIterator<ActiveEpisode> {
@@ -411,7 +458,7 @@ export class Engine {
         this.release(session, true);
         const state = this.sessionState(session);
         for (const d of this.detectors) if (!d.spansTurns) d.endSession(state);
-        this.activeFindings.deleteSession(session, (a) => !this.spanning.has(a.finding.signal));
+        this.activeFindings.deleteSession(session, (signal) => !this.spanning.has(signal));
         break;
       }
       default: {
@@ -565,6 +612,12 @@ export class Engine {
 
   private report(state: EpisodeState, make: () => Finding): void {
     const before = this.activeFindings.get(state.episode);
+    if (before === undefined) {
+      // Dropped from the active list for its bound while it went on: raised already, so raised again
+      // only when it grows more severe or reaches a new stage, as an active one would be.
+      const dropped = this.activeFindings.dropped(state.episode);
+      if (dropped !== undefined && severity(state.action) <= severity(dropped.action) && (state.stage === undefined || state.stage === dropped.stage)) return;
+    }
     if (!before || severity(state.action) > severity(before.finding.action) || (state.stage !== undefined && state.stage !== before.finding.stage)) {
       const made = make();
       const finding = keptFinding(state.stage === undefined ? made : Object.assign({}, made, { stage: state.stage }));

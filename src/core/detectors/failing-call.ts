@@ -4,7 +4,7 @@ import { clip } from '../canonical';
 import { boundedText } from '../redact';
 import { adviceForCall } from '../advice';
 import { telltaleLine } from '../errorLines';
-import { BoundedMap, type Detector, type DetectorContext, type FindingSink, type SessionState } from '../detector';
+import type { Detector, DetectorContext, FindingSink, SessionSlot, SessionState } from '../detector';
 import { FAMILY_OF, type ErrorFamily, type ErrorKind } from '../errorClass';
 import { times } from '../plainWords';
 import type { EventRef } from '../events';
@@ -37,6 +37,8 @@ interface Signature {
   /** Made with its first failures in it: most signatures fail once, with one kind. */
   readonly kinds: Failures[];
   next?: Signature;
+  /** The session's signatures it is one of (the bound on every session's together drops it from there). */
+  readonly owner: SessionFailures;
 }
 
 /**
@@ -80,7 +82,7 @@ class SessionFailures {
   add(c: SettledCall, first: Failures): Signature {
     const hash = c.signatureHash;
     const head = this.byHash.get(hash);
-    const signature: Signature = { call: c.identity(), kinds: [first], novelty: this.novelty };
+    const signature: Signature = { call: c.identity(), kinds: [first], novelty: this.novelty, owner: this };
     if (head !== undefined) {
       signature.next = head;
       this.byHash.delete(hash);
@@ -110,9 +112,20 @@ class SessionFailures {
   oldest(): Signature | undefined {
     return this.byHash.values().next().value;
   }
+
+  /** Every signature of the session. */
+  *all(): IterableIterator<Signature> {
+    for (const head of this.byHash.values()) for (let s: Signature | undefined = head; s !== undefined; s = s.next) yield s;
+  }
 }
 
 const MAX_SIGNATURES = 500;
+/**
+ * Failing signatures kept over every session together: past it, the least recently failed goes.
+ * As many as 1,000 sessions of MAX_SIGNATURES each (the bound when sessions were kept 1,000 at
+ * most, which left a receiver with more sessions at once blind to this signal: issue 37).
+ */
+const MAX_ALL_SIGNATURES = 500_000;
 /** The calls a session remembers having made, to tell a new one. */
 const MAX_SEEN = 2_000;
 
@@ -130,27 +143,31 @@ const MAX_SEEN = 2_000;
  */
 export class FailingCallDetector implements Detector {
   readonly signal = 'failing-call' as const;
-  private readonly sessions = new BoundedMap<SessionFailures>(1_000);
+  /** Each session's signatures, in the session's own slot: kept as long as the engine keeps the session. */
+  private readonly sessions: SessionSlot<SessionFailures>;
+  /**
+   * Every session's signatures, least recently failed first, within MAX_ALL_SIGNATURES. A session
+   * the engine forgets leaves its signatures here until they are the oldest.
+   */
+  private readonly order = new Set<Signature>();
 
-  constructor(private readonly ctx: DetectorContext) {}
+  constructor(private readonly ctx: DetectorContext) {
+    this.sessions = ctx.slot(() => new SessionFailures());
+  }
 
   call(c: SettledCall, sink: FindingSink): void {
-    let s = this.sessions.get(c.session);
-    if (!s) this.sessions.set(c.session, (s = new SessionFailures()));
+    const s = this.sessions.of(c.sessionState);
     const novelty = s.novelty;
     s.note(c);
     if (c.outcome.kind === 'unknown') return;
     if (c.outcome.kind === 'ok') {
-      const cleared = s?.get(c);
-      if (cleared) {
-        resolveAll(cleared, sink);
-        s?.delete(cleared);
-      }
+      const cleared = s.get(c);
+      if (cleared) this.drop(cleared, sink);
       return;
     }
     const cfg = this.ctx.config.signals[this.signal];
     const ts = callTimeMs(c);
-    if (ts !== undefined) prune(s, ts - cfg.windowMinutes * 60_000, sink);
+    if (ts !== undefined) this.prune(s, ts - cfg.windowMinutes * 60_000, sink);
     const kind: ErrorKind = c.outcome.errorKind;
     const family = FAMILY_OF[kind];
     let signature = s.get(c);
@@ -158,13 +175,13 @@ export class FailingCallDetector implements Detector {
     if (signature === undefined) {
       f = firstFailure(kind, c.ref, c.attempt);
       signature = s.add(c, f);
-      if (s.size > MAX_SIGNATURES) {
-        const oldest = s.oldest() as Signature;
-        resolveAll(oldest, sink);
-        s.delete(oldest);
-      }
+      this.order.add(signature);
+      if (s.size > MAX_SIGNATURES) this.drop(s.oldest() as Signature, sink);
+      if (this.order.size > MAX_ALL_SIGNATURES) this.drop(this.order.values().next().value as Signature, sink);
     } else {
       s.touch(signature);
+      this.order.delete(signature);
+      this.order.add(signature);
       if (signature.novelty !== novelty) {
         // Something new was tried since it last failed: this failure starts a new attempt.
         for (const k of signature.kinds) resolveKind(k, sink);
@@ -225,7 +242,32 @@ export class FailingCallDetector implements Detector {
   }
 
   endSession(session: SessionState): void {
-    this.sessions.delete(session.name);
+    const s = this.sessions.peek(session);
+    if (s === undefined) return;
+    for (const signature of s.all()) this.order.delete(signature);
+    this.sessions.clear(session);
+  }
+
+  /** A signature goes (its call succeeded, it is too old, or a bound): its episodes end. */
+  private drop(signature: Signature, sink: FindingSink): void {
+    resolveAll(signature, sink);
+    signature.owner.delete(signature);
+    this.order.delete(signature);
+  }
+
+  /**
+   * Drops signatures whose last failure is older than `before`, oldest first, stopping at the first
+   * recent one (signatures that share a hash are dropped one by one, and stop it as one).
+   */
+  private prune(s: SessionFailures, before: number, sink: FindingSink): void {
+    for (let head = s.oldest(); head !== undefined; head = s.oldest()) {
+      let recent = false;
+      for (let sig: Signature | undefined = head; sig !== undefined; sig = sig.next) {
+        if (lastFailure(sig) >= before) recent = true;
+        else this.drop(sig, sink);
+      }
+      if (recent) return;
+    }
   }
 }
 
@@ -241,24 +283,6 @@ function failedWords(count: number, family: ErrorFamily, kind: ErrorKind, budget
   if (family === 'deterministic') return `failed ${times(count)} with the same ${what}, which retrying cannot fix`;
   if (family === 'transient') return `failed ${times(count)} with a ${what}, more than the ${budget} ${budget === 1 ? 'retry' : 'retries'} such an error deserves`;
   return `failed ${times(count)} with the same error`;
-}
-
-/**
- * Drops signatures whose last failure is older than `before`, oldest first, stopping at the first
- * recent one (signatures that share a hash are dropped one by one, and stop it as one).
- */
-function prune(s: SessionFailures, before: number, sink: FindingSink): void {
-  for (let head = s.oldest(); head !== undefined; head = s.oldest()) {
-    let recent = false;
-    for (let sig: Signature | undefined = head; sig !== undefined; sig = sig.next) {
-      if (lastFailure(sig) >= before) recent = true;
-      else {
-        resolveAll(sig, sink);
-        s.delete(sig);
-      }
-    }
-    if (recent) return;
-  }
 }
 
 /** When the signature last failed (a failure without a time counts as now). */

@@ -106,5 +106,28 @@ describe('engine', () => {
     assert.equal(active.length, MAX_ACTIVE);
     assert.ok(active.every((f) => Number(f.session.slice(1)) >= 50), 'the ones raised first went first');
   });
+
+  it('one loop, one alarm, with thousands going on at once: a loop that left the active list for its bound is not raised again, unless it grows more severe; failing-call sees every session', () => {
+    // 1,500 sessions (a receiver's), interleaved, each running the same failing build four times:
+    // about three loops each (identical-calls, repeated-error, failing-call), past MAX_ACTIVE.
+    const engine = new Engine(config());
+    const sessions = 1_500;
+    const raised = new Map<string, number>();
+    let line = 0;
+    for (let round = 0; round < 4; round++) {
+      for (let s = 0; s < sessions; s++) {
+        const event = { v: 1 as const, type: 'tool' as const, session: `s${s}`, tool: 'Bash', args: { command: 'npm run build' }, ok: false, error: "src/a.ts(1,1): error TS1005: ';' expected." };
+        for (const f of engine.push({ event, ref: { file: 'log', line: ++line, event: line } })) {
+          const key = `${f.session} ${f.signal} ${f.action}`;
+          raised.set(key, (raised.get(key) ?? 0) + 1);
+        }
+      }
+    }
+    assert.equal(engine.active().length, MAX_ACTIVE, 'loops left the active list for its bound');
+    assert.deepEqual([...raised].filter(([, n]) => n > 1), [], 'no loop raised twice at one action');
+    for (const [signal, action] of [['identical-calls', 'halt'], ['repeated-error', 'warn'], ['repeated-error', 'halt'], ['failing-call', 'halt']]) {
+      assert.equal([...raised.keys()].filter((k) => k.endsWith(` ${signal} ${action}`)).length, sessions, `${signal} ${action} for every session`);
+    }
+  });
 });
 
