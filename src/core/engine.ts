@@ -218,9 +218,9 @@ export interface EngineStats {
 }
 
 /**
- * Sessions kept at once: past this, the one seen first is forgotten: its detectors' state in its
- * slots, its calls waiting for a result and its active findings go with it (what a detector keeps
- * in a map of its own, or in `KeyedSlots`' order, waits for that map's own bound).
+ * Sessions kept at once: past this, the one seen first is forgotten: its detectors' state (in its
+ * slots, and what each detector's `endSession` lets go of its own maps), its calls waiting for a
+ * result and its active findings go with it.
  */
 export const MAX_SESSIONS = 10_000;
 /**
@@ -507,6 +507,9 @@ export class Engine {
 
   /** Forgets a session: its detectors' state, its calls waiting for a result, its active findings. */
   private forget(session: string): void {
+    const state = this.sessions.get(session);
+    // What a detector keeps of the session outside its slots (its own maps, an order over every session's) goes too.
+    if (state !== undefined) for (const d of this.detectors) d.endSession(state);
     this.sessions.delete(session);
     this.pendingCall.delete(session);
     for (const queued of this.queues.get(session) ?? []) if (queued.id !== undefined) this.waiting.delete(waitKey(session, queued.id));
