@@ -5,6 +5,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
+import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import * as zlib from 'node:zlib';
 import { OTEL_QUEUE } from '../../src/state/otelQueue';
 import { Workspace } from '../../src/state/workspace';
@@ -197,18 +198,20 @@ describe('issue 32: the OTLP receiver, safe to expose', function () {
     // processes) and by this process's CPU time (which counts V8's garbage-collecting helper threads,
     // more of them the more cores: a CI machine read 132 ms of CPU for a turn under 60 ms long). The
     // main thread's own CPU in a turn is at most the lesser of the two: that is the turn's length here.
+    // V8's collections are timed too: a full collection of this test process's heap (the whole
+    // reliability suite's, in one process) paused one turn 517 ms in a full `npm test`; that pause is
+    // the collector's over everything the suite holds, not a stretch of the receiver's work, and is
+    // taken out of the turn it fell in (and said).
+    const turns: { start: number; end: number; wall: number; cpu: number }[] = [];
+    const collections: PerformanceEntry[] = [];
+    const gc = new PerformanceObserver((list) => collections.push(...list.getEntries()));
+    gc.observe({ entryTypes: ['gc'] });
     let last = process.cpuUsage();
     let lastWall = performance.now();
-    let worst = 0;
-    let worstWall = 0;
-    let worstCpu = 0;
     const tick = setInterval(() => {
       const used = process.cpuUsage(last);
-      const wall = performance.now() - lastWall;
-      const cpu = (used.user + used.system) / 1000;
-      worst = Math.max(worst, Math.min(wall, cpu));
-      worstWall = Math.max(worstWall, wall);
-      worstCpu = Math.max(worstCpu, cpu);
+      const now = performance.now();
+      turns.push({ start: lastWall, end: now, wall: now - lastWall, cpu: (used.user + used.system) / 1000 });
       last = process.cpuUsage();
       lastWall = performance.now();
     }, 1);
@@ -218,9 +221,21 @@ describe('issue 32: the OTLP receiver, safe to expose', function () {
     } finally {
       clearInterval(tick);
       await receiver.close();
+      // The observer is told of the last collections on a later turn.
+      await sleep(50);
+      gc.disconnect();
     }
-    console.log(`      the longest turn of the event loop while four bombs were read: ${worst.toFixed(0)} ms (the longest by the clock ${worstWall.toFixed(0)} ms, by the process's CPU ${worstCpu.toFixed(0)} ms)`);
-    assert.ok(worst < 100, `one turn ran ${worst.toFixed(0)} ms (by the clock ${worstWall.toFixed(0)} ms, by the process's CPU ${worstCpu.toFixed(0)} ms)`);
+    const paused = (t: { start: number; end: number }) => collections.reduce((sum, c) => sum + Math.max(0, Math.min(t.end, c.startTime + c.duration) - Math.max(t.start, c.startTime)), 0);
+    let worst = { length: 0, wall: 0, cpu: 0, collecting: 0 };
+    for (const t of turns) {
+      const collecting = paused(t);
+      const length = Math.min(t.wall, t.cpu) - collecting;
+      if (length > worst.length) worst = { length, wall: t.wall, cpu: t.cpu, collecting };
+    }
+    const said = `${worst.length.toFixed(0)} ms (by the clock ${worst.wall.toFixed(0)} ms, by the process's CPU ${worst.cpu.toFixed(0)} ms, of which the collector paused it ${worst.collecting.toFixed(0)} ms); the longest turn by the clock ${Math.max(...turns.map((t) => t.wall)).toFixed(0)} ms; ${collections.length} collections`;
+    console.log(`      the longest turn of the event loop while four bombs were read: ${said}`);
+    assert.ok(turns.length > 10, `${turns.length} turns`);
+    assert.ok(worst.length < 100, `one turn ran ${said}`);
   });
 
   it('stalled uploads are let go with their connections; idle sockets past the limit do not lock an exporter out', async () => {
