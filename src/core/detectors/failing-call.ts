@@ -146,8 +146,8 @@ export class FailingCallDetector implements Detector {
   /** Each session's signatures, in the session's own slot: kept as long as the engine keeps the session. */
   private readonly sessions: SessionSlot<SessionFailures>;
   /**
-   * Every session's signatures, least recently failed first, within MAX_ALL_SIGNATURES. A session
-   * the engine forgets leaves its signatures here until they are the oldest.
+   * Every session's signatures, least recently failed first, within MAX_ALL_SIGNATURES (a session's
+   * leave with it: `endSession`, at its turn's end or when the engine forgets it).
    */
   private readonly order = new Set<Signature>();
 
