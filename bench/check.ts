@@ -140,18 +140,17 @@ export const times = (v: number): string => `${v.toFixed(2)}×`;
 
 /** The lines to print, and whether the figures pass against the baseline. */
 export function judge(f: Figures, base: Baseline | undefined): { lines: string[]; ok: boolean } {
-  const x = times;
   const lines: string[] = [];
   const limit = limitOf(base?.signals);
   const ok = limit === undefined || f.signals <= limit;
-  lines.push(`the signals' share of the engine (every signal on less every signal off): ${x(f.signals)} the floor${base ? `; recorded ${x(base.signals)}, limit ${x(limit as number)}: ${ok ? 'ok' : 'SLOWER'}` : ''}`);
-  lines.push(`the engine with every signal off: ${x(f.bare)} the floor${base ? `; recorded ${x(base.bare)} (not checked)` : ''}`);
+  lines.push(`the signals' share of the engine (every signal on less every signal off): ${times(f.signals)} the floor${base ? `; recorded ${times(base.signals)}, limit ${times(limit as number)}: ${ok ? 'ok' : 'SLOWER'}` : ''}`);
+  lines.push(`the engine with every signal off: ${times(f.bare)} the floor${base ? `; recorded ${times(base.bare)} (not checked)` : ''}`);
   if (Object.keys(f.perSignal).length > 0) lines.push('each signal alone (it alone on less every signal off; not judged: see bench/check.ts):');
   for (const id of SIGNAL_IDS) {
     if (f.perSignal[id] === undefined) continue;
     const recorded = base?.perSignal[id];
     // A new signal has no recorded line until the baseline is recorded again (--record).
-    lines.push(`  ${id.padEnd(20)} ${x(f.perSignal[id] as number)}${recorded !== undefined ? `; recorded ${x(recorded)}` : base ? '; no recorded figure (record one with --record)' : ''}`);
+    lines.push(`  ${id.padEnd(20)} ${times(f.perSignal[id] as number)}${recorded !== undefined ? `; recorded ${times(recorded)}` : base ? '; no recorded figure (record one with --record)' : ''}`);
   }
   return { lines, ok };
 }

@@ -151,11 +151,14 @@ export function decodeLogsJson(value: unknown): DecodedLogs {
           continue;
         }
         const timeMs = nanosToMs(lr.timeUnixNano) ?? nanosToMs(lr.observedTimeUnixNano);
-        // Optional fields set after, not spread in: Node 20 builds a literal with a spread in it slowly.
-        const record: { -readonly [K in keyof TelemetryRecord]: TelemetryRecord[K] } = { resource, scope, attributes, body: anyValue(lr.body) ?? null };
-        if (typeof lr.eventName === 'string' && lr.eventName !== '') record.eventName = lr.eventName;
-        if (timeMs !== undefined) record.timeMs = timeMs;
-        records.push(record);
+        records.push({
+          resource,
+          scope,
+          attributes,
+          body: anyValue(lr.body) ?? null,
+          ...(typeof lr.eventName === 'string' && lr.eventName !== '' ? { eventName: lr.eventName } : {}),
+          ...(timeMs !== undefined ? { timeMs } : {}),
+        });
       }
     }
   }

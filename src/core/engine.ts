@@ -90,7 +90,8 @@ class Call implements SettledCall {
   }
 
   get args(): string {
-    return (this.text ??= this.named !== undefined ? this.named.args : this.canon.args(this.tool, this.raw));
+    // Once its identity is taken, the text is the identity's: written once, whichever asks first.
+    return this.named !== undefined ? this.named.args : (this.text ??= this.canon.args(this.tool, this.raw));
   }
 
   mayHaveArgKey(keys: ReadonlySet<string>): boolean {
@@ -98,24 +99,23 @@ class Call implements SettledCall {
   }
 
   get signature(): string {
-    return (this.sig ??= callSignature(this.tool, this.args));
+    return this.named !== undefined ? this.named.signature : (this.sig ??= callSignature(this.tool, this.args));
   }
 
   identity(): CallIdentity {
-    return (this.named ??= new NamedCall(this.canon, this.tool, this.raw, this.signatureHash, this.text));
+    return (this.named ??= new NamedCall(this.canon, this.tool, this.raw, this.signatureHash, this.text, this.sig));
   }
 }
 
 /** A call's identity (`SettledCall.identity`): its arguments as they came, their text written when first read. */
 class NamedCall implements CallIdentity {
-  private sig: string | undefined;
-
   constructor(
     private readonly canon: Canonicalizer,
     readonly tool: string,
     private raw: unknown,
     readonly signatureHash: number,
     private text: string | undefined,
+    private sig: string | undefined,
   ) {
     if (text !== undefined) this.raw = undefined;
   }
@@ -237,12 +237,7 @@ export const MAX_ACTIVE = 2_000;
 export const MAX_DROPPED = 10_000;
 
 /** What is remembered of an episode dropped from the active list: enough to tell whether a report of it is news. */
-interface DroppedEpisode {
-  readonly session: string;
-  readonly signal: SignalId;
-  readonly action: Finding['action'];
-  readonly stage?: string;
-}
+type DroppedEpisode = Pick<Finding, 'session' | 'signal' | 'action' | 'stage'>;
 
 /**
  * The active findings by episode, in the order they were raised, within MAX_ACTIVE (the one raised
@@ -284,14 +279,9 @@ class ActiveFindings {
 
   /** The episode's pattern ended (or its session did): it leaves the list, and is not remembered as dropped. */
   delete(episode: string): void {
-    const a = this.byEpisode.get(episode);
-    if (a === undefined) {
-      this.forgetDropped(episode);
-      return;
-    }
-    this.byEpisode.delete(episode);
-    this.onEnd?.(asNow(a), a.finding);
-    this.leaveSession(a.finding.session, episode);
+    const a = this.remove(episode);
+    if (a === undefined) this.forgetDropped(episode);
+    else this.leaveSession(a.finding.session, episode);
   }
 
   /** The session's episodes (those of the signals `which` picks, by default all). */
@@ -306,12 +296,18 @@ class ActiveFindings {
 
   /** The episode raised first leaves the list for the bound, its pattern still going on: remembered as dropped. */
   private drop(episode: string): void {
-    const a = this.byEpisode.get(episode) as ActiveEpisode;
-    this.byEpisode.delete(episode);
-    this.onEnd?.(asNow(a), a.finding);
-    const f = a.finding;
+    const f = (this.remove(episode) as ActiveEpisode).finding;
     this.droppedEpisodes.set(episode, f.stage !== undefined ? { session: f.session, signal: f.signal, action: f.action, stage: f.stage } : { session: f.session, signal: f.signal, action: f.action });
     if (this.droppedEpisodes.size > MAX_DROPPED) this.forgetDropped(this.droppedEpisodes.keys().next().value as string);
+  }
+
+  /** Takes the episode off the list, telling `onEnd` how it stood; undefined when it was not on it. */
+  private remove(episode: string): ActiveEpisode | undefined {
+    const a = this.byEpisode.get(episode);
+    if (a === undefined) return undefined;
+    this.byEpisode.delete(episode);
+    this.onEnd?.(asNow(a), a.finding);
+    return a;
   }
 
   private forgetDropped(episode: string): void {
@@ -615,18 +611,15 @@ export class Engine {
 
   private report(state: EpisodeState, make: () => Finding): void {
     const before = this.activeFindings.get(state.episode);
-    if (before === undefined) {
-      // Dropped from the active list for its bound while it went on: raised already, so raised again
-      // only when it grows more severe or reaches a new stage, as an active one would be.
-      const dropped = this.activeFindings.dropped(state.episode);
-      if (dropped !== undefined && severity(state.action) <= severity(dropped.action) && (state.stage === undefined || state.stage === dropped.stage)) return;
-    }
-    if (!before || severity(state.action) > severity(before.finding.action) || (state.stage !== undefined && state.stage !== before.finding.stage)) {
+    // An episode dropped from the active list for its bound while it went on was raised already: it
+    // is news on the same terms as an active one.
+    const raised = before?.finding ?? this.activeFindings.dropped(state.episode);
+    if (raised === undefined || severity(state.action) > severity(raised.action) || (state.stage !== undefined && state.stage !== raised.stage)) {
       const made = make();
       const finding = keptFinding(state.stage === undefined ? made : Object.assign({}, made, { stage: state.stage }));
       this.activeFindings.set(state.episode, { finding, state });
       this.emitted.push(finding);
-    } else {
+    } else if (before !== undefined) {
       before.state = state;
       if (state.action === before.finding.action) before.make = make;
     }

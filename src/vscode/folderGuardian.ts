@@ -281,12 +281,11 @@ export class FolderGuardian implements vscode.Disposable {
   private async reload(): Promise<void> {
     // The guardian's own files are signed before they are read: one changed while they are read
     // (a watcher's event lost) is then found by the next sweep, never taken as already read.
-    const configSignature = await signature(this.ws.path(PATHS.config));
+    const signatures = new Map([[PATHS.config, await signature(this.ws.path(PATHS.config))]]);
     const loaded = await loadConfig(this.ws);
     this.config = loaded.config;
     this.configProblems = loaded.problems;
-    const signatures = await this.ownSignatures();
-    signatures.set(PATHS.config, configSignature);
+    await this.ownSignatures(signatures);
     for (const p of loaded.problems) this.log.warn(`${this.folder.name}: ${formatProblem(PATHS.config, p)}`);
     this.monitor = new WorkspaceMonitor(this.ws, loaded.config, process.env, this.editorStorage, this.editorGlobalStorage);
     // Read again from the start (Scan Now, a new config): the same loops keep their ids, so a
@@ -456,10 +455,10 @@ export class FolderGuardian implements vscode.Disposable {
     ]);
   }
 
-  private async ownSignatures(): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    for (const rel of this.ownFiles().keys()) out.set(rel, await signature(this.ws.path(rel)));
-    return out;
+  /** The signatures of the guardian's own files, added to `into` (those it has already are kept). */
+  private async ownSignatures(into = new Map<string, string>()): Promise<Map<string, string>> {
+    for (const rel of this.ownFiles().keys()) if (!into.has(rel)) into.set(rel, await signature(this.ws.path(rel)));
+    return into;
   }
 
   /** The safety net: whatever changed unseen is scheduled as if a watcher had reported it. */

@@ -15,6 +15,7 @@ import { type EventFileBounds, ReceivedEventFiles } from '../state/receivedEvent
 import { boundedText } from '../core/redact';
 import { attrText, decodeLogsJson, type DecodedLogs, NotAnExportRequest, type TelemetryRecord } from '../agents/otlpLogs';
 import { isoTime } from '../agents/transcript';
+import type { RecordScope } from '../agents/eventBuilders';
 import { decodeLogsProtobufSliced, encodeAnswer, TooManyEntries, warmUp } from './otlpProtobuf';
 
 /*
@@ -520,8 +521,7 @@ export class OtlpReceiver {
         const line = seq?.(r) ?? 0;
         // The record's time: the agents' `event.timestamp` (all three send one), else the record's own.
         const ts = isoTime(attrText(r.attributes['event.timestamp']) ?? r.timeMs);
-        const scope: { session: string; agent: string; ts?: string } = { session: origin.session, agent: origin.agent.eventAgent };
-        if (ts !== undefined) scope.ts = ts;
+        const scope: RecordScope = ts !== undefined ? { session: origin.session, agent: origin.agent.eventAgent, ts } : { session: origin.session, agent: origin.agent.eventAgent };
         for (const event of mapping.events(r, scope)) {
           events.push(event);
           lines += `${JSON.stringify(event)}\n`;

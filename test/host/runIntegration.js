@@ -141,8 +141,8 @@ function keepGuardianLog(dataDir, name) {
   const logs = fs.readdirSync(path.join(dataDir, 'logs'), { recursive: true }).filter((f) => path.basename(String(f)) === 'Loop Guardian.log');
   for (const [i, rel] of logs.entries()) {
     const kept = path.join(ARTIFACTS, `integration-${name}-guardian${i > 0 ? `-${i + 1}` : ''}.log`);
-    fs.copyFileSync(path.join(dataDir, 'logs', String(rel)), kept);
-    const text = fs.readFileSync(kept, 'utf8');
+    const text = fs.readFileSync(path.join(dataDir, 'logs', String(rel)), 'utf8');
+    fs.writeFileSync(kept, text);
     process.stderr.write(`[${name}] the guardian's log is in ${path.relative(ROOT, kept)}; its end:\n${text.slice(-3000)}\n`);
   }
 }
