@@ -44,20 +44,8 @@ export class ErrorOutcome {
   }
 }
 
-/**
- * What names a call (its tool, canonical arguments, signature and their hash) without what it ended
- * with: what a signal keeps of a call it remembers long after (failing-call's signatures), so that
- * the call's error, output and event go when nothing else holds them.
- */
-export interface CallIdentity {
-  readonly tool: string;
-  readonly args: string;
-  readonly signature: string;
-  readonly signatureHash: number;
-}
-
 /** A tool call whose outcome is known, or known to be unrecorded. */
-export interface SettledCall extends CallIdentity {
+export interface SettledCall {
   /** The `tool` event. */
   readonly ref: EventRef;
   /** The event that settled it: the call itself, its `tool_result`, or a later event. */
@@ -71,6 +59,8 @@ export interface SettledCall extends CallIdentity {
   readonly intent: string;
   /** A hash of the signature: calls whose hashes differ are different calls, told at the cost of comparing two numbers. */
   readonly signatureHash: number;
+  /** The signature's 53-bit hash above its low 30 bits (`signatureHash`): see `callId`. */
+  readonly signatureHigh: number;
   /**
    * False when the canonical arguments (`args`) cannot hold `"K":` for any key K of `keys`: no
    * key of the arguments, at any depth, is one of them. Read from the arguments as the call came,
@@ -93,8 +83,6 @@ export interface SettledCall extends CallIdentity {
   readonly sessionState: SessionState;
   readonly task?: string;
   readonly agent?: string;
-  /** What names the call, kept apart from the rest of it (its text written once, by whichever asks first). */
-  identity(): CallIdentity;
 }
 
 /** A call's time in epoch milliseconds; undefined when it has none or it is not a date. */
@@ -138,6 +126,21 @@ export function callSignature(tool: string, canonicalArgs: string): string {
  */
 export function reduceHash(hash: number): number {
   return hash % 1073741824;
+}
+
+/**
+ * A call's whole 53-bit signature hash, as a number to keep in a column (`Float64Array`) instead of
+ * the call: two calls with different ids are different calls; two different calls share an id once
+ * in 2^53 (about 10^16) comparisons, so a signal that compares ids keeps no call's text or arguments
+ * alive to confirm what the ids say.
+ */
+export function callId(c: Pick<SettledCall, 'signatureHash' | 'signatureHigh'>): number {
+  return c.signatureHigh * 1073741824 + c.signatureHash;
+}
+
+/** A 53-bit hash above its low 30 bits (`SettledCall.signatureHigh`): a small integer too. */
+export function hashHigh(hash: number): number {
+  return Math.floor(hash / 1073741824);
 }
 
 /**

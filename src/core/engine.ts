@@ -1,4 +1,4 @@
-import { callSignature, ErrorOutcome, outcomeOf, reduceHash, UNKNOWN, type CallIdentity, type Outcome, type SettledCall } from './calls';
+import { callSignature, ErrorOutcome, outcomeOf, hashHigh, reduceHash, UNKNOWN, type Outcome, type SettledCall } from './calls';
 import { Canonicalizer, hash53 } from './canonical';
 import type { GuardianConfig, SignalId } from './config';
 import { SessionSlot, SessionState, type Detector, type DetectorContext, type EpisodeState, type FindingSink, type Scope } from './detector';
@@ -33,12 +33,12 @@ class Call implements SettledCall {
   private text: string | undefined;
   private sig: string | undefined;
   private purpose: string | undefined;
-  private named: NamedCall | undefined;
   /** What a command piped through filters printed (see `Engine.dispatch`); kept for such calls only. */
   pipedOutput: string | undefined;
   outcome: Outcome;
   settledAt: EventRef;
   readonly signatureHash: number;
+  readonly signatureHigh: number;
   readonly time?: string;
   readonly task?: string;
   readonly agent?: string;
@@ -60,7 +60,9 @@ class Call implements SettledCall {
     this.outcome = settled(this.raw, outcome);
     this.keepPiped(e.output);
     this.settledAt = ref;
-    this.signatureHash = reduceHash(canon.signatureHash(this.tool, this.raw));
+    const hash = canon.signatureHash(this.tool, this.raw);
+    this.signatureHash = reduceHash(hash);
+    this.signatureHigh = hashHigh(hash);
     this.time = e.ts;
     this.task = e.task;
     this.agent = e.agent;
@@ -90,42 +92,11 @@ class Call implements SettledCall {
   }
 
   get args(): string {
-    // Once its identity is taken, the text is the identity's: written once, whichever asks first.
-    return this.named !== undefined ? this.named.args : (this.text ??= this.canon.args(this.tool, this.raw));
+    return (this.text ??= this.canon.args(this.tool, this.raw));
   }
 
   mayHaveArgKey(keys: ReadonlySet<string>): boolean {
     return this.text !== undefined || mayHoldKey(this.raw, keys, 1);
-  }
-
-  get signature(): string {
-    return this.named !== undefined ? this.named.signature : (this.sig ??= callSignature(this.tool, this.args));
-  }
-
-  identity(): CallIdentity {
-    return (this.named ??= new NamedCall(this.canon, this.tool, this.raw, this.signatureHash, this.text, this.sig));
-  }
-}
-
-/** A call's identity (`SettledCall.identity`): its arguments as they came, their text written when first read. */
-class NamedCall implements CallIdentity {
-  constructor(
-    private readonly canon: Canonicalizer,
-    readonly tool: string,
-    private raw: unknown,
-    readonly signatureHash: number,
-    private text: string | undefined,
-    private sig: string | undefined,
-  ) {
-    if (text !== undefined) this.raw = undefined;
-  }
-
-  get args(): string {
-    if (this.text === undefined) {
-      this.text = this.canon.args(this.tool, this.raw);
-      this.raw = undefined;
-    }
-    return this.text;
   }
 
   get signature(): string {

@@ -1,82 +1,7 @@
 import type { SettledCall } from '../calls';
 import type { Detector, DetectorContext, FindingSink, SessionSlot, SessionState } from '../detector';
-import type { EventRef } from '../events';
 import { episodeId, whoOf } from './common';
-
-/**
- * A session's last calls, oldest first, as much of each as a cycle needs: its signature's hash,
- * tool, event and outcome key. Kept in columns that are written over, not as the calls
- * themselves: the history is long (60 calls per session), and keeping whole calls that long made
- * most of a replay's garbage-collection work. Steps are compared by their hashes alone (the text
- * of a call is written only when something reads it): two different calls share a hash once in
- * 2^30 comparisons, and a cycle needs every one of (threshold - 1) × period comparisons, at least
- * four, to hold at once; a chance match can only lengthen a cycle already found by one step, or
- * hide one (a miss, never a false halt).
- */
-class Steps {
-  private readonly tools: string[] = [];
-  private readonly refs: EventRef[] = [];
-  private readonly hashes: Float64Array;
-  /** Each outcome's key; NaN where the log does not tell how the call ended. */
-  private readonly keys: Float64Array;
-  private first = 0;
-  length = 0;
-
-  constructor(private readonly capacity: number) {
-    this.hashes = new Float64Array(capacity);
-    this.keys = new Float64Array(capacity);
-  }
-
-  push(c: SettledCall): void {
-    const at = (this.first + this.length) % this.capacity;
-    if (this.length === this.capacity) this.first = (this.first + 1) % this.capacity;
-    else this.length++;
-    this.tools[at] = c.tool;
-    this.refs[at] = c.ref;
-    this.hashes[at] = c.signatureHash;
-    this.keys[at] = c.outcome.key ?? Number.NaN;
-  }
-
-  private slot(i: number): number {
-    return (this.first + i) % this.capacity;
-  }
-
-  /** Whether steps `i` and `j` (0: the oldest) are the same call. */
-  same(i: number, j: number): boolean {
-    const a = this.slot(i);
-    const b = this.slot(j);
-    return this.hashes[a] === this.hashes[b];
-  }
-
-  /**
-   * Whether the latest step is the same call as one of the steps `from` to `to` back (a cycle of
-   * period p ends with the call p steps back): most calls repeat none of their recent ones, and the
-   * search for a period then stops here.
-   */
-  latestRepeats(from: number, to: number): boolean {
-    const last = this.slot(this.length - 1);
-    const hash = this.hashes[last];
-    for (let back = from; back <= to && back < this.length; back++) {
-      const at = this.slot(this.length - 1 - back);
-      if (this.hashes[at] === hash) return true;
-    }
-    return false;
-  }
-
-  /** Step `i`'s outcome key, undefined when the log does not tell. */
-  key(i: number): number | undefined {
-    const k = this.keys[this.slot(i)] as number;
-    return Number.isNaN(k) ? undefined : k;
-  }
-
-  tool(i: number): string {
-    return this.tools[this.slot(i)] as string;
-  }
-
-  ref(i: number): EventRef {
-    return this.refs[this.slot(i)] as EventRef;
-  }
-}
+import { CallSteps } from './steps';
 
 interface Run {
   readonly period: number;
@@ -86,7 +11,11 @@ interface Run {
 }
 
 interface SessionCycle {
-  readonly steps: Steps;
+  /**
+   * The session's last calls (`history`, 60 by default). Steps are compared by their ids alone: a
+   * cycle needs every one of (threshold - 1) × period comparisons, at least four, to hold at once.
+   */
+  readonly steps: CallSteps;
   run: Run | undefined;
 }
 
@@ -104,7 +33,7 @@ export class CycleDetector implements Detector {
 
   constructor(private readonly ctx: DetectorContext) {
     const { threshold, maxPeriod, history } = ctx.config.signals[this.signal];
-    this.sessions = ctx.slot(() => ({ steps: new Steps(Math.max(history ?? 0, maxPeriod * threshold)), run: undefined }));
+    this.sessions = ctx.slot(() => ({ steps: new CallSteps(Math.max(history ?? 0, maxPeriod * threshold)), run: undefined }));
   }
 
   call(c: SettledCall, sink: FindingSink): void {
@@ -163,7 +92,7 @@ export class CycleDetector implements Detector {
   }
 }
 
-function isPeriodic(steps: Steps, period: number, span: number): boolean {
+function isPeriodic(steps: CallSteps, period: number, span: number): boolean {
   const n = steps.length;
   for (let i = n - span + period; i < n; i++) {
     if (!steps.same(i, i - period)) return false;
@@ -172,14 +101,14 @@ function isPeriodic(steps: Steps, period: number, span: number): boolean {
 }
 
 /** A unit made of one call repeated is identical-calls' business, not a cycle. */
-function isUniform(steps: Steps, period: number): boolean {
+function isUniform(steps: CallSteps, period: number): boolean {
   const n = steps.length;
   for (let i = n - period + 1; i < n; i++) if (!steps.same(i, n - period)) return false;
   return true;
 }
 
 /** Every call of the last `span` has a known outcome, the same as the call one period before it. */
-function outcomesRepeat(steps: Steps, period: number, span: number): boolean {
+function outcomesRepeat(steps: CallSteps, period: number, span: number): boolean {
   const n = steps.length;
   for (let i = n - span; i < n; i++) {
     const key = steps.key(i);
@@ -193,7 +122,7 @@ function outcomesRepeat(steps: Steps, period: number, span: number): boolean {
  * Progress when every call's outcome is known and no two rounds ended the same (an edit→test
  * round whose failure changes is moving, issue 9). The rounds are the steps from `from` on.
  */
-function unitsProgress(steps: Steps, from: number, period: number): boolean {
+function unitsProgress(steps: CallSteps, from: number, period: number): boolean {
   const seen = new Set<string>();
   for (let i = from; i < steps.length; i += period) {
     const parts: number[] = [];

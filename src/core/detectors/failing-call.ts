@@ -1,4 +1,4 @@
-import { callTimeMs, sameCall, type CallIdentity, type SettledCall } from '../calls';
+import { callId, callTimeMs, type SettledCall } from '../calls';
 import { sayCall } from '../plainWords';
 import { clip } from '../canonical';
 import { boundedText } from '../redact';
@@ -24,35 +24,31 @@ interface Failures {
   readonly refs: EventRef[];
 }
 
-/**
- * A failing signature: its first failing call (which names it), its failures by error kind (in
- * the order the kinds first failed), and the next signature of the same hash (there is none but
- * when two signatures' hashes collide).
- */
+/** A failing signature: its failures by error kind, in the order the kinds first failed. */
 interface Signature {
-  /** Its first failing call, what names it only: the call's error and event are not kept (most signatures fail once, and are kept long). */
-  readonly call: CallIdentity;
+  /**
+   * The failing call's id (`callId`): its text and arguments are not kept (most signatures fail
+   * once, and are kept long), and a call is this signature when its id is this one.
+   */
+  readonly id: number;
   /** The session's count of new calls (`SessionFailures.novelty`) at this signature's last failure. */
   novelty: number;
   /** Made with its first failures in it: most signatures fail once, with one kind. */
   readonly kinds: Failures[];
-  next?: Signature;
   /** The session's signatures it is one of (the bound on every session's together drops it from there). */
   readonly owner: SessionFailures;
 }
 
-/**
- * A session's failing signatures by their hash, least recently failed first. A call is looked up by
- * its hash, and its text is written only to confirm an equal hash (a repeated failure): the many
- * calls that fail once never have theirs written. Signatures whose hashes collide share their
- * place in the order, at the latest failure of either.
- */
+/** A session's failing signatures by their call's id, least recently failed first. */
 class SessionFailures {
-  private readonly byHash = new Map<number, Signature>();
-  size = 0;
+  private readonly byId = new Map<number, Signature>();
   /** How many calls of the session were new (a call it had not made before, in the last MAX_SEEN): something else was tried. */
   novelty = 0;
   private readonly seen = new Set<number>();
+
+  get size(): number {
+    return this.byId.size;
+  }
 
   /** Notes a call of the session: one it had not made before counts as a change. */
   note(c: SettledCall): void {
@@ -63,8 +59,7 @@ class SessionFailures {
   }
 
   get(c: SettledCall): Signature | undefined {
-    for (let s = this.byHash.get(c.signatureHash); s !== undefined; s = s.next) if (sameCall(s.call, c)) return s;
-    return undefined;
+    return this.byId.get(callId(c));
   }
 
   /**
@@ -72,50 +67,29 @@ class SessionFailures {
    * ordered by last failure, so pruning stops early).
    */
   touch(signature: Signature): void {
-    const hash = signature.call.signatureHash;
-    const head = this.byHash.get(hash) as Signature;
-    this.byHash.delete(hash);
-    this.byHash.set(hash, head);
+    this.byId.delete(signature.id);
+    this.byId.set(signature.id, signature);
   }
 
   /** A new failing signature, the most recent, with its first failures. */
   add(c: SettledCall, first: Failures): Signature {
-    const hash = c.signatureHash;
-    const head = this.byHash.get(hash);
-    const signature: Signature = { call: c.identity(), kinds: [first], novelty: this.novelty, owner: this };
-    if (head !== undefined) {
-      signature.next = head;
-      this.byHash.delete(hash);
-    }
-    this.byHash.set(hash, signature);
-    this.size++;
+    const signature: Signature = { id: callId(c), kinds: [first], novelty: this.novelty, owner: this };
+    this.byId.set(signature.id, signature);
     return signature;
   }
 
   delete(signature: Signature): void {
-    const hash = signature.call.signatureHash;
-    const head = this.byHash.get(hash);
-    if (head === undefined) return;
-    if (head === signature) {
-      if (signature.next === undefined) this.byHash.delete(hash);
-      else this.byHash.set(hash, signature.next);
-    } else {
-      let s = head;
-      while (s.next !== undefined && s.next !== signature) s = s.next;
-      if (s.next !== signature) return;
-      s.next = signature.next;
-    }
-    this.size--;
+    if (this.byId.get(signature.id) === signature) this.byId.delete(signature.id);
   }
 
-  /** The signatures of the least recently failed hash. */
+  /** The least recently failed signature. */
   oldest(): Signature | undefined {
-    return this.byHash.values().next().value;
+    return this.byId.values().next().value;
   }
 
   /** Every signature of the session. */
-  *all(): IterableIterator<Signature> {
-    for (const head of this.byHash.values()) for (let s: Signature | undefined = head; s !== undefined; s = s.next) yield s;
+  all(): IterableIterator<Signature> {
+    return this.byId.values();
   }
 }
 
@@ -208,11 +182,10 @@ export class FailingCallDetector implements Detector {
     const trips = budget + 1;
     if (f.count < trips) return;
     const failures = f;
-    const first = signature.call;
     const episode = (f.episode ??= episodeId(this.signal, `${c.session}|${c.signature}|${kind}`, f.start));
     sink.report({ episode, action: 'halt', count: f.count, evidence: f.refs }, () => {
       // Said in words only when a finding is made, as the other repetition signals do.
-      const call = sayCall(first.tool, first.args);
+      const call = sayCall(c.tool, c.args);
       return {
         signal: this.signal,
         action: 'halt',
@@ -255,19 +228,9 @@ export class FailingCallDetector implements Detector {
     this.order.delete(signature);
   }
 
-  /**
-   * Drops signatures whose last failure is older than `before`, oldest first, stopping at the first
-   * recent one (signatures that share a hash are dropped one by one, and stop it as one).
-   */
+  /** Drops signatures whose last failure is older than `before`, oldest first, stopping at the first recent one. */
   private prune(s: SessionFailures, before: number, sink: FindingSink): void {
-    for (let head = s.oldest(); head !== undefined; head = s.oldest()) {
-      let recent = false;
-      for (let sig: Signature | undefined = head; sig !== undefined; sig = sig.next) {
-        if (lastFailure(sig) >= before) recent = true;
-        else this.drop(sig, sink);
-      }
-      if (recent) return;
-    }
+    for (let oldest = s.oldest(); oldest !== undefined && lastFailure(oldest) < before; oldest = s.oldest()) this.drop(oldest, sink);
   }
 }
 

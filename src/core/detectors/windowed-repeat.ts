@@ -1,18 +1,15 @@
-import { isProgress, sameCall, type Outcome, type SettledCall } from '../calls';
+import { callId, type SettledCall } from '../calls';
 import { sayCall } from '../plainWords';
 import { adviceForCall } from '../advice';
 import type { Detector, DetectorContext, FindingSink, SessionSlot, SessionState } from '../detector';
 import { episodeId, whoOf } from './common';
-import { pushBounded } from '../finding';
+import { CallSteps } from './steps';
 
 interface SessionWindow {
-  /** The last `window` calls. */
-  readonly steps: SettledCall[];
-  /**
-   * The repeats at or above the threshold: each one's episode and a call of it. Found by `sameCall`
-   * (hash first), so that a call's text is written only when it is one of them.
-   */
-  readonly active: { readonly episode: string; readonly call: SettledCall }[];
+  /** The last `window` calls, as numbers (steps are the same call when their ids are). */
+  readonly steps: CallSteps;
+  /** The repeats at or above the threshold: each one's episode and the id of its call. */
+  readonly active: { readonly episode: string; readonly id: number }[];
 }
 
 /**
@@ -33,49 +30,51 @@ export class WindowedRepeatDetector implements Detector {
   private readonly sessions: SessionSlot<SessionWindow>;
 
   constructor(private readonly ctx: DetectorContext) {
-    this.sessions = ctx.slot(() => ({ steps: [], active: [] }));
+    const { window } = ctx.config.signals[this.signal];
+    this.sessions = ctx.slot(() => ({ steps: new CallSteps(window), active: [] }));
   }
 
   call(c: SettledCall, sink: FindingSink): void {
     const { threshold, window } = this.ctx.config.signals[this.signal];
     const s = this.sessions.of(c.sessionState);
-    pushBounded(s.steps, c, window);
+    const steps = s.steps;
+    const id = callId(c);
+    steps.push(c);
 
     // The active repeats that fell below the threshold are over (kept in place, in their order).
     let kept = 0;
     for (const a of s.active) {
-      if (sameCall(a.call, c) || countOf(s.steps, a.call) >= threshold) s.active[kept++] = a;
+      if (a.id === id || steps.count(a.id) >= threshold) s.active[kept++] = a;
       else sink.resolve(a.episode);
     }
     s.active.length = kept;
-    if (countOf(s.steps, c) < threshold) {
-      endRepeat(s, c, sink);
+    if (steps.count(id) < threshold) {
+      endRepeat(s, id, sink);
       return;
     }
     const indexes: number[] = [];
-    s.steps.forEach((step, i) => sameCall(step, c) && indexes.push(i));
-    const outcomes = indexes.map((i) => (s.steps[i] as SettledCall).outcome);
+    for (let i = 0; i < steps.length; i++) if (steps.id(i) === id) indexes.push(i);
     const backToBack = (indexes[indexes.length - 1] as number) - (indexes[0] as number) === indexes.length - 1;
     const identical = this.ctx.config.signals['identical-calls'];
     // Back-to-back repeats are identical-calls' to report: one loop, one alarm.
     if (backToBack && identical.enabled && indexes.length >= identical.threshold) return;
     let progress: boolean;
-    if (backToBack) progress = isProgress(outcomes);
+    if (backToBack) progress = isProgress(steps, indexes);
     else {
-      const stale = staleRepeats(outcomes);
+      const stale = staleRepeats(steps, indexes);
       if (!stale[stale.length - 1] || stale.filter(Boolean).length < threshold - 1) {
         // Moving on: recovery, changing results, or a single unchanged check.
-        endRepeat(s, c, sink);
+        endRepeat(s, id, sink);
         return;
       }
-      progress = newSince(s.steps, indexes[indexes.length - 2] as number, indexes[indexes.length - 1] as number);
+      progress = newSince(steps, indexes[indexes.length - 2] as number, indexes[indexes.length - 1] as number);
     }
-    let episode = s.active[activeIndex(s, c)]?.episode;
+    let episode = s.active[activeIndex(s, id)]?.episode;
     if (episode === undefined) {
-      episode = episodeId(this.signal, c.session, (s.steps[indexes[0] as number] as SettledCall).ref);
-      s.active.push({ episode, call: c });
+      episode = episodeId(this.signal, c.session, steps.ref(indexes[0] as number));
+      s.active.push({ episode, id });
     }
-    const evidence = indexes.map((i) => (s.steps[i] as SettledCall).ref);
+    const evidence = indexes.map((i) => steps.ref(i));
     sink.report({ episode: episode, action: progress ? 'warn' : 'halt', count: indexes.length, evidence }, () => {
       // Said in words only when a finding is made: a call that only grows the run pays nothing.
       const subject = sayCall(c.tool, c.args);
@@ -106,24 +105,39 @@ export class WindowedRepeatDetector implements Detector {
 }
 
 /** The call's repeat is over: its episode resolved, if it had one. */
-function endRepeat(s: SessionWindow, c: SettledCall, sink: FindingSink): void {
-  const at = activeIndex(s, c);
+function endRepeat(s: SessionWindow, id: number, sink: FindingSink): void {
+  const at = activeIndex(s, id);
   if (at < 0) return;
   sink.resolve((s.active[at] as SessionWindow['active'][number]).episode);
   s.active.splice(at, 1);
 }
 
 /** Where the call's repeat is among the active ones; -1 when it is not. */
-function activeIndex(s: SessionWindow, c: SettledCall): number {
-  for (let i = 0; i < s.active.length; i++) if (sameCall((s.active[i] as SessionWindow['active'][number]).call, c)) return i;
+function activeIndex(s: SessionWindow, id: number): number {
+  for (let i = 0; i < s.active.length; i++) if ((s.active[i] as SessionWindow['active'][number]).id === id) return i;
   return -1;
 }
 
-/** Per repeat: whether it ended as an earlier repeat did, or the log does not tell how it ended. */
-function staleRepeats(outcomes: readonly Outcome[]): boolean[] {
+/**
+ * The progress rule of the repetition detectors (as `isProgress` in calls.ts), on the steps at
+ * `indexes`: every one succeeded and no two produced the same output.
+ */
+function isProgress(steps: CallSteps, indexes: readonly number[]): boolean {
   const seen = new Set<number>();
-  return outcomes.map((o, i) => {
-    const key = o.key;
+  for (const i of indexes) {
+    if (!steps.succeededWithKey(i)) return false;
+    const key = steps.key(i) as number;
+    if (seen.has(key)) return false;
+    seen.add(key);
+  }
+  return indexes.length > 0;
+}
+
+/** Per repeat (the steps at `indexes`): whether it ended as an earlier repeat did, or the log does not tell how it ended. */
+function staleRepeats(steps: CallSteps, indexes: readonly number[]): boolean[] {
+  const seen = new Set<number>();
+  return indexes.map((at, i) => {
+    const key = steps.key(at);
     const stale = key === undefined || seen.has(key);
     if (key !== undefined) seen.add(key);
     return i > 0 && stale;
@@ -136,14 +150,13 @@ function staleRepeats(outcomes: readonly Outcome[]): boolean[] {
  * and it did not fail (another edit, a new command: the workspace changed, so the repeat after it
  * is a new attempt, issue 25).
  */
-function newSince(steps: readonly SettledCall[], from: number, to: number): boolean {
+function newSince(steps: CallSteps, from: number, to: number): boolean {
   const seen = new Set<number>();
   for (let i = 0; i < to; i++) {
-    const step = steps[i] as SettledCall;
-    const key = step.outcome.key;
+    const key = steps.key(i);
     if (i > from) {
       if (key !== undefined && !seen.has(key)) return true;
-      if (step.outcome.kind !== 'error' && !madeBefore(steps, i)) return true;
+      if (!steps.failed(i) && !madeBefore(steps, i)) return true;
     }
     if (key !== undefined) seen.add(key);
   }
@@ -151,14 +164,7 @@ function newSince(steps: readonly SettledCall[], from: number, to: number): bool
 }
 
 /** Whether the call at step `i` was made at an earlier step of the window. */
-function madeBefore(steps: readonly SettledCall[], i: number): boolean {
-  const step = steps[i] as SettledCall;
-  for (let j = 0; j < i; j++) if (sameCall(steps[j] as SettledCall, step)) return true;
+function madeBefore(steps: CallSteps, i: number): boolean {
+  for (let j = 0; j < i; j++) if (steps.same(j, i)) return true;
   return false;
-}
-
-function countOf(steps: readonly SettledCall[], call: SettledCall): number {
-  let n = 0;
-  for (const s of steps) if (sameCall(s, call)) n++;
-  return n;
 }
