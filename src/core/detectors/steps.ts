@@ -18,44 +18,47 @@ const ERROR = 2;
  * comparisons, so no call's text is kept, or written, to confirm it.
  */
 export class CallSteps {
-  private readonly ids: Float64Array;
-  /** Each outcome's key; NaN where the log does not tell how the call ended. */
-  private readonly keys: Float64Array;
-  private readonly kinds: Uint8Array;
+  /**
+   * Per step, three numbers: the call's id, its outcome's key (NaN where the log does not tell how
+   * the call ended) and its outcome's kind. One array for the three (one object per window, the
+   * numbers of a step side by side), made small and grown to the capacity as the session's calls
+   * come: most sessions a receiver keeps make a few calls.
+   */
+  private cols: Float64Array;
   private readonly tools: string[] = [];
   private readonly refs: EventRef[] = [];
-  /** Where the oldest step is, once the columns are full. */
+  /** Where the oldest step is, once the window is full. */
   private first = 0;
   length = 0;
 
   constructor(readonly capacity: number) {
-    this.ids = new Float64Array(capacity);
-    this.keys = new Float64Array(capacity);
-    this.kinds = new Uint8Array(capacity);
+    this.cols = new Float64Array(3 * Math.min(FIRST_SIZE, capacity));
   }
 
   /** Adds the call as the latest step; past the capacity, the oldest goes. */
   push(c: SettledCall): void {
     const o = c.outcome;
-    const kind = o.kind === 'error' ? ERROR : o.kind === 'ok' ? OK : UNKNOWN;
-    const key = o.key ?? Number.NaN;
+    let at: number;
     if (this.length < this.capacity) {
-      // Growing (the oldest is at 0 until the columns are full): most sessions never fill them.
-      this.ids[this.length] = callId(c);
-      this.keys[this.length] = key;
-      this.kinds[this.length] = kind;
+      // Growing (the oldest is at 0 until the window is full).
+      at = this.length++;
+      if (3 * at === this.cols.length) {
+        const grown = new Float64Array(3 * Math.min(this.capacity, 2 * at));
+        grown.set(this.cols);
+        this.cols = grown;
+      }
       this.tools.push(c.tool);
       this.refs.push(c.ref);
-      this.length++;
-      return;
+    } else {
+      at = this.first;
+      this.first = at + 1 === this.capacity ? 0 : at + 1;
+      this.tools[at] = c.tool;
+      this.refs[at] = c.ref;
     }
-    const at = this.first;
-    this.first = (at + 1) % this.capacity;
-    this.ids[at] = callId(c);
-    this.keys[at] = key;
-    this.kinds[at] = kind;
-    this.tools[at] = c.tool;
-    this.refs[at] = c.ref;
+    const cols = this.cols;
+    cols[3 * at] = callId(c);
+    cols[3 * at + 1] = o.key ?? Number.NaN;
+    cols[3 * at + 2] = o.kind === 'error' ? ERROR : o.kind === 'ok' ? OK : UNKNOWN;
   }
 
   private slot(i: number): number {
@@ -65,12 +68,12 @@ export class CallSteps {
 
   /** Step `i`'s call id (0: the oldest). */
   id(i: number): number {
-    return this.ids[this.slot(i)] as number;
+    return this.cols[3 * this.slot(i)] as number;
   }
 
   /** Whether steps `i` and `j` are the same call. */
   same(i: number, j: number): boolean {
-    return this.ids[this.slot(i)] === this.ids[this.slot(j)];
+    return this.cols[3 * this.slot(i)] === this.cols[3 * this.slot(j)];
   }
 
   /**
@@ -79,33 +82,33 @@ export class CallSteps {
    * search for a period then stops here.
    */
   latestRepeats(from: number, to: number): boolean {
-    const id = this.ids[this.slot(this.length - 1)];
-    for (let back = from; back <= to && back < this.length; back++) if (this.ids[this.slot(this.length - 1 - back)] === id) return true;
+    const id = this.id(this.length - 1);
+    for (let back = from; back <= to && back < this.length; back++) if (this.id(this.length - 1 - back) === id) return true;
     return false;
   }
 
   /** How many steps are the call `id`. */
   count(id: number): number {
     let n = 0;
-    for (let i = 0; i < this.length; i++) if (this.ids[i] === id) n++;
+    for (let at = 0; at < this.length; at++) if (this.cols[3 * at] === id) n++;
     return n;
   }
 
   /** Step `i`'s outcome key, undefined when the log does not tell. */
   key(i: number): number | undefined {
-    const k = this.keys[this.slot(i)] as number;
+    const k = this.cols[3 * this.slot(i) + 1] as number;
     return Number.isNaN(k) ? undefined : k;
   }
 
   /** Whether step `i` failed. */
   failed(i: number): boolean {
-    return this.kinds[this.slot(i)] === ERROR;
+    return this.cols[3 * this.slot(i) + 2] === ERROR;
   }
 
   /** Whether step `i` succeeded with a known result (an outcome key that is an output's). */
   succeededWithKey(i: number): boolean {
-    const at = this.slot(i);
-    return this.kinds[at] === OK && !Number.isNaN(this.keys[at] as number);
+    const at = 3 * this.slot(i);
+    return this.cols[at + 2] === OK && !Number.isNaN(this.cols[at + 1] as number);
   }
 
   tool(i: number): string {
@@ -116,3 +119,6 @@ export class CallSteps {
     return this.refs[this.slot(i)] as EventRef;
   }
 }
+
+/** The steps a window makes room for at first (grown, twice as many each time, to its capacity). */
+const FIRST_SIZE = 8;
