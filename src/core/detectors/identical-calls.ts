@@ -1,4 +1,4 @@
-import { isProgress, sameCall, withinTransientBudget, type Outcome, type SettledCall } from '../calls';
+import { callId, isProgress, withinTransientBudget, type Outcome, type SettledCall } from '../calls';
 import { sayCall } from '../plainWords';
 import { adviceForCall } from '../advice';
 import { telltaleLine } from '../errorLines';
@@ -19,18 +19,19 @@ import { clip } from '../canonical';
  */
 export class IdenticalCallsDetector implements Detector {
   readonly signal = 'identical-calls' as const;
-  private readonly chains: SessionChains<SettledCall>;
+  /** Each session's run, by its call's id (`callId`): the call itself is not kept. */
+  private readonly chains: SessionChains<number>;
   /** The outcomes of each session's current run, for the progress rule. */
   private readonly outcomes: SessionSlot<{ start?: EventRef; readonly list: Outcome[] }>;
 
   constructor(private readonly ctx: DetectorContext) {
-    this.chains = new SessionChains<SettledCall>(ctx, this.signal, sameCall);
+    this.chains = new SessionChains<number>(ctx, this.signal);
     this.outcomes = ctx.slot(() => ({ list: [] }));
   }
 
   call(c: SettledCall, sink: FindingSink): void {
     const { threshold } = this.ctx.config.signals[this.signal];
-    const chain = this.chains.extend(c.sessionState, c, c.ref, sink, c.attempt);
+    const chain = this.chains.extend(c.sessionState, callId(c), c.ref, sink, c.attempt);
     const outcomes = this.outcomes.of(c.sessionState);
     if (outcomes.start !== chain.started) {
       // A new run: the session's list starts again (one list per session, not one per run).
