@@ -1,4 +1,4 @@
-import { callId, callTimeMs, type SettledCall } from '../calls';
+import { callTimeMs, type SettledCall } from '../calls';
 import { sayCall } from '../plainWords';
 import { clip } from '../canonical';
 import { boundedText } from '../redact';
@@ -24,31 +24,37 @@ interface Failures {
   readonly refs: EventRef[];
 }
 
-/** A failing signature: its failures by error kind, in the order the kinds first failed. */
+/**
+ * A failing signature: its failures by error kind (in the order the kinds first failed), and the
+ * next signature of the same low hash (there is none but when two signatures' low 30 bits collide).
+ */
 interface Signature {
   /**
-   * The failing call's id (`callId`): its text and arguments are not kept (most signatures fail
-   * once, and are kept long), and a call is this signature when its id is this one.
+   * Its call's id (`callId`) in two small integers, the low 30 bits (`signatureHash`, its key in the
+   * session's map) and the rest: the call's text and arguments are not kept (most signatures fail
+   * once, and are kept long); a call is this signature when its id is this one.
    */
-  readonly id: number;
+  readonly hash: number;
+  readonly high: number;
   /** The session's count of new calls (`SessionFailures.novelty`) at this signature's last failure. */
   novelty: number;
   /** Made with its first failures in it: most signatures fail once, with one kind. */
   readonly kinds: Failures[];
+  next?: Signature;
   /** The session's signatures it is one of (the bound on every session's together drops it from there). */
   readonly owner: SessionFailures;
 }
 
-/** A session's failing signatures by their call's id, least recently failed first. */
+/**
+ * A session's failing signatures by their low hash, least recently failed first. Signatures whose
+ * low hashes collide share their place in the order, at the latest failure of either.
+ */
 class SessionFailures {
-  private readonly byId = new Map<number, Signature>();
+  private readonly byHash = new Map<number, Signature>();
+  size = 0;
   /** How many calls of the session were new (a call it had not made before, in the last MAX_SEEN): something else was tried. */
   novelty = 0;
   private readonly seen = new Set<number>();
-
-  get size(): number {
-    return this.byId.size;
-  }
 
   /** Notes a call of the session: one it had not made before counts as a change. */
   note(c: SettledCall): void {
@@ -59,7 +65,8 @@ class SessionFailures {
   }
 
   get(c: SettledCall): Signature | undefined {
-    return this.byId.get(callId(c));
+    for (let s = this.byHash.get(c.signatureHash); s !== undefined; s = s.next) if (s.high === c.signatureHigh) return s;
+    return undefined;
   }
 
   /**
@@ -67,29 +74,49 @@ class SessionFailures {
    * ordered by last failure, so pruning stops early).
    */
   touch(signature: Signature): void {
-    this.byId.delete(signature.id);
-    this.byId.set(signature.id, signature);
+    const head = this.byHash.get(signature.hash) as Signature;
+    this.byHash.delete(signature.hash);
+    this.byHash.set(signature.hash, head);
   }
 
   /** A new failing signature, the most recent, with its first failures. */
   add(c: SettledCall, first: Failures): Signature {
-    const signature: Signature = { id: callId(c), kinds: [first], novelty: this.novelty, owner: this };
-    this.byId.set(signature.id, signature);
+    const hash = c.signatureHash;
+    const head = this.byHash.get(hash);
+    const signature: Signature = { hash, high: c.signatureHigh, kinds: [first], novelty: this.novelty, owner: this };
+    if (head !== undefined) {
+      signature.next = head;
+      this.byHash.delete(hash);
+    }
+    this.byHash.set(hash, signature);
+    this.size++;
     return signature;
   }
 
   delete(signature: Signature): void {
-    if (this.byId.get(signature.id) === signature) this.byId.delete(signature.id);
+    const hash = signature.hash;
+    const head = this.byHash.get(hash);
+    if (head === undefined) return;
+    if (head === signature) {
+      if (signature.next === undefined) this.byHash.delete(hash);
+      else this.byHash.set(hash, signature.next);
+    } else {
+      let s = head;
+      while (s.next !== undefined && s.next !== signature) s = s.next;
+      if (s.next !== signature) return;
+      s.next = signature.next;
+    }
+    this.size--;
   }
 
-  /** The least recently failed signature. */
+  /** The signatures of the least recently failed low hash. */
   oldest(): Signature | undefined {
-    return this.byId.values().next().value;
+    return this.byHash.values().next().value;
   }
 
   /** Every signature of the session. */
-  all(): IterableIterator<Signature> {
-    return this.byId.values();
+  *all(): IterableIterator<Signature> {
+    for (const head of this.byHash.values()) for (let s: Signature | undefined = head; s !== undefined; s = s.next) yield s;
   }
 }
 
@@ -228,9 +255,19 @@ export class FailingCallDetector implements Detector {
     this.order.delete(signature);
   }
 
-  /** Drops signatures whose last failure is older than `before`, oldest first, stopping at the first recent one. */
+  /**
+   * Drops signatures whose last failure is older than `before`, oldest first, stopping at the first
+   * recent one (signatures that share a low hash are dropped one by one, and stop it as one).
+   */
   private prune(s: SessionFailures, before: number, sink: FindingSink): void {
-    for (let oldest = s.oldest(); oldest !== undefined && lastFailure(oldest) < before; oldest = s.oldest()) this.drop(oldest, sink);
+    for (let head = s.oldest(); head !== undefined; head = s.oldest()) {
+      let recent = false;
+      for (let sig: Signature | undefined = head; sig !== undefined; sig = sig.next) {
+        if (lastFailure(sig) >= before) recent = true;
+        else this.drop(sig, sink);
+      }
+      if (recent) return;
+    }
   }
 }
 
