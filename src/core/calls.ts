@@ -144,20 +144,6 @@ export function hashHigh(hash: number): number {
 }
 
 /**
- * Whether two calls are the same call (their signatures are equal). A call is itself without its
- * text being written (a window holds the call it is asked about).
- */
-export function sameCall(a: Pick<SettledCall, 'signature' | 'signatureHash'>, b: Pick<SettledCall, 'signature' | 'signatureHash'>): boolean {
-  return a === b || (a.signatureHash === b.signatureHash && a.signature === b.signature);
-}
-
-
-/**
- * The progress rule of the repetition detectors: repetitions are progress only when every one
- * succeeded and no two produced the same output. Failures, identical outputs and unrecorded
- * outcomes are no progress.
- */
-/**
  * Retries of a failure that passes by itself: every failure among the outcomes is transient (a
  * rate limit, a time-out, the network), and there are no more of them than the retries seed 004
  * allows that family (`budget`). A careful person lets such a call be tried again.
@@ -172,11 +158,28 @@ export function withinTransientBudget(outcomes: readonly Outcome[], budget: numb
   return failures > 0 && failures <= budget;
 }
 
+/**
+ * The progress rule of the repetition detectors: repetitions are progress only when every one
+ * succeeded and no two produced the same output. Failures, identical outputs and unrecorded
+ * outcomes are no progress.
+ */
 export function isProgress(outcomes: readonly Outcome[]): boolean {
+  return progressOf(outcomes.length, (i) => {
+    const o = outcomes[i] as Outcome;
+    return o.kind === 'ok' ? o.key : undefined;
+  });
+}
+
+/**
+ * The progress rule (`isProgress`) over `n` repetitions, however they are kept: `succeededWith(i)`
+ * is the key of the i-th one's output when it succeeded with a known one, else undefined.
+ */
+export function progressOf(n: number, succeededWith: (i: number) => number | undefined): boolean {
   const seen = new Set<number>();
-  for (const o of outcomes) {
-    if (o.kind !== 'ok' || o.key === undefined || seen.has(o.key)) return false;
-    seen.add(o.key);
+  for (let i = 0; i < n; i++) {
+    const key = succeededWith(i);
+    if (key === undefined || seen.has(key)) return false;
+    seen.add(key);
   }
-  return outcomes.length > 0;
+  return n > 0;
 }

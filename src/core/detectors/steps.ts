@@ -105,10 +105,11 @@ export class CallSteps {
     return this.cols[3 * this.slot(i) + 2] === ERROR;
   }
 
-  /** Whether step `i` succeeded with a known result (an outcome key that is an output's). */
-  succeededWithKey(i: number): boolean {
+  /** Step `i`'s output key when it succeeded with a known output, else undefined (`progressOf`). */
+  succeededWith(i: number): number | undefined {
     const at = 3 * this.slot(i);
-    return this.cols[at + 2] === OK && !Number.isNaN(this.cols[at + 1] as number);
+    const key = this.cols[at + 1] as number;
+    return this.cols[at + 2] === OK && !Number.isNaN(key) ? key : undefined;
   }
 
   tool(i: number): string {

@@ -1,4 +1,4 @@
-import { callId, type SettledCall } from '../calls';
+import { callId, progressOf, type SettledCall } from '../calls';
 import { sayCall } from '../plainWords';
 import { adviceForCall } from '../advice';
 import type { Detector, DetectorContext, FindingSink, SessionSlot, SessionState } from '../detector';
@@ -59,7 +59,7 @@ export class WindowedRepeatDetector implements Detector {
     // Back-to-back repeats are identical-calls' to report: one loop, one alarm.
     if (backToBack && identical.enabled && indexes.length >= identical.threshold) return;
     let progress: boolean;
-    if (backToBack) progress = isProgress(steps, indexes);
+    if (backToBack) progress = progressOf(indexes.length, (i) => steps.succeededWith(indexes[i] as number));
     else {
       const stale = staleRepeats(steps, indexes);
       if (!stale[stale.length - 1] || stale.filter(Boolean).length < threshold - 1) {
@@ -116,21 +116,6 @@ function endRepeat(s: SessionWindow, id: number, sink: FindingSink): void {
 function activeIndex(s: SessionWindow, id: number): number {
   for (let i = 0; i < s.active.length; i++) if ((s.active[i] as SessionWindow['active'][number]).id === id) return i;
   return -1;
-}
-
-/**
- * The progress rule of the repetition detectors (as `isProgress` in calls.ts), on the steps at
- * `indexes`: every one succeeded and no two produced the same output.
- */
-function isProgress(steps: CallSteps, indexes: readonly number[]): boolean {
-  const seen = new Set<number>();
-  for (const i of indexes) {
-    if (!steps.succeededWithKey(i)) return false;
-    const key = steps.key(i) as number;
-    if (seen.has(key)) return false;
-    seen.add(key);
-  }
-  return indexes.length > 0;
 }
 
 /** Per repeat (the steps at `indexes`): whether it ended as an earlier repeat did, or the log does not tell how it ended. */
