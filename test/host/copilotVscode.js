@@ -208,8 +208,11 @@ const SCENARIOS = [
       await rows.first().waitFor({ timeout: 30_000 });
       ux.rows = (await rows.allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
       await shot('1-loop-refused');
-      // STOP from where the person is told of the loop: the notification's Circuit Break.
-      await toasts.first().locator('.monaco-button', { hasText: 'Circuit Break' }).first().click();
+      // STOP from where the person is told of the loop: the notification's Circuit Break. VS Code
+      // hides an information toast after 10 s (notificationsToasts' PURGE_TIMEOUT, Info 1e4, in
+      // code-server 4.139.1's workbench.js); it stays in the notification center, where a person
+      // who looked at the view first finds it.
+      ux.breakFrom = await circuitBreak(page, toasts.first(), 'run_in_terminal: npm run build');
       const stopFile = path.join(ux.ws, '.github', 'guardian', 'STOP_ALL');
       const until = Date.now() + 15_000;
       while (Date.now() < until && !(fs.existsSync(stopFile) && /^STOP\b/.test(fs.readFileSync(stopFile, 'utf8')))) await page.waitForTimeout(200);
@@ -257,7 +260,7 @@ const SCENARIOS = [
       assert.equal(ux.turnsAfterStop, 0, 'the next prompt made no tool-calling request');
       assert.equal(ux.buildsAfter, ux.buildsBefore, 'nothing ran after STOP');
       assert.match(guardianLog(s.ws), /refused a prompt in session/, 'the prompt was refused at UserPromptSubmit');
-      s.note(`notification: ${ux.toast.replace(/\s+/g, ' ')}; row: ${ux.rows[0]}; status bar: ${ux.status.trim()} -> ${ux.statusAfter.trim()}; after STOP: ${ux.requestsAfterStop} requests, ${ux.turnsAfterStop} with tools`);
+      s.note(`notification: ${ux.toast.replace(/\s+/g, ' ')}; row: ${ux.rows[0]}; status bar: ${ux.status.trim()} -> ${ux.statusAfter.trim()}; Circuit Break clicked in the ${ux.breakFrom}; after STOP: ${ux.requestsAfterStop} requests, ${ux.turnsAfterStop} with tools`);
       s.measure('uxStopRequests', ux.requestsAfterStop);
     },
   },
@@ -277,6 +280,30 @@ const SCENARIOS = [
     },
   },
 ];
+
+/**
+ * Clicks a notification's Circuit Break: on its toast while it shows, else in the notification
+ * center (VS Code hides an information toast after 10 s). Says where it was clicked.
+ */
+async function circuitBreak(page, toast, hasText) {
+  try {
+    await toast.locator('.monaco-button', { hasText: 'Circuit Break' }).first().click({ timeout: 3000 });
+    return 'toast';
+  } catch {
+    // Hidden meanwhile: the notification center lists it.
+  }
+  await page.keyboard.press('F1');
+  await page.keyboard.type('Notifications: Show Notifications');
+  await page.waitForTimeout(400);
+  await page.keyboard.press('Enter');
+  const item = page.locator('.notifications-center .notification-list-item', { hasText }).first();
+  await item.waitFor({ timeout: 15_000 });
+  const button = item.locator('.monaco-button', { hasText: 'Circuit Break' }).first();
+  // A collapsed notification shows its buttons once expanded (a click on it expands it).
+  if (!(await button.isVisible())) await item.click();
+  await button.click({ timeout: 15_000 });
+  return 'notification center';
+}
 
 function write(root, rel, text) {
   const file = path.join(root, rel);
