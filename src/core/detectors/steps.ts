@@ -35,9 +35,10 @@ export class CallSteps {
     this.cols = new Float64Array(3 * Math.min(FIRST_SIZE, capacity));
   }
 
-  /** Adds the call as the latest step; past the capacity, the oldest goes. */
-  push(c: SettledCall): void {
+  /** Adds the call as the latest step (past the capacity, the oldest goes); returns its id. */
+  push(c: SettledCall): number {
     const o = c.outcome;
+    const id = callId(c);
     let at: number;
     if (this.length < this.capacity) {
       // Growing (the oldest is at 0 until the window is full).
@@ -56,9 +57,10 @@ export class CallSteps {
       this.refs[at] = c.ref;
     }
     const cols = this.cols;
-    cols[3 * at] = callId(c);
+    cols[3 * at] = id;
     cols[3 * at + 1] = o.key ?? Number.NaN;
     cols[3 * at + 2] = o.kind === 'error' ? ERROR : o.kind === 'ok' ? OK : UNKNOWN;
+    return id;
   }
 
   private slot(i: number): number {

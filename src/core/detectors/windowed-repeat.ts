@@ -1,4 +1,4 @@
-import { callId, progressOf, type SettledCall } from '../calls';
+import { progressOf, type SettledCall } from '../calls';
 import { sayCall } from '../plainWords';
 import { adviceForCall } from '../advice';
 import type { Detector, DetectorContext, FindingSink, SessionSlot, SessionState } from '../detector';
@@ -38,8 +38,7 @@ export class WindowedRepeatDetector implements Detector {
     const { threshold, window } = this.ctx.config.signals[this.signal];
     const s = this.sessions.of(c.sessionState);
     const steps = s.steps;
-    const id = callId(c);
-    steps.push(c);
+    const id = steps.push(c);
 
     // The active repeats that fell below the threshold are over (kept in place, in their order).
     let kept = 0;
