@@ -40,9 +40,60 @@ interface Signature {
   novelty: number;
   /** Made with its first failures in it: most signatures fail once, with one kind. */
   readonly kinds: Failures[];
-  next?: Signature;
+  next: Signature | undefined;
   /** The session's signatures it is one of (the bound on every session's together drops it from there). */
   readonly owner: SessionFailures;
+  /** Its neighbours in every session's signatures by last failure (`Recency`). */
+  older: Signature | undefined;
+  newer: Signature | undefined;
+}
+
+/**
+ * Every session's signatures, least recently failed first: a list through the signatures
+ * themselves. A signature moves to the end at each failure, and the list is as long as the
+ * signatures are many (thousands in a receiver); a set of them would hash each one, and grow and
+ * rehash its table as they come and go, every table a new object the collector copies.
+ */
+class Recency {
+  private oldest: Signature | undefined;
+  private newest: Signature | undefined;
+  size = 0;
+
+  private has(s: Signature): boolean {
+    return s.newer !== undefined || this.newest === s;
+  }
+
+  /** Adds the signature as the most recent. */
+  add(s: Signature): void {
+    s.older = this.newest;
+    s.newer = undefined;
+    if (this.newest !== undefined) this.newest.newer = s;
+    else this.oldest = s;
+    this.newest = s;
+    this.size++;
+  }
+
+  delete(s: Signature): void {
+    if (!this.has(s)) return;
+    if (s.older !== undefined) s.older.newer = s.newer;
+    else this.oldest = s.newer;
+    if (s.newer !== undefined) s.newer.older = s.older;
+    else this.newest = s.older;
+    s.older = undefined;
+    s.newer = undefined;
+    this.size--;
+  }
+
+  /** The signature failed again: it becomes the most recent. */
+  touch(s: Signature): void {
+    if (this.newest === s) return;
+    this.delete(s);
+    this.add(s);
+  }
+
+  first(): Signature | undefined {
+    return this.oldest;
+  }
 }
 
 /**
@@ -83,7 +134,7 @@ class SessionFailures {
   add(c: SettledCall, first: Failures): Signature {
     const hash = c.signatureHash;
     const head = this.byHash.get(hash);
-    const signature: Signature = { hash, high: c.signatureHigh, kinds: [first], novelty: this.novelty, owner: this };
+    const signature: Signature = { hash, high: c.signatureHigh, kinds: [first], novelty: this.novelty, next: undefined, owner: this, older: undefined, newer: undefined };
     if (head !== undefined) {
       signature.next = head;
       this.byHash.delete(hash);
@@ -150,7 +201,7 @@ export class FailingCallDetector implements Detector {
    * Every session's signatures, least recently failed first, within MAX_ALL_SIGNATURES (a session's
    * leave with it: `endSession`, at its turn's end or when the engine forgets it).
    */
-  private readonly order = new Set<Signature>();
+  private readonly order = new Recency();
 
   constructor(private readonly ctx: DetectorContext) {
     this.sessions = ctx.slot(() => new SessionFailures());
@@ -178,11 +229,10 @@ export class FailingCallDetector implements Detector {
       signature = s.add(c, f);
       this.order.add(signature);
       if (s.size > MAX_SIGNATURES) this.drop(s.oldest() as Signature, sink);
-      if (this.order.size > MAX_ALL_SIGNATURES) this.drop(this.order.values().next().value as Signature, sink);
+      if (this.order.size > MAX_ALL_SIGNATURES) this.drop(this.order.first() as Signature, sink);
     } else {
       s.touch(signature);
-      this.order.delete(signature);
-      this.order.add(signature);
+      this.order.touch(signature);
       if (signature.novelty !== novelty) {
         // Something new was tried since it last failed: this failure starts a new attempt.
         for (const k of signature.kinds) resolveKind(k, sink);

@@ -1,10 +1,15 @@
-import { callId, type SettledCall } from '../calls';
+import type { SettledCall } from '../calls';
 import type { EventRef } from '../events';
 
-/** How a step ended, as its column keeps it. */
+/** How a step ended, as its flags keep it (the low two bits), and whether its outcome has a key. */
 const UNKNOWN = 0;
 const OK = 1;
 const ERROR = 2;
+const HAS_KEY = 4;
+
+/** The columns of a step: its call's id and its outcome's key, each as two small integers, then its flags. */
+const WIDTH = 5;
+const TWO_30 = 1073741824;
 
 /**
  * A session's last calls, oldest first, as much of each as a window signal needs: the call's id
@@ -14,17 +19,22 @@ const ERROR = 2;
  * what a window holds the collector copies and promotes; a call with its arguments, outcome and
  * event is many objects, a step here is numbers and two references the events already had.
  *
+ * Each 53-bit hash is kept as two small integers, its low 30 bits and the rest (as a call carries
+ * its id: `signatureHash`, `signatureHigh`), in an `Int32Array`, and compared as such: a 53-bit
+ * number read out of a column and handed to another function is boxed, one allocation per use, and
+ * the window signals compare ids on every call.
+ *
  * Steps are the same call when their ids are equal: two different calls share an id once in 2^53
  * comparisons, so no call's text is kept, or written, to confirm it.
  */
 export class CallSteps {
   /**
-   * Per step, three numbers: the call's id, its outcome's key (NaN where the log does not tell how
-   * the call ended) and its outcome's kind. One array for the three (one object per window, the
-   * numbers of a step side by side), made small and grown to the capacity as the session's calls
+   * Per step, five integers: the call's id (low 30 bits, then the rest), its outcome's key (the
+   * same), and its flags (kind; whether the key is known). One array (one object per window, a
+   * step's numbers side by side), made small and grown to the capacity as the session's calls
    * come: most sessions a receiver keeps make a few calls.
    */
-  private cols: Float64Array;
+  private cols: Int32Array;
   private readonly tools: string[] = [];
   private readonly refs: EventRef[] = [];
   /** Where the oldest step is, once the window is full. */
@@ -32,19 +42,18 @@ export class CallSteps {
   length = 0;
 
   constructor(readonly capacity: number) {
-    this.cols = new Float64Array(3 * Math.min(FIRST_SIZE, capacity));
+    this.cols = new Int32Array(WIDTH * Math.min(FIRST_SIZE, capacity));
   }
 
-  /** Adds the call as the latest step (past the capacity, the oldest goes); returns its id. */
-  push(c: SettledCall): number {
+  /** Adds the call as the latest step (past the capacity, the oldest goes). */
+  push(c: SettledCall): void {
     const o = c.outcome;
-    const id = callId(c);
     let at: number;
     if (this.length < this.capacity) {
       // Growing (the oldest is at 0 until the window is full).
       at = this.length++;
-      if (3 * at === this.cols.length) {
-        const grown = new Float64Array(3 * Math.min(this.capacity, 2 * at));
+      if (WIDTH * at === this.cols.length) {
+        const grown = new Int32Array(WIDTH * Math.min(this.capacity, 2 * at));
         grown.set(this.cols);
         this.cols = grown;
       }
@@ -57,10 +66,23 @@ export class CallSteps {
       this.refs[at] = c.ref;
     }
     const cols = this.cols;
-    cols[3 * at] = id;
-    cols[3 * at + 1] = o.key ?? Number.NaN;
-    cols[3 * at + 2] = o.kind === 'error' ? ERROR : o.kind === 'ok' ? OK : UNKNOWN;
-    return id;
+    const base = WIDTH * at;
+    cols[base] = c.signatureHash;
+    cols[base + 1] = c.signatureHigh;
+    const kind = o.kind === 'error' ? ERROR : o.kind === 'ok' ? OK : UNKNOWN;
+    const key = o.key;
+    if (key === undefined) {
+      cols[base + 2] = 0;
+      cols[base + 3] = 0;
+      cols[base + 4] = kind;
+    } else {
+      // A key is a 53-bit integer of either sign (an error's is below zero): its sign and magnitude, split.
+      const magnitude = key < 0 ? -key : key;
+      const low = magnitude % TWO_30;
+      cols[base + 2] = low;
+      cols[base + 3] = key < 0 ? -1 - (magnitude - low) / TWO_30 : (magnitude - low) / TWO_30;
+      cols[base + 4] = kind | HAS_KEY;
+    }
   }
 
   private slot(i: number): number {
@@ -68,14 +90,18 @@ export class CallSteps {
     return at < this.capacity ? at : at - this.capacity;
   }
 
-  /** Step `i`'s call id (0: the oldest). */
-  id(i: number): number {
-    return this.cols[3 * this.slot(i)] as number;
-  }
-
   /** Whether steps `i` and `j` are the same call. */
   same(i: number, j: number): boolean {
-    return this.cols[3 * this.slot(i)] === this.cols[3 * this.slot(j)];
+    const a = WIDTH * this.slot(i);
+    const b = WIDTH * this.slot(j);
+    const cols = this.cols;
+    return cols[a] === cols[b] && cols[a + 1] === cols[b + 1];
+  }
+
+  /** Whether step `i` is the call whose id is `hash` (low 30 bits) and `high` (the rest). */
+  is(i: number, hash: number, high: number): boolean {
+    const at = WIDTH * this.slot(i);
+    return this.cols[at] === hash && this.cols[at + 1] === high;
   }
 
   /**
@@ -84,34 +110,36 @@ export class CallSteps {
    * search for a period then stops here.
    */
   latestRepeats(from: number, to: number): boolean {
-    const id = this.id(this.length - 1);
-    for (let back = from; back <= to && back < this.length; back++) if (this.id(this.length - 1 - back) === id) return true;
+    const latest = this.length - 1;
+    for (let back = from; back <= to && back < this.length; back++) if (this.same(latest - back, latest)) return true;
     return false;
   }
 
-  /** How many steps are the call `id`. */
-  count(id: number): number {
+  /** How many steps are the call whose id is `hash` and `high`. */
+  count(hash: number, high: number): number {
+    const cols = this.cols;
     let n = 0;
-    for (let at = 0; at < this.length; at++) if (this.cols[3 * at] === id) n++;
+    for (let at = 0; at < WIDTH * this.length; at += WIDTH) if (cols[at] === hash && cols[at + 1] === high) n++;
     return n;
   }
 
   /** Step `i`'s outcome key, undefined when the log does not tell. */
   key(i: number): number | undefined {
-    const k = this.cols[3 * this.slot(i) + 1] as number;
-    return Number.isNaN(k) ? undefined : k;
+    const at = WIDTH * this.slot(i);
+    if (((this.cols[at + 4] as number) & HAS_KEY) === 0) return undefined;
+    const low = this.cols[at + 2] as number;
+    const high = this.cols[at + 3] as number;
+    return high < 0 ? -((-1 - high) * TWO_30 + low) : high * TWO_30 + low;
   }
 
   /** Whether step `i` failed. */
   failed(i: number): boolean {
-    return this.cols[3 * this.slot(i) + 2] === ERROR;
+    return ((this.cols[WIDTH * this.slot(i) + 4] as number) & 3) === ERROR;
   }
 
   /** Step `i`'s output key when it succeeded with a known output, else undefined (`progressOf`). */
   succeededWith(i: number): number | undefined {
-    const at = 3 * this.slot(i);
-    const key = this.cols[at + 1] as number;
-    return this.cols[at + 2] === OK && !Number.isNaN(key) ? key : undefined;
+    return ((this.cols[WIDTH * this.slot(i) + 4] as number) & 3) === OK ? this.key(i) : undefined;
   }
 
   tool(i: number): string {

@@ -8,8 +8,8 @@ import { CallSteps } from './steps';
 interface SessionWindow {
   /** The last `window` calls, as numbers (steps are the same call when their ids are). */
   readonly steps: CallSteps;
-  /** The repeats at or above the threshold: each one's episode and the id of its call. */
-  readonly active: { readonly episode: string; readonly id: number }[];
+  /** The repeats at or above the threshold: each one's episode and the id of its call (as the call carries it: `signatureHash`, `signatureHigh`). */
+  readonly active: { readonly episode: string; readonly hash: number; readonly high: number }[];
 }
 
 /**
@@ -38,21 +38,23 @@ export class WindowedRepeatDetector implements Detector {
     const { threshold, window } = this.ctx.config.signals[this.signal];
     const s = this.sessions.of(c.sessionState);
     const steps = s.steps;
-    const id = steps.push(c);
+    steps.push(c);
+    const hash = c.signatureHash;
+    const high = c.signatureHigh;
 
     // The active repeats that fell below the threshold are over (kept in place, in their order).
     let kept = 0;
     for (const a of s.active) {
-      if (a.id === id || steps.count(a.id) >= threshold) s.active[kept++] = a;
+      if ((a.hash === hash && a.high === high) || steps.count(a.hash, a.high) >= threshold) s.active[kept++] = a;
       else sink.resolve(a.episode);
     }
     s.active.length = kept;
-    if (steps.count(id) < threshold) {
-      endRepeat(s, id, sink);
+    if (steps.count(hash, high) < threshold) {
+      endRepeat(s, hash, high, sink);
       return;
     }
     const indexes: number[] = [];
-    for (let i = 0; i < steps.length; i++) if (steps.id(i) === id) indexes.push(i);
+    for (let i = 0; i < steps.length; i++) if (steps.is(i, hash, high)) indexes.push(i);
     const backToBack = (indexes[indexes.length - 1] as number) - (indexes[0] as number) === indexes.length - 1;
     const identical = this.ctx.config.signals['identical-calls'];
     // Back-to-back repeats are identical-calls' to report: one loop, one alarm.
@@ -63,15 +65,15 @@ export class WindowedRepeatDetector implements Detector {
       const stale = staleRepeats(steps, indexes);
       if (!stale[stale.length - 1] || stale.filter(Boolean).length < threshold - 1) {
         // Moving on: recovery, changing results, or a single unchanged check.
-        endRepeat(s, id, sink);
+        endRepeat(s, hash, high, sink);
         return;
       }
       progress = newSince(steps, indexes[indexes.length - 2] as number, indexes[indexes.length - 1] as number);
     }
-    let episode = s.active[activeIndex(s, id)]?.episode;
+    let episode = s.active[activeIndex(s, hash, high)]?.episode;
     if (episode === undefined) {
       episode = episodeId(this.signal, c.session, steps.ref(indexes[0] as number));
-      s.active.push({ episode, id });
+      s.active.push({ episode, hash, high });
     }
     const evidence = indexes.map((i) => steps.ref(i));
     sink.report({ episode: episode, action: progress ? 'warn' : 'halt', count: indexes.length, evidence }, () => {
@@ -104,16 +106,20 @@ export class WindowedRepeatDetector implements Detector {
 }
 
 /** The call's repeat is over: its episode resolved, if it had one. */
-function endRepeat(s: SessionWindow, id: number, sink: FindingSink): void {
-  const at = activeIndex(s, id);
+function endRepeat(s: SessionWindow, hash: number, high: number, sink: FindingSink): void {
+  if (s.active.length === 0) return;
+  const at = activeIndex(s, hash, high);
   if (at < 0) return;
   sink.resolve((s.active[at] as SessionWindow['active'][number]).episode);
   s.active.splice(at, 1);
 }
 
 /** Where the call's repeat is among the active ones; -1 when it is not. */
-function activeIndex(s: SessionWindow, id: number): number {
-  for (let i = 0; i < s.active.length; i++) if ((s.active[i] as SessionWindow['active'][number]).id === id) return i;
+function activeIndex(s: SessionWindow, hash: number, high: number): number {
+  for (let i = 0; i < s.active.length; i++) {
+    const a = s.active[i] as SessionWindow['active'][number];
+    if (a.hash === hash && a.high === high) return i;
+  }
   return -1;
 }
 

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { Canonicalizer } from '../../../src/core/canonical';
-import { callId, hashHigh, reduceHash } from '../../../src/core/calls';
+import { callId, hashHigh, reduceHash, type SettledCall } from '../../../src/core/calls';
+import { CallSteps } from '../../../src/core/detectors/steps';
 import { config, only, run } from '../helpers';
 
 /**
@@ -49,5 +50,24 @@ describe('the window signals keep calls as numbers', () => {
     assert.deepEqual(only(run(cycle, config({ signals: { 'identical-calls': { enabled: false } } })).findings, 'cycle').map((f) => f.subject), ['read_file → edit (period 2)']);
     const notCycle = [x(a), edit(1), x(b), edit(1), x(a), edit(1)];
     assert.deepEqual(only(run(notCycle).findings, 'cycle'), []);
+  });
+
+  it('a step keeps its outcome key whole, of either sign, and its id as the call carries it', () => {
+    // Outcome keys are 53-bit integers: an output's at or above zero, an error's below (-1 - hash).
+    const keys = [0, 1, 1073741823, 1073741824, 2 ** 53 - 1, -1, -1073741824, -1073741825, -(2 ** 53), undefined];
+    const steps = new CallSteps(4);
+    keys.forEach((key, n) => {
+      const outcome = key === undefined ? { kind: 'unknown' } : key < 0 ? { kind: 'error', key } : { kind: 'ok', key };
+      steps.push({ tool: 't', ref: { file: 'f', line: n + 1, event: n + 1 }, signatureHash: n, signatureHigh: 7, outcome } as unknown as SettledCall);
+      // The window holds the last four: step 3 is this one.
+      const last = Math.min(n, 3);
+      assert.equal(steps.key(last), key, `key ${String(key)}`);
+      assert.equal(steps.failed(last), key !== undefined && key < 0);
+      assert.equal(steps.succeededWith(last), key !== undefined && key >= 0 ? key : undefined);
+      assert.ok(steps.is(last, n, 7) && !steps.is(last, n, 8) && !steps.is(last, n + 1, 7));
+      assert.equal(steps.ref(0).line, Math.max(1, n - 2));
+    });
+    assert.equal(steps.count(9, 7), 1);
+    assert.equal(steps.count(5, 7), 0);
   });
 });
