@@ -3,6 +3,7 @@ import type { Canonicalizer } from './canonical';
 import type { GuardianConfig, SignalId } from './config';
 import type { EventRef, EventType, LocatedEvent } from './events';
 import type { Action, Finding } from './finding';
+import { LinkedOrder, type Linked } from './linkedOrder';
 
 /**
  * A session as the engine keeps it: its name, and each detector's state for it, in the slot the
@@ -51,7 +52,7 @@ export class SessionSlot<T> {
 export class KeyedSlots<V> {
   private readonly keys: SessionSlot<Map<string, KeyedEntry<V>>>;
   /** Every session's entries, in the order their keys were first set. */
-  private readonly order = new Set<KeyedEntry<V>>();
+  private readonly order = new LinkedOrder<KeyedEntry<V>>();
 
   constructor(ctx: Pick<DetectorContext, 'slot'>, private readonly limit = 10_000) {
     this.keys = ctx.slot(() => new Map());
@@ -68,11 +69,11 @@ export class KeyedSlots<V> {
       held.value = value;
       return;
     }
-    const entry: KeyedEntry<V> = { keys, key, value };
+    const entry: KeyedEntry<V> = { keys, key, value, older: undefined, newer: undefined };
     keys.set(key, entry);
     this.order.add(entry);
     if (this.order.size > this.limit) {
-      const oldest = this.order.values().next().value as KeyedEntry<V>;
+      const oldest = this.order.first() as KeyedEntry<V>;
       this.order.delete(oldest);
       oldest.keys.delete(oldest.key);
     }
@@ -95,7 +96,7 @@ export class KeyedSlots<V> {
   }
 }
 
-interface KeyedEntry<V> {
+interface KeyedEntry<V> extends Linked<KeyedEntry<V>> {
   /** The session's keys it is in (it leaves them when the bound drops it). */
   readonly keys: Map<string, KeyedEntry<V>>;
   readonly key: string;

@@ -10,6 +10,8 @@ import { times } from '../plainWords';
 import type { EventRef } from '../events';
 import { pushEvidence } from '../finding';
 import { episodeId, whoOf } from './common';
+import { RecentInts } from './recentInts';
+import { LinkedOrder, type Linked } from '../linkedOrder';
 
 /** One failure signature's failures of one error kind. Its episode is named when first reported: most never are. */
 interface Failures {
@@ -28,7 +30,7 @@ interface Failures {
  * A failing signature: its failures by error kind (in the order the kinds first failed), and the
  * next signature of the same low hash (there is none but when two signatures' low 30 bits collide).
  */
-interface Signature {
+interface Signature extends Linked<Signature> {
   /**
    * Its call's id (`callId`) in two small integers, the low 30 bits (`signatureHash`, its key in the
    * session's map) and the rest: the call's text and arguments are not kept (most signatures fail
@@ -43,57 +45,6 @@ interface Signature {
   next: Signature | undefined;
   /** The session's signatures it is one of (the bound on every session's together drops it from there). */
   readonly owner: SessionFailures;
-  /** Its neighbours in every session's signatures by last failure (`Recency`). */
-  older: Signature | undefined;
-  newer: Signature | undefined;
-}
-
-/**
- * Every session's signatures, least recently failed first: a list through the signatures
- * themselves. A signature moves to the end at each failure, and the list is as long as the
- * signatures are many (thousands in a receiver); a set of them would hash each one, and grow and
- * rehash its table as they come and go, every table a new object the collector copies.
- */
-class Recency {
-  private oldest: Signature | undefined;
-  private newest: Signature | undefined;
-  size = 0;
-
-  private has(s: Signature): boolean {
-    return s.newer !== undefined || this.newest === s;
-  }
-
-  /** Adds the signature as the most recent. */
-  add(s: Signature): void {
-    s.older = this.newest;
-    s.newer = undefined;
-    if (this.newest !== undefined) this.newest.newer = s;
-    else this.oldest = s;
-    this.newest = s;
-    this.size++;
-  }
-
-  delete(s: Signature): void {
-    if (!this.has(s)) return;
-    if (s.older !== undefined) s.older.newer = s.newer;
-    else this.oldest = s.newer;
-    if (s.newer !== undefined) s.newer.older = s.older;
-    else this.newest = s.older;
-    s.older = undefined;
-    s.newer = undefined;
-    this.size--;
-  }
-
-  /** The signature failed again: it becomes the most recent. */
-  touch(s: Signature): void {
-    if (this.newest === s) return;
-    this.delete(s);
-    this.add(s);
-  }
-
-  first(): Signature | undefined {
-    return this.oldest;
-  }
 }
 
 /**
@@ -105,14 +56,13 @@ class SessionFailures {
   size = 0;
   /** How many calls of the session were new (a call it had not made before, in the last MAX_SEEN): something else was tried. */
   novelty = 0;
-  private readonly seen = new Set<number>();
+  private readonly seen = new RecentInts(MAX_SEEN);
 
   /** Notes a call of the session: one it had not made before counts as a change. */
   note(c: SettledCall): void {
     if (this.seen.has(c.signatureHash)) return;
     this.novelty++;
     this.seen.add(c.signatureHash);
-    if (this.seen.size > MAX_SEEN) this.seen.delete(this.seen.values().next().value as number);
   }
 
   get(c: SettledCall): Signature | undefined {
@@ -201,7 +151,7 @@ export class FailingCallDetector implements Detector {
    * Every session's signatures, least recently failed first, within MAX_ALL_SIGNATURES (a session's
    * leave with it: `endSession`, at its turn's end or when the engine forgets it).
    */
-  private readonly order = new Recency();
+  private readonly order = new LinkedOrder<Signature>();
 
   constructor(private readonly ctx: DetectorContext) {
     this.sessions = ctx.slot(() => new SessionFailures());
@@ -232,7 +182,7 @@ export class FailingCallDetector implements Detector {
       if (this.order.size > MAX_ALL_SIGNATURES) this.drop(this.order.first() as Signature, sink);
     } else {
       s.touch(signature);
-      this.order.touch(signature);
+      this.order.moveToEnd(signature);
       if (signature.novelty !== novelty) {
         // Something new was tried since it last failed: this failure starts a new attempt.
         for (const k of signature.kinds) resolveKind(k, sink);

@@ -1,0 +1,91 @@
+/**
+ * The last `limit` distinct small integers added (0 to 2^31 - 2), as a set: past the limit, the
+ * one added longest ago goes. A `Set<number>` with a bound, kept in two typed arrays (a table
+ * probed linearly, and the values in the order they came) rather than in a hash table of the
+ * heap: a signal keeps one per session, it grows with every new call the session makes, and every
+ * table a growing `Set` leaves behind was one more object for the collector to copy.
+ *
+ * The values are hashes already (a call's `signatureHash`): their low bits are their place.
+ */
+export class RecentInts {
+  /** Each value plus one where it is kept (0: an empty place); never more than half full. */
+  private table = new Int32Array(16);
+  /** The values as they came, a ring once full: `head` is the oldest. */
+  private order: Int32Array;
+  private head = 0;
+  size = 0;
+
+  constructor(private readonly limit: number) {
+    this.order = new Int32Array(Math.min(8, limit));
+  }
+
+  has(value: number): boolean {
+    const table = this.table;
+    const mask = table.length - 1;
+    const kept = value + 1;
+    for (let i = value & mask; ; i = (i + 1) & mask) {
+      const x = table[i] as number;
+      if (x === kept) return true;
+      if (x === 0) return false;
+    }
+  }
+
+  /** Adds a value that is not there (`has` said so); past the limit, the oldest goes. */
+  add(value: number): void {
+    if (this.size === this.limit) {
+      // Full: the oldest's place in the ring takes the new value.
+      this.remove(this.order[this.head] as number);
+      this.order[this.head] = value;
+      this.head = this.head + 1 === this.limit ? 0 : this.head + 1;
+    } else {
+      // Filling (the oldest is at 0 until the limit is reached).
+      if (this.size === this.order.length) {
+        const grown = new Int32Array(Math.min(this.limit, 2 * this.size));
+        grown.set(this.order);
+        this.order = grown;
+      }
+      this.order[this.size] = value;
+    }
+    this.size++;
+    if (2 * this.size > this.table.length) this.rehash(2 * this.table.length);
+    this.place(value);
+  }
+
+  private place(value: number): void {
+    const table = this.table;
+    const mask = table.length - 1;
+    let i = value & mask;
+    while (table[i] !== 0) i = (i + 1) & mask;
+    table[i] = value + 1;
+  }
+
+  private rehash(length: number): void {
+    const old = this.table;
+    this.table = new Int32Array(length);
+    for (let i = 0; i < old.length; i++) {
+      const x = old[i] as number;
+      if (x !== 0) this.place(x - 1);
+    }
+  }
+
+  /** Takes a value out, moving back the values after it that probed past its place. */
+  private remove(value: number): void {
+    const table = this.table;
+    const mask = table.length - 1;
+    let i = value & mask;
+    while (table[i] !== value + 1) i = (i + 1) & mask;
+    table[i] = 0;
+    for (let j = (i + 1) & mask; table[j] !== 0; j = (j + 1) & mask) {
+      const x = table[j] as number;
+      const home = (x - 1) & mask;
+      // x stays where it is when its home is cyclically in (i, j]; else it moves to the gap.
+      const stays = i <= j ? i < home && home <= j : i < home || home <= j;
+      if (!stays) {
+        table[i] = x;
+        table[j] = 0;
+        i = j;
+      }
+    }
+    this.size--;
+  }
+}
