@@ -33,7 +33,7 @@ export class CycleDetector implements Detector {
 
   constructor(private readonly ctx: DetectorContext) {
     const { threshold, maxPeriod, history } = ctx.config.signals[this.signal];
-    this.sessions = ctx.slot(() => ({ steps: new CallSteps(Math.max(history ?? 0, maxPeriod * threshold)), run: undefined }));
+    this.sessions = ctx.slot(() => ({ steps: new CallSteps(Math.max(history ?? 0, maxPeriod * threshold), true), run: undefined }));
   }
 
   call(c: SettledCall, sink: FindingSink): void {

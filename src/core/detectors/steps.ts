@@ -7,8 +7,8 @@ const OK = 1;
 const ERROR = 2;
 const HAS_KEY = 4;
 
-/** The columns of a step: its call's id and its outcome's key, each as two small integers, then its flags. */
-const WIDTH = 5;
+/** The columns of a step: its call's id and its outcome's key, each as two small integers, its flags, then its event's line and number. */
+const WIDTH = 7;
 const TWO_30 = 1073741824;
 
 /**
@@ -17,7 +17,10 @@ const TWO_30 = 1073741824;
  * its event. Kept in columns that are written over when full, not as the calls themselves: a
  * window holds its calls across many events (in a receiver, across every other session's), and
  * what a window holds the collector copies and promotes; a call with its arguments, outcome and
- * event is many objects, a step here is numbers and two references the events already had.
+ * event is many objects, a step here is numbers, and its event's file name (one string the
+ * session's events share) and tool. Its event is kept as numbers too, and made again when a
+ * finding names it: a window that held the events' own objects had to tell the collector of
+ * every one it stored (a young object stored in an old one), at every call.
  *
  * Each 53-bit hash is kept as two small integers, its low 30 bits and the rest (as a call carries
  * its id: `signatureHash`, `signatureHigh`), in an `Int32Array`, and compared as such: a 53-bit
@@ -29,20 +32,26 @@ const TWO_30 = 1073741824;
  */
 export class CallSteps {
   /**
-   * Per step, five integers: the call's id (low 30 bits, then the rest), its outcome's key (the
-   * same), and its flags (kind; whether the key is known). One array (one object per window, a
-   * step's numbers side by side), made small and grown to the capacity as the session's calls
-   * come: most sessions a receiver keeps make a few calls.
+   * Per step, seven integers: the call's id (low 30 bits, then the rest), its outcome's key (the
+   * same), its flags (kind; whether the key is known), its event's line and number. One array (one
+   * object per window, a step's numbers side by side), made small and grown to the capacity as the
+   * session's calls come: most sessions a receiver keeps make a few calls.
    */
   private cols: Int32Array;
-  private readonly tools: string[] = [];
-  private readonly refs: EventRef[] = [];
+  /** Each step's tool, when the window keeps them (`withTools`). */
+  private readonly tools: string[] | undefined;
+  private readonly files: string[] = [];
   /** Where the oldest step is, once the window is full. */
   private first = 0;
   length = 0;
 
-  constructor(readonly capacity: number) {
+  /** `withTools`: whether the window keeps each step's tool (`tool(i)`). */
+  constructor(
+    readonly capacity: number,
+    withTools = false,
+  ) {
     this.cols = new Int32Array(WIDTH * Math.min(FIRST_SIZE, capacity));
+    this.tools = withTools ? [] : undefined;
   }
 
   /** Adds the call as the latest step (past the capacity, the oldest goes). */
@@ -57,18 +66,20 @@ export class CallSteps {
         grown.set(this.cols);
         this.cols = grown;
       }
-      this.tools.push(c.tool);
-      this.refs.push(c.ref);
+      this.tools?.push(c.tool);
+      this.files.push(c.ref.file);
     } else {
       at = this.first;
       this.first = at + 1 === this.capacity ? 0 : at + 1;
-      this.tools[at] = c.tool;
-      this.refs[at] = c.ref;
+      if (this.tools !== undefined) this.tools[at] = c.tool;
+      this.files[at] = c.ref.file;
     }
     const cols = this.cols;
     const base = WIDTH * at;
     cols[base] = c.signatureHash;
     cols[base + 1] = c.signatureHigh;
+    cols[base + 5] = c.ref.line;
+    cols[base + 6] = c.ref.event;
     const kind = o.kind === 'error' ? ERROR : o.kind === 'ok' ? OK : UNKNOWN;
     const key = o.key;
     if (key === undefined) {
@@ -142,12 +153,15 @@ export class CallSteps {
     return ((this.cols[WIDTH * this.slot(i) + 4] as number) & 3) === OK ? this.key(i) : undefined;
   }
 
+  /** Step `i`'s tool (a window made `withTools`). */
   tool(i: number): string {
-    return this.tools[this.slot(i)] as string;
+    return (this.tools as string[])[this.slot(i)] as string;
   }
 
+  /** Step `i`'s event (made again from the columns: equal to the call's `ref`, not the same object). */
   ref(i: number): EventRef {
-    return this.refs[this.slot(i)] as EventRef;
+    const at = this.slot(i);
+    return { file: this.files[at] as string, line: this.cols[WIDTH * at + 5] as number, event: this.cols[WIDTH * at + 6] as number };
   }
 }
 
