@@ -1,23 +1,21 @@
 /**
  * The last `limit` distinct small integers added (0 to 2^31 - 2), as a set: past the limit, the
- * one added longest ago goes. A `Set<number>` with a bound, kept in two typed arrays (a table
- * probed linearly, and the values in the order they came) rather than in a hash table of the
- * heap: a signal keeps one per session, it grows with every new call the session makes, and every
- * table a growing `Set` leaves behind was one more object for the collector to copy.
+ * one added longest ago goes. A `Set<number>` with a bound, kept in two arrays of small integers (a
+ * table probed linearly, and the values in the order they came), which the collector never has to
+ * look into: a signal keeps one per session, it grows with every new call the session makes, and
+ * a `Set` of numbers is a hash table whose entries it copies, a new one at every growth.
  *
  * The values are hashes already (a call's `signatureHash`): their low bits are their place.
  */
 export class RecentInts {
   /** Each value plus one where it is kept (0: an empty place); never more than half full. */
-  private table = new Int32Array(16);
+  private table = zeros(16);
   /** The values as they came, a ring once full: `head` is the oldest. */
-  private order: Int32Array;
+  private readonly order: number[] = [];
   private head = 0;
   size = 0;
 
-  constructor(private readonly limit: number) {
-    this.order = new Int32Array(Math.min(8, limit));
-  }
+  constructor(private readonly limit: number) {}
 
   has(value: number): boolean {
     const table = this.table;
@@ -39,12 +37,7 @@ export class RecentInts {
       this.head = this.head + 1 === this.limit ? 0 : this.head + 1;
     } else {
       // Filling (the oldest is at 0 until the limit is reached).
-      if (this.size === this.order.length) {
-        const grown = new Int32Array(Math.min(this.limit, 2 * this.size));
-        grown.set(this.order);
-        this.order = grown;
-      }
-      this.order[this.size] = value;
+      this.order.push(value);
     }
     this.size++;
     if (2 * this.size > this.table.length) this.rehash(2 * this.table.length);
@@ -61,7 +54,7 @@ export class RecentInts {
 
   private rehash(length: number): void {
     const old = this.table;
-    this.table = new Int32Array(length);
+    this.table = zeros(length);
     for (let i = 0; i < old.length; i++) {
       const x = old[i] as number;
       if (x !== 0) this.place(x - 1);
@@ -88,4 +81,11 @@ export class RecentInts {
     }
     this.size--;
   }
+}
+
+/** An array of `n` zeros, packed (an array made with a length has holes, and is read as such). */
+function zeros(n: number): number[] {
+  const a: number[] = [];
+  for (let i = 0; i < n; i++) a.push(0);
+  return a;
 }

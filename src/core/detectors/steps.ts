@@ -23,9 +23,11 @@ const TWO_30 = 1073741824;
  * every one it stored (a young object stored in an old one), at every call.
  *
  * Each 53-bit hash is kept as two small integers, its low 30 bits and the rest (as a call carries
- * its id: `signatureHash`, `signatureHigh`), in an `Int32Array`, and compared as such: a 53-bit
- * number read out of a column and handed to another function is boxed, one allocation per use, and
- * the window signals compare ids on every call.
+ * its id: `signatureHash`, `signatureHigh`), and compared as such: a 53-bit number read out of a
+ * column and handed to another function is boxed, one allocation per use, and the window signals
+ * compare ids on every call. The columns are an array of small integers (never a pointer the
+ * collector must follow, and made as cheaply as any array): a typed array is a buffer outside the
+ * heap, slower to make and to free, and the windows are made again at each turn of each session.
  *
  * Steps are the same call when their ids are equal: two different calls share an id once in 2^53
  * comparisons, so no call's text is kept, or written, to confirm it.
@@ -37,7 +39,7 @@ export class CallSteps {
    * object per window, a step's numbers side by side), made small and grown to the capacity as the
    * session's calls come: most sessions a receiver keeps make a few calls.
    */
-  private cols: Int32Array;
+  private readonly cols: number[] = [];
   /** Each step's tool, when the window keeps them (`withTools`). */
   private readonly tools: string[] | undefined;
   private readonly files: string[] = [];
@@ -50,7 +52,6 @@ export class CallSteps {
     readonly capacity: number,
     withTools = false,
   ) {
-    this.cols = new Int32Array(WIDTH * Math.min(FIRST_SIZE, capacity));
     this.tools = withTools ? [] : undefined;
   }
 
@@ -61,11 +62,8 @@ export class CallSteps {
     if (this.length < this.capacity) {
       // Growing (the oldest is at 0 until the window is full).
       at = this.length++;
-      if (WIDTH * at === this.cols.length) {
-        const grown = new Int32Array(WIDTH * Math.min(this.capacity, 2 * at));
-        grown.set(this.cols);
-        this.cols = grown;
-      }
+      // Its place, to be written below: the columns grow by a step.
+      for (let k = 0; k < WIDTH; k++) this.cols.push(0);
       this.tools?.push(c.tool);
       this.files.push(c.ref.file);
     } else {
@@ -164,6 +162,3 @@ export class CallSteps {
     return { file: this.files[at] as string, line: this.cols[WIDTH * at + 5] as number, event: this.cols[WIDTH * at + 6] as number };
   }
 }
-
-/** The steps a window makes room for at first (grown, twice as many each time, to its capacity). */
-const FIRST_SIZE = 8;
