@@ -65,6 +65,14 @@ class SessionFailures {
     this.seen.add(c.signatureHash);
   }
 
+  /** Forgets every signature and call of the session (its turn ended), keeping the room the calls seen took. */
+  clear(): void {
+    this.byHash.clear();
+    this.size = 0;
+    this.novelty = 0;
+    this.seen.clear();
+  }
+
   get(c: SettledCall): Signature | undefined {
     for (let s = this.byHash.get(c.signatureHash); s !== undefined; s = s.next) if (s.high === c.signatureHigh) return s;
     return undefined;
@@ -245,7 +253,8 @@ export class FailingCallDetector implements Detector {
     const s = this.sessions.peek(session);
     if (s === undefined) return;
     for (const signature of s.all()) this.order.delete(signature);
-    this.sessions.clear(session);
+    // Kept, empty, for the session's next turn (a forgotten session takes it with it).
+    s.clear();
   }
 
   /** A signature goes (its call succeeded, it is too old, or a bound): its episodes end. */

@@ -11,7 +11,7 @@ export class RecentInts {
   /** Each value plus one where it is kept (0: an empty place); never more than half full. */
   private table = zeros(16);
   /** The values as they came, a ring once full: `head` is the oldest. */
-  private readonly order: number[] = [];
+  private order: number[] = [];
   private head = 0;
   size = 0;
 
@@ -28,6 +28,19 @@ export class RecentInts {
     }
   }
 
+  /**
+   * Empties the set, keeping its arrays for what comes next (a session's next turn) unless they
+   * grew large: a session that made many calls once does not hold their room for ever.
+   */
+  clear(): void {
+    if (this.table.length > KEPT_TABLE) {
+      this.table = zeros(16);
+      this.order = [];
+    } else this.table.fill(0);
+    this.head = 0;
+    this.size = 0;
+  }
+
   /** Adds a value that is not there (`has` said so); past the limit, the oldest goes. */
   add(value: number): void {
     if (this.size === this.limit) {
@@ -36,8 +49,8 @@ export class RecentInts {
       this.order[this.head] = value;
       this.head = this.head + 1 === this.limit ? 0 : this.head + 1;
     } else {
-      // Filling (the oldest is at 0 until the limit is reached).
-      this.order.push(value);
+      // Filling (the oldest is at 0 until the limit is reached; a place kept from before `clear` is written over).
+      this.order[this.size] = value;
     }
     this.size++;
     if (2 * this.size > this.table.length) this.rehash(2 * this.table.length);
@@ -82,6 +95,9 @@ export class RecentInts {
     this.size--;
   }
 }
+
+/** The largest table `clear` keeps (1 KB of places: the calls of a turn of about a hundred). */
+const KEPT_TABLE = 256;
 
 /** An array of `n` zeros, packed (an array made with a length has holes, and is read as such). */
 function zeros(n: number): number[] {

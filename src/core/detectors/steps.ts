@@ -62,16 +62,14 @@ export class CallSteps {
     if (this.length < this.capacity) {
       // Growing (the oldest is at 0 until the window is full).
       at = this.length++;
-      // Its place, to be written below: the columns grow by a step.
-      for (let k = 0; k < WIDTH; k++) this.cols.push(0);
-      this.tools?.push(c.tool);
-      this.files.push(c.ref.file);
+      // Its place, written below: the columns grow by a step, unless an earlier turn grew them.
+      if (WIDTH * at === this.cols.length) for (let k = 0; k < WIDTH; k++) this.cols.push(0);
     } else {
       at = this.first;
       this.first = at + 1 === this.capacity ? 0 : at + 1;
-      if (this.tools !== undefined) this.tools[at] = c.tool;
-      this.files[at] = c.ref.file;
     }
+    if (this.tools !== undefined) this.tools[at] = c.tool;
+    this.files[at] = c.ref.file;
     const cols = this.cols;
     const base = WIDTH * at;
     cols[base] = c.signatureHash;
@@ -92,6 +90,16 @@ export class CallSteps {
       cols[base + 3] = key < 0 ? -1 - (magnitude - low) / TWO_30 : (magnitude - low) / TWO_30;
       cols[base + 4] = kind | HAS_KEY;
     }
+  }
+
+  /**
+   * Empties the window (a turn ended) and keeps its columns for the session's next turn: most
+   * sessions go on, and a window made again would grow its columns again, each growth a new
+   * array.
+   */
+  clear(): void {
+    this.length = 0;
+    this.first = 0;
   }
 
   private slot(i: number): number {

@@ -101,7 +101,11 @@ export class WindowedRepeatDetector implements Detector {
   }
 
   endSession(session: SessionState): void {
-    this.sessions.clear(session);
+    // The window is kept, empty, for the session's next turn (a forgotten session takes it with it).
+    const s = this.sessions.peek(session);
+    if (s === undefined) return;
+    s.steps.clear();
+    s.active.length = 0;
   }
 }
 

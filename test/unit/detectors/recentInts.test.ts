@@ -4,8 +4,7 @@ import { RecentInts } from '../../../src/core/detectors/recentInts';
 /** A bounded set of small integers in typed arrays: the same as a `Set` that drops its oldest past the limit. */
 describe('RecentInts', () => {
   // The reference: what failing-call kept before (a Set, its oldest deleted past the limit).
-  function compare(limit: number, values: readonly number[]): void {
-    const ours = new RecentInts(limit);
+  function compare(limit: number, values: readonly number[], ours = new RecentInts(limit)): void {
     const set = new Set<number>();
     values.forEach((v, n) => {
       assert.equal(ours.has(v), set.has(v), `has(${v}) at ${n}`);
@@ -33,5 +32,17 @@ describe('RecentInts', () => {
 
   it('takes the largest values a call hash has', () => {
     compare(3, [2 ** 30 - 1, 2 ** 30 - 2, 0, 2 ** 30 - 1, 5, 2 ** 30 - 2]);
+  });
+
+  it('after clear, holds nothing, and then what a new one would (its room kept, or let go once large)', () => {
+    for (const calls of [50, 5000]) {
+      const used = new RecentInts(2000);
+      compare(2000, Array.from({ length: calls }, () => rand(1 << 30)), used);
+      used.clear();
+      assert.equal(used.size, 0);
+      compare(2000, Array.from({ length: 3000 }, () => rand(2500)), used);
+      used.clear();
+      compare(2000, [3, 19, 35, 3, 51], used);
+    }
   });
 });

@@ -44,6 +44,22 @@ describe('the window signals keep calls as numbers', () => {
     assert.deepEqual(only(run(spread).findings, 'windowed-repeat'), []);
   });
 
+  it('a window kept for the next turn holds nothing of the last one, wrapped or not', () => {
+    const user = { type: 'user', session: 's', text: 'go on' };
+    const before = Array.from({ length: 25 }, (_, i) => edit(100 + i));
+    for (const earlier of [[], before]) {
+      // Two repeats in each turn: no loop (three are), though the window kept its columns.
+      const split = [...earlier, read(a), edit(1), read(a), user, read(a), edit(2), read(a)];
+      assert.deepEqual(only(run(split).findings, 'windowed-repeat'), []);
+      const n = earlier.length;
+      const after = [...earlier, read(a), edit(1), read(a), user, read(a), edit(2), read(a), edit(3), read(a)];
+      assert.deepEqual(only(run(after).findings, 'windowed-repeat').map((f) => [f.action, f.evidence.map((r) => r.line)]), [['halt', [n + 5, n + 7, n + 9]]]);
+      const x = (args: object) => read(args, { ok: false, error: 'ENOENT', output: undefined });
+      const cycle = [...earlier, x(a), edit(1), x(a), edit(1), user, x(a), edit(1), x(a), edit(1), x(a)];
+      assert.deepEqual(only(run(cycle, config({ signals: { 'identical-calls': { enabled: false } } })).findings, 'cycle'), []);
+    }
+  });
+
   it('cycle: an A-B cycle of calls whose low hashes collide with others is told by ids', () => {
     const x = (args: object) => read(args, { ok: false, error: 'ENOENT', output: undefined });
     const cycle = [x(a), edit(1), x(a), edit(1), x(a), edit(1)];
