@@ -45,7 +45,7 @@ export interface Baseline extends Figures {
   readonly recorded: string;
   readonly note: string;
   /** The figures in instructions (bench/instructions.ts), the ones judged where valgrind is. */
-  readonly instructions?: { readonly events: number; readonly signals: number; readonly bare: number; readonly node: string };
+  readonly instructions?: { readonly events: number; readonly signals: number; readonly bare: number; readonly first?: number; readonly node: string; readonly method?: string };
 }
 
 function cpuMs(): number {
