@@ -4,6 +4,8 @@ const fs = require('fs');
 const { version } = require('./package.json');
 
 const production = process.argv.includes('--production');
+// Every bundle with its comments and blank space, its source files named in it: for profiling by source file.
+const readable = process.argv.includes('--readable') && !production;
 const watch = process.argv.includes('--watch');
 
 const common = {
@@ -61,17 +63,19 @@ const otlpApart = {
   },
 };
 
-// The hook's bundles are read on every tool call an agent makes: never with comments or blank
-// space, so that they are small and ASCII (read and compiled faster); names are kept.
-const hookBundle = { ...common, minifyWhitespace: true };
+// The hook's bundles are read on every tool call an agent makes, and the CLI's main ones on every
+// command (a replay of 300,000 events, the OTLP receiver): never with comments or blank space, so
+// that they are small and ASCII (read and compiled faster; V8 holds a source with one non-ASCII
+// character in a comment as two bytes a character); names are kept, and the source maps.
+const hookBundle = { ...common, minifyWhitespace: !readable };
 
 const builds = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [sqliteApart, otelApart, otlpApart] },
   { ...common, entryPoints: ['src/watch/otlpReceiver.ts'], outfile: 'dist/otlp-receiver.js' },
   // dist/cli.js only picks dist/cli-hook.js (the agents' hook: small, fast to start) or dist/cli-main.js.
   { ...hookBundle, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
-  { ...common, entryPoints: ['src/cli/run.ts'], outfile: 'dist/cli-main.js', plugins: [zodApart, sqliteApart, otelApart, otlpApart] },
-  { ...common, entryPoints: ['src/cli/commands/otlp.ts'], outfile: 'dist/cli-otlp.js', plugins: [zodApart, sqliteApart, otelApart] },
+  { ...hookBundle, entryPoints: ['src/cli/run.ts'], outfile: 'dist/cli-main.js', plugins: [zodApart, sqliteApart, otelApart, otlpApart] },
+  { ...hookBundle, entryPoints: ['src/cli/commands/otlp.ts'], outfile: 'dist/cli-otlp.js', plugins: [zodApart, sqliteApart, otelApart] },
   { ...common, entryPoints: ['src/watch/incidentExport.ts'], outfile: 'dist/otel.js' },
   { ...common, entryPoints: ['sql.js'], outfile: 'dist/sqlite.js', sourcemap: false },
   { ...common, stdin: { contents: "export * from 'zod';", resolveDir: __dirname, loader: 'js' }, outfile: 'dist/cli-zod.js' },
