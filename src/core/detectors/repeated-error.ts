@@ -51,6 +51,8 @@ export class RepeatedErrorDetector implements Detector {
       run.mixed = false;
       // A call's intent is read only when its run repeats (most failures never do).
     } else if (!run.mixed && run.first !== undefined && run.first.intent !== c.intent) run.mixed = true;
+    // Most runs end short of a finding: nothing is said of them.
+    if (!this.reaches(chain)) return;
     const what = run.mixed ? 'different calls fail' : `${c.tool} fails`;
     this.check(chain, c.settledAt, whoOf(c), what, () => (run.mixed ? `Different calls end with the same error: look at what they have in common (a missing tool, a wrong folder, the network) before the next one.` : adviceForCall(c.tool, outcome)), sink, run.mixed);
   }
@@ -62,6 +64,7 @@ export class RepeatedErrorDetector implements Detector {
     const error = e.error ?? (e.gate !== undefined ? `quality gate ${e.gate} failed` : undefined);
     if (error === undefined) return;
     const chain = this.tasks.extend(scope.state, e.task, new ErrorText(error), located.ref, sink);
+    if (!this.reaches(chain)) return;
     this.check(
       chain,
       located.ref,
@@ -76,6 +79,12 @@ export class RepeatedErrorDetector implements Detector {
     this.intents.clear(session);
     this.calls.endSession(session);
     this.tasks.endSession(session);
+  }
+
+  /** Whether the run is long enough to be reported (warned of, at least). */
+  private reaches(chain: Chain<ErrorText>): boolean {
+    const { threshold, warnAt } = this.ctx.config.signals[this.signal];
+    return chain.count >= Math.min(warnAt, threshold);
   }
 
   /** `advice` is written when the finding is: only a run that reaches the threshold needs it. */
