@@ -26,8 +26,9 @@ const TWO_30 = 1073741824;
  * its id: `signatureHash`, `signatureHigh`), and compared as such: a 53-bit number read out of a
  * column and handed to another function is boxed, one allocation per use, and the window signals
  * compare ids on every call. The columns are an array of small integers (never a pointer the
- * collector must follow, and made as cheaply as any array): a typed array is a buffer outside the
- * heap, slower to make and to free, and the windows are made again at each turn of each session.
+ * collector must follow, and made as cheaply as any array; a typed array's buffer is outside the
+ * heap, and was as slow to make and free as the collector's copying it saved). A window is kept,
+ * emptied, from one turn of its session to the next (`clear`).
  *
  * Steps are the same call when their ids are equal: two different calls share an id once in 2^53
  * comparisons, so no call's text is kept, or written, to confirm it.
