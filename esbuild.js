@@ -67,25 +67,25 @@ const otlpApart = {
 // command (a replay of 300,000 events, the OTLP receiver): never with comments or blank space, so
 // that they are small and ASCII (read and compiled faster; V8 holds a source with one non-ASCII
 // character in a comment as two bytes a character); names are kept, and the source maps.
-const hookBundle = { ...common, minifyWhitespace: !readable };
+const compact = { ...common, minifyWhitespace: !readable };
 
 const builds = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [sqliteApart, otelApart, otlpApart] },
   { ...common, entryPoints: ['src/watch/otlpReceiver.ts'], outfile: 'dist/otlp-receiver.js' },
   // dist/cli.js only picks dist/cli-hook.js (the agents' hook: small, fast to start) or dist/cli-main.js.
-  { ...hookBundle, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
-  { ...hookBundle, entryPoints: ['src/cli/run.ts'], outfile: 'dist/cli-main.js', plugins: [zodApart, sqliteApart, otelApart, otlpApart] },
-  { ...hookBundle, entryPoints: ['src/cli/commands/otlp.ts'], outfile: 'dist/cli-otlp.js', plugins: [zodApart, sqliteApart, otelApart] },
+  { ...compact, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  { ...compact, entryPoints: ['src/cli/run.ts'], outfile: 'dist/cli-main.js', plugins: [zodApart, sqliteApart, otelApart, otlpApart] },
+  { ...compact, entryPoints: ['src/cli/commands/otlp.ts'], outfile: 'dist/cli-otlp.js', plugins: [zodApart, sqliteApart, otelApart] },
   { ...common, entryPoints: ['src/watch/incidentExport.ts'], outfile: 'dist/otel.js' },
   { ...common, entryPoints: ['sql.js'], outfile: 'dist/sqlite.js', sourcemap: false },
   { ...common, stdin: { contents: "export * from 'zod';", resolveDir: __dirname, loader: 'js' }, outfile: 'dist/cli-zod.js' },
-  { ...hookBundle, entryPoints: ['src/cli/hookRun.ts'], outfile: 'dist/cli-hook.js' },
+  { ...compact, entryPoints: ['src/cli/hookRun.ts'], outfile: 'dist/cli-hook.js' },
   // What the hook loads only to replay a session (a repeated call, a prompt): the engine and the detectors;
   // and only before a prompt: the transcript readers (apart, so that a repeated call does not load them).
-  { ...hookBundle, entryPoints: ['src/hook/gate.ts'], outfile: 'dist/cli-gate.js' },
-  { ...hookBundle, entryPoints: ['src/hook/turn.ts'], outfile: 'dist/cli-turn.js' },
+  { ...compact, entryPoints: ['src/hook/gate.ts'], outfile: 'dist/cli-gate.js' },
+  { ...compact, entryPoints: ['src/hook/turn.ts'], outfile: 'dist/cli-turn.js' },
   // The hook server (`loop-guardian hook-server`): loaded by that process only, never by a hook call.
-  { ...hookBundle, entryPoints: ['src/hook/server.ts'], outfile: 'dist/cli-hook-server.js' },
+  { ...compact, entryPoints: ['src/hook/server.ts'], outfile: 'dist/cli-hook-server.js' },
   // The configuration schema (zod), loaded by the hook only when its cached configuration is stale.
   { ...common, entryPoints: ['src/state/configFile.ts'], outfile: 'dist/cli-config.js' },
 ];

@@ -23,6 +23,7 @@ import { pathToFileURL } from 'node:url';
 import { claudeProjectDir } from '../src/agents/claude/discovery';
 import { LogTail } from '../src/watch/logTail';
 import { median, quantile } from './stats';
+import type { Baseline } from './check';
 
 // Each phase loads what it uses, when it runs: the floor's process loads no more than the floor needs.
 const guardian = async () => ({
@@ -466,7 +467,7 @@ async function mainCheck(record: boolean): Promise<void> {
     const otherNode = base?.instructions !== undefined && base.instructions.node !== process.version;
     if (otherNode) console.log(`the figure in instructions was recorded with Node ${base?.instructions?.node}, this is ${process.version}: judged on time (record again with --record)`);
     const valgrind = haveValgrind() && process.env.BENCH_CHECK_TIME !== '1' && !otherNode;
-    let instructions: { events: number; signals: number; bare: number; first: number; node: string; method: string } | undefined;
+    let instructions: Baseline['instructions'];
     let passed = false;
     if (valgrind) {
       const small = path.join(dir, 'counted.jsonl');

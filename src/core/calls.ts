@@ -129,13 +129,17 @@ export function reduceHash(hash: number): number {
 }
 
 /**
- * A call's whole 53-bit signature hash, as a number to keep in a column (`Float64Array`) instead of
- * the call: two calls with different ids are different calls; two different calls share an id once
- * in 2^53 (about 10^16) comparisons, so a signal that compares ids keeps no call's text or arguments
- * alive to confirm what the ids say.
+ * A call's whole 53-bit signature hash, as one number: two calls with different ids are different
+ * calls; two different calls share an id once in 2^53 (about 10^16) comparisons, so a signal that
+ * compares ids keeps no call's text or arguments alive to confirm what the ids say.
  */
 export function callId(c: Pick<SettledCall, 'signatureHash' | 'signatureHigh'>): number {
-  return c.signatureHigh * 1073741824 + c.signatureHash;
+  return wholeHash(c.signatureHash, c.signatureHigh);
+}
+
+/** A 53-bit hash from its low 30 bits (`reduceHash`) and the rest (`hashHigh`). */
+export function wholeHash(low: number, high: number): number {
+  return high * 1073741824 + low;
 }
 
 /** A 53-bit hash above its low 30 bits (`SettledCall.signatureHigh`): a small integer too. */

@@ -87,11 +87,12 @@ export class RepeatedErrorDetector implements Detector {
     return chain.count >= Math.min(warnAt, threshold);
   }
 
-  /** `advice` is written when the finding is: only a run that reaches the threshold needs it. */
-  /** `warnOnly`: the run's calls are different things (different intents): it may warn, never halt. */
+  /**
+   * Reports a run that `reaches` a finding. `advice` is written when the finding is. `warnOnly`: the
+   * run's calls are different things (different intents): it may warn, never halt.
+   */
   private check(chain: Chain<ErrorText>, at: EventRef, who: Pick<Finding, 'session' | 'task' | 'agent'>, what: string, advice: () => string, sink: FindingSink, warnOnly = false): void {
-    const { threshold, warnAt } = this.ctx.config.signals[this.signal];
-    if (chain.count < Math.min(warnAt, threshold)) return;
+    const { threshold } = this.ctx.config.signals[this.signal];
     const halt = chain.count >= threshold && !warnOnly;
     sink.report({ episode: chain.episode, action: halt ? 'halt' : 'warn', count: chain.count, evidence: chain.refs }, () => {
       const said = telltaleLine(chain.key.raw);

@@ -1,15 +1,15 @@
-import type { SettledCall } from '../calls';
+import { hashHigh, reduceHash, wholeHash, type SettledCall } from '../calls';
 import type { EventRef } from '../events';
 
-/** How a step ended, as its flags keep it (the low two bits), and whether its outcome has a key. */
+/** How a step ended, as its flags keep it (the low two bits); whether its outcome has a key, and whether that key is below zero. */
 const UNKNOWN = 0;
 const OK = 1;
 const ERROR = 2;
 const HAS_KEY = 4;
+const NEGATIVE = 8;
 
 /** The columns of a step: its call's id and its outcome's key, each as two small integers, its flags, then its event's line and number. */
 const WIDTH = 7;
-const TWO_30 = 1073741824;
 
 /**
  * A session's last calls, oldest first, as much of each as a window signal needs: the call's id
@@ -36,9 +36,9 @@ const TWO_30 = 1073741824;
 export class CallSteps {
   /**
    * Per step, seven integers: the call's id (low 30 bits, then the rest), its outcome's key (the
-   * same), its flags (kind; whether the key is known), its event's line and number. One array (one
-   * object per window, a step's numbers side by side), made small and grown to the capacity as the
-   * session's calls come: most sessions a receiver keeps make a few calls.
+   * same), its flags (kind; whether the key is known, and below zero), its event's line and
+   * number. One array (one object per window, a step's numbers side by side), grown to the
+   * capacity as the session's calls come: most sessions a receiver keeps make a few calls.
    */
   private readonly cols: number[] = [];
   /** Each step's tool, when the window keeps them (`withTools`). */
@@ -79,18 +79,11 @@ export class CallSteps {
     cols[base + 6] = c.ref.event;
     const kind = o.kind === 'error' ? ERROR : o.kind === 'ok' ? OK : UNKNOWN;
     const key = o.key;
-    if (key === undefined) {
-      cols[base + 2] = 0;
-      cols[base + 3] = 0;
-      cols[base + 4] = kind;
-    } else {
-      // A key is a 53-bit integer of either sign (an error's is below zero): its sign and magnitude, split.
-      const magnitude = key < 0 ? -key : key;
-      const low = magnitude % TWO_30;
-      cols[base + 2] = low;
-      cols[base + 3] = key < 0 ? -1 - (magnitude - low) / TWO_30 : (magnitude - low) / TWO_30;
-      cols[base + 4] = kind | HAS_KEY;
-    }
+    // A key is a 53-bit hash, or one below zero (an error's, -1 - hash): kept as the hash, split as a call's is, and its sign.
+    const hash = key === undefined ? 0 : key < 0 ? -1 - key : key;
+    cols[base + 2] = reduceHash(hash);
+    cols[base + 3] = hashHigh(hash);
+    cols[base + 4] = key === undefined ? kind : key < 0 ? kind | HAS_KEY | NEGATIVE : kind | HAS_KEY;
   }
 
   /**
@@ -144,10 +137,10 @@ export class CallSteps {
   /** Step `i`'s outcome key, undefined when the log does not tell. */
   key(i: number): number | undefined {
     const at = WIDTH * this.slot(i);
-    if (((this.cols[at + 4] as number) & HAS_KEY) === 0) return undefined;
-    const low = this.cols[at + 2] as number;
-    const high = this.cols[at + 3] as number;
-    return high < 0 ? -((-1 - high) * TWO_30 + low) : high * TWO_30 + low;
+    const flags = this.cols[at + 4] as number;
+    if ((flags & HAS_KEY) === 0) return undefined;
+    const hash = wholeHash(this.cols[at + 2] as number, this.cols[at + 3] as number);
+    return (flags & NEGATIVE) === 0 ? hash : -1 - hash;
   }
 
   /** Whether step `i` failed. */

@@ -111,7 +111,6 @@ export class WindowedRepeatDetector implements Detector {
 
 /** The call's repeat is over: its episode resolved, if it had one. */
 function endRepeat(s: SessionWindow, hash: number, high: number, sink: FindingSink): void {
-  if (s.active.length === 0) return;
   const at = activeIndex(s, hash, high);
   if (at < 0) return;
   sink.resolve((s.active[at] as SessionWindow['active'][number]).episode);
