@@ -158,8 +158,30 @@ function printedText(output: unknown, depth = 0): string | undefined {
 /** A call waiting in its session's queue: settled once its outcome is known. */
 interface QueuedCall {
   readonly call: Call;
-  readonly id?: string;
+  readonly id: string | undefined;
   settled: boolean;
+  /** A result with its id settles it: it is the latest call with that id still waiting. */
+  waiting: boolean;
+}
+
+/**
+ * A session as the engine keeps it: its detectors' state, and its calls waiting to be judged. Kept
+ * on the session rather than in maps over every session: a call and its result would add an entry
+ * to each map and take it out again, and a map that empties makes a new table.
+ */
+class EngineSession extends SessionState {
+  /** Its calls in call order, each dispatched once it and those before it are settled. */
+  readonly queue: QueuedCall[] = [];
+  /** When its queue last started to fill: `flush` settles the sessions' queues in that order. */
+  queuedSince = 0;
+  /** Its latest event, when that is a call still waiting for its result: a call now may be of its batch. */
+  pendingCall: Call | undefined;
+}
+
+/** The call a result with this id settles. */
+function waitingFor(queue: readonly QueuedCall[], id: string): QueuedCall | undefined {
+  for (const queued of queue) if (queued.waiting && queued.id === id) return queued;
+  return undefined;
 }
 
 /** The outcomes a session's calls ended with lately, oldest first, and the latest call that ended in a new way. */
@@ -354,11 +376,9 @@ export class Engine {
   private readonly callDetectors: readonly Detector[];
   /** Per kind of event, the detectors that read it, in the detectors' order. */
   private readonly byKind = new Map<string, Detector[]>();
-  private readonly sessions = new Map<string, SessionState>();
-  private readonly queues = new Map<string, QueuedCall[]>();
-  private readonly waiting = new Map<string, QueuedCall>();
-  /** Per session, its latest event when that is a call still waiting for its result: a call now may be of its batch. */
-  private readonly pendingCall = new Map<string, Call>();
+  private readonly sessions = new Map<string, EngineSession>();
+  /** Counts the times a session's queue started to fill (`EngineSession.queuedSince`). */
+  private queues = 0;
   private readonly activeFindings: ActiveFindings;
   private emitted: Finding[] = [];
   private readonly exempt: ReadonlySet<string>;
@@ -401,37 +421,40 @@ export class Engine {
     this.stats.events++;
     const e = located.event;
     const session = e.session ?? located.ref.file;
-    if (e.type !== 'tool') this.pendingCall.delete(session);
     switch (e.type) {
       case 'tool':
         this.onTool(e, located.ref, this.sessionState(session));
         break;
       case 'tool_result': {
-        const key = waitKey(session, e.id);
-        const queued = this.waiting.get(key);
-        if (!queued) {
+        const state = this.sessions.get(session);
+        if (state !== undefined) state.pendingCall = undefined;
+        const queued = state !== undefined ? waitingFor(state.queue, e.id) : undefined;
+        if (state === undefined || queued === undefined) {
           this.stats.unmatchedResults++;
           break;
         }
-        this.waiting.delete(key);
+        queued.waiting = false;
         queued.call.settle(outcomeOf(e, this.ctx.canon) ?? UNKNOWN, e.output);
         queued.call.answered = true;
         queued.call.settledAt = located.ref;
         queued.settled = true;
-        this.release(session, false);
+        this.release(state, false);
         break;
       }
       case 'user': {
-        this.release(session, true);
         const state = this.sessionState(session);
+        state.pendingCall = undefined;
+        this.release(state, true);
         for (const d of this.detectors) if (!d.spansTurns) d.endSession(state);
         this.activeFindings.deleteSession(session, (signal) => !this.spanning.has(signal));
         break;
       }
       default: {
         const readers = this.byKind.get(e.type);
-        if (readers === undefined) break;
-        const scope: Scope = { session, state: this.sessionState(session), at: located.ref, task: e.task, agent: e.agent };
+        const state = readers !== undefined ? this.sessionState(session) : this.sessions.get(session);
+        if (state !== undefined) state.pendingCall = undefined;
+        if (readers === undefined || state === undefined) break;
+        const scope: Scope = { session, state, at: located.ref, task: e.task, agent: e.agent };
         for (const d of readers) d.event?.(located, scope, this.sink);
       }
     }
@@ -440,7 +463,8 @@ export class Engine {
 
   /** Settles every call still waiting for a result (end of a replay). */
   flush(): Finding[] {
-    for (const session of [...this.queues.keys()]) this.release(session, true);
+    const queued = [...this.sessions.values()].filter((s) => s.queue.length > 0).sort((a, b) => a.queuedSince - b.queuedSince);
+    for (const state of queued) this.release(state, true);
     return this.take();
   }
 
@@ -458,10 +482,10 @@ export class Engine {
   }
 
   /** The session's state, kept within MAX_SESSIONS (the one seen first goes). */
-  private sessionState(name: string): SessionState {
+  private sessionState(name: string): EngineSession {
     let state = this.sessions.get(name);
     if (state === undefined) {
-      this.sessions.set(name, (state = new SessionState(name)));
+      this.sessions.set(name, (state = new EngineSession(name)));
       if (this.sessions.size > MAX_SESSIONS) this.forget(this.sessions.keys().next().value as string);
     }
     return state;
@@ -478,34 +502,29 @@ export class Engine {
     // What a detector keeps of the session outside its slots (its own maps, an order over every session's) goes too.
     if (state !== undefined) for (const d of this.detectors) d.endSession(state);
     this.sessions.delete(session);
-    this.pendingCall.delete(session);
-    for (const queued of this.queues.get(session) ?? []) if (queued.id !== undefined) this.waiting.delete(waitKey(session, queued.id));
-    this.queues.delete(session);
     this.activeFindings.deleteSession(session);
   }
 
-  private onTool(e: ToolEvent, ref: EventRef, state: SessionState): void {
+  private onTool(e: ToolEvent, ref: EventRef, state: EngineSession): void {
     if (this.exempt.has(e.tool)) return;
-    const session = state.name;
     this.stats.calls++;
     const outcome = outcomeOf(e, this.ctx.canon);
-    let queue = this.queues.get(session);
+    const queue = state.queue;
     const settled = outcome !== undefined || e.id === undefined;
-    const call = new Call(this.ctx.canon, e, ref, outcome ?? UNKNOWN, state, this.pendingCall.get(session));
+    const call = new Call(this.ctx.canon, e, ref, outcome ?? UNKNOWN, state, state.pendingCall);
     call.answered = outcome !== undefined;
-    if (settled) this.pendingCall.delete(session);
-    else this.pendingCall.set(session, call);
-    if (!queue && settled) {
+    state.pendingCall = settled ? undefined : call;
+    if (queue.length === 0 && settled) {
       // Nothing waits ahead of it: judge it now.
       this.dispatch(call);
       return;
     }
-    const queued: QueuedCall = { call, settled, ...(e.id !== undefined ? { id: e.id } : {}) };
-    if (!settled) this.waiting.set(waitKey(session, e.id as string), queued);
-    if (!queue) this.queues.set(session, (queue = []));
-    queue.push(queued);
+    // A result settles the latest call with its id that still waits.
+    if (!settled) for (const q of queue) if (q.id === e.id) q.waiting = false;
+    if (queue.length === 0) state.queuedSince = ++this.queues;
+    queue.push({ call, id: e.id, settled, waiting: !settled });
     // A call whose result never comes must not hold back detection for ever.
-    this.release(session, false, queue.length > MAX_PENDING ? queue.length - MAX_PENDING : 0);
+    this.release(state, false, queue.length > MAX_PENDING ? queue.length - MAX_PENDING : 0);
   }
 
   /**
@@ -560,16 +579,16 @@ export class Engine {
   }
 
   /** Dispatches settled calls in call order; `force` settles the waiting ones as unrecorded. */
-  private release(session: string, force: boolean, forceFirst = 0): void {
-    const queue = this.queues.get(session);
-    if (!queue) return;
+  private release(state: EngineSession, force: boolean, forceFirst = 0): void {
+    const queue = state.queue;
     let forced = forceFirst;
     while (queue.length > 0) {
       const head = queue[0] as QueuedCall;
       if (!head.settled) {
         if (!force && forced <= 0) break;
         forced--;
-        if (head.id !== undefined) this.waiting.delete(waitKey(session, head.id));
+        // No result settles a call with its id any more (as if a result had come for it).
+        if (head.id !== undefined) for (const q of queue) if (q.id === head.id) q.waiting = false;
         head.call.outcome = UNKNOWN;
         head.call.settledAt = (queue[queue.length - 1] as QueuedCall).call.ref;
         head.settled = true;
@@ -577,7 +596,6 @@ export class Engine {
       queue.shift();
       this.dispatch(head.call);
     }
-    if (queue.length === 0) this.queues.delete(session);
   }
 
   private report(state: EpisodeState, make: () => Finding): void {
@@ -612,6 +630,3 @@ export function progressOf(engine: Engine, session: string): EventRef | undefine
   return news?.outcome.kind === 'ok' ? news.ref : undefined;
 }
 
-function waitKey(session: string, id: string): string {
-  return `${session}\u0000${id}`;
-}

@@ -41,6 +41,28 @@ describe('engine', () => {
     assert.equal(engine.stats.unmatchedResults, 1);
   });
 
+  it('pairs a result with the latest call of its id still waiting; an id given up on settles nothing later', () => {
+    const call = (id: string, n: number) => ({ type: 'tool', session: 's', tool: 'edit', args: { n }, id });
+    // Two calls with one id: its result settles the later one, and a second result for it matches nothing.
+    const twice = run([call('x', 1), call('x', 2), { type: 'tool_result', session: 's', id: 'x', ok: true }, { type: 'tool_result', session: 's', id: 'x', ok: true }]);
+    assert.equal(twice.engine.stats.unmatchedResults, 1);
+    // The first call with id y is given up on (more than MAX_PENDING calls behind it): no result with id y settles anything after.
+    const givenUp = run([call('y', 1), call('y', 2), ...times(MAX_PENDING, (i) => call(`z${i}`, i)), { type: 'tool_result', session: 's', id: 'y', ok: true }]);
+    assert.equal(givenUp.engine.stats.unmatchedResults, 1);
+    // Another session's result never settles this one's call.
+    const other = run([call('w', 1), { type: 'tool_result', session: 't', id: 'w', ok: true }, { type: 'tool_result', session: 's', id: 'w', ok: true }]);
+    assert.equal(other.engine.stats.unmatchedResults, 1);
+  });
+
+  it('settles the sessions\' waiting calls at the end of a replay in the order their waits began', () => {
+    // Session a is seen first (a call judged at once), but b's calls began waiting before a's: b's loop is raised first at the end.
+    const waits = (session: string) => times(3, (i) => ({ type: 'tool', session, tool: 'ls', args: {}, id: `${session}${i}` }));
+    const { findings } = run([{ type: 'tool', session: 'a', tool: 'cat', args: {} }, ...waits('b'), ...waits('a')]);
+    assert.deepEqual(only(findings, 'identical-calls').map((f) => f.session), ['b', 'a']);
+    const reversed = run([...waits('a'), ...waits('b')]).findings;
+    assert.deepEqual(only(reversed, 'identical-calls').map((f) => f.session), ['a', 'b']);
+  });
+
   it('ends a session\'s active findings at a user message', () => {
     const { engine } = run([...times(3, () => ({ type: 'tool', session: 's', tool: 'ls', args: {} })), { type: 'user', session: 's', text: 'stop that' }]);
     assert.equal(engine.active().length, 0);
