@@ -51,11 +51,19 @@ const MAX_ENTRIES = 256;
 /** The longest string value kept. */
 const MAX_STRING = 64 * 1024;
 
-/** An AnyValue as a plain value; undefined when it is none. */
-export function anyValue(v: unknown, depth = 0): Plain | undefined {
+/** What each string value of a request becomes as it is read: itself, or bounded (the receiver's JSON path). */
+export type TextBound = (text: string) => string;
+
+const asIs: TextBound = (text) => text;
+
+/** An AnyValue as a plain value, each string through `text`; undefined when it is none. */
+export function anyValue(v: unknown, depth = 0, text: TextBound = asIs): Plain | undefined {
   if (!isObject(v)) return undefined;
   if (depth > MAX_DEPTH) return '…';
-  if (typeof v.stringValue === 'string') return v.stringValue.length > MAX_STRING ? `${v.stringValue.slice(0, MAX_STRING)}…` : v.stringValue;
+  if (typeof v.stringValue === 'string') {
+    const s = text(v.stringValue);
+    return s.length > MAX_STRING ? `${s.slice(0, MAX_STRING)}…` : s;
+  }
   if (typeof v.boolValue === 'boolean') return v.boolValue;
   if ('intValue' in v) {
     const n = typeof v.intValue === 'number' ? v.intValue : typeof v.intValue === 'string' && /^-?\d{1,20}$/.test(v.intValue) ? Number(v.intValue) : undefined;
@@ -65,25 +73,29 @@ export function anyValue(v: unknown, depth = 0): Plain | undefined {
     const n = typeof v.doubleValue === 'number' ? v.doubleValue : typeof v.doubleValue === 'string' ? Number(v.doubleValue) : NaN;
     return Number.isFinite(n) ? n : undefined;
   }
-  if (typeof v.bytesValue === 'string') return v.bytesValue.slice(0, MAX_STRING);
+  if (typeof v.bytesValue === 'string') return text(v.bytesValue).slice(0, MAX_STRING);
   if (isObject(v.arrayValue)) {
     const values = Array.isArray(v.arrayValue.values) ? v.arrayValue.values.slice(0, MAX_ENTRIES) : [];
-    return values.map((x) => anyValue(x, depth + 1) ?? null);
+    return values.map((x) => anyValue(x, depth + 1, text) ?? null);
   }
-  if (isObject(v.kvlistValue)) return keyValues(v.kvlistValue.values, depth + 1) ?? {};
+  if (isObject(v.kvlistValue)) return keyValues(v.kvlistValue.values, depth + 1, text) ?? {};
   // An empty AnyValue is a valid "no value".
   return Object.keys(v).length === 0 ? null : undefined;
 }
 
-/** A KeyValue list as an object; undefined when it is not a list. */
-function keyValues(list: unknown, depth = 0): Record<string, Plain> | undefined {
+/** The longest key kept. */
+const MAX_KEY = 256;
+
+/** A KeyValue list as an object (keys cut to MAX_KEY); undefined when it is not a list. */
+function keyValues(list: unknown, depth = 0, text: TextBound = asIs): Record<string, Plain> | undefined {
   if (list === undefined) return {};
   if (!Array.isArray(list)) return undefined;
   const out: Record<string, Plain> = {};
   for (const kv of list.slice(0, MAX_ENTRIES)) {
     if (!isObject(kv) || typeof kv.key !== 'string') continue;
-    const value = anyValue(kv.value, depth);
-    if (value !== undefined && kv.key !== '__proto__') out[kv.key] = value;
+    const value = anyValue(kv.value, depth, text);
+    const key = kv.key.length > MAX_KEY ? kv.key.slice(0, MAX_KEY) : kv.key;
+    if (value !== undefined && key !== '__proto__') out[key] = value;
   }
   return out;
 }
@@ -111,8 +123,11 @@ export function attrObject(v: Plain | undefined): Record<string, unknown> | unde
 
 export class NotAnExportRequest extends Error {}
 
-/** The records of a JSON export request; throws NotAnExportRequest when the body is not one. */
-export function decodeLogsJson(value: unknown): DecodedLogs {
+/**
+ * The records of a JSON export request, each string value through `text` (the receiver bounds
+ * them); throws NotAnExportRequest when the body is not one.
+ */
+export function decodeLogsJson(value: unknown, text: TextBound = asIs): DecodedLogs {
   if (!isObject(value)) throw new NotAnExportRequest('the body is not a JSON object');
   const resourceLogs = value.resourceLogs ?? value.resource_logs;
   if (resourceLogs === undefined) return { records: [], rejected: 0 };
@@ -129,7 +144,7 @@ export function decodeLogsJson(value: unknown): DecodedLogs {
       reject('a resourceLogs entry is not an object');
       continue;
     }
-    const resource = isObject(rl.resource) ? keyValues(rl.resource.attributes) : {};
+    const resource = isObject(rl.resource) ? keyValues(rl.resource.attributes, 0, text) : {};
     const scopeLogs = rl.scopeLogs ?? rl.scope_logs;
     if (!Array.isArray(scopeLogs)) continue;
     for (const sl of scopeLogs) {
@@ -145,7 +160,7 @@ export function decodeLogsJson(value: unknown): DecodedLogs {
         continue;
       }
       for (const lr of logRecords) {
-        const attributes = isObject(lr) ? keyValues(lr.attributes) : undefined;
+        const attributes = isObject(lr) ? keyValues(lr.attributes, 0, text) : undefined;
         if (!isObject(lr) || attributes === undefined || resource === undefined) {
           reject(!isObject(lr) ? 'a log record is not an object' : 'attributes are not a list of key-values');
           continue;
@@ -155,8 +170,8 @@ export function decodeLogsJson(value: unknown): DecodedLogs {
           resource,
           scope,
           attributes,
-          body: anyValue(lr.body) ?? null,
-          ...(typeof lr.eventName === 'string' && lr.eventName !== '' ? { eventName: lr.eventName } : {}),
+          body: anyValue(lr.body, 0, text) ?? null,
+          ...(typeof lr.eventName === 'string' && lr.eventName !== '' ? { eventName: lr.eventName.slice(0, MAX_KEY) } : {}),
           ...(timeMs !== undefined ? { timeMs } : {}),
         });
       }

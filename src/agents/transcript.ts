@@ -84,9 +84,16 @@ export function isoTime(v: unknown): string | undefined {
   if (typeof v !== 'string' && typeof v !== 'number') return undefined;
   const ms = typeof v === 'number' ? v : Date.parse(v);
   if (!Number.isFinite(ms)) return undefined;
+  // Records written together share their time (a batch of telemetry, a burst of tool calls): the last one is kept.
+  if (ms === lastTime.ms) return lastTime.iso;
   const d = new Date(ms);
-  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+  const iso = Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+  lastTime.ms = ms;
+  lastTime.iso = iso;
+  return iso;
 }
+
+const lastTime: { ms: number; iso: string | undefined } = { ms: NaN, iso: undefined };
 
 const CANONICAL_ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):\d{2}:\d{2}\.\d{3}Z$/;
 

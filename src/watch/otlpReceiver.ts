@@ -13,7 +13,8 @@ import type { Finding } from '../core/finding';
 import type { Workspace } from '../state/workspace';
 import { type EventFileBounds, ReceivedEventFiles } from '../state/receivedEventFiles';
 import { boundedText } from '../core/redact';
-import { attrText, decodeLogsJson, type DecodedLogs, NotAnExportRequest, type TelemetryRecord } from '../agents/otlpLogs';
+import { attrText, decodeLogsJson, type DecodedLogs, NotAnExportRequest, type TelemetryRecord, type TextBound } from '../agents/otlpLogs';
+import { type Linked, LinkedOrder } from '../core/linkedOrder';
 import { isoTime } from '../agents/transcript';
 import type { RecordScope } from '../agents/eventBuilders';
 import { decodeLogsProtobufSliced, encodeAnswer, TooManyEntries, warmUp } from './otlpProtobuf';
@@ -96,6 +97,9 @@ const SLICE_MS = 5;
 /** The OTLP/HTTP paths of the signals this receiver does not read (the specification's defaults). */
 const OTHER_SIGNALS = new Set(['/v1/metrics', '/v1/traces']);
 
+/** How often sessions forgotten are said, at most. */
+const DROPPED_SAID_EVERY_MS = 60_000;
+
 /** The most origins (service and host) whose events are numbered apart; past it, the oldest starts over. */
 const MAX_ORIGINS = 10_000;
 
@@ -153,7 +157,7 @@ export interface ReceiverOptions {
   readonly token?: string;
   /** Browser origins (`Origin` header) let in; by default a request from a web page is refused (403). */
   readonly allowedOrigins?: readonly string[];
-  /** Told what the receiver dropped to stay within its bounds (sessions). */
+  /** Told what the receiver dropped to stay within its bounds: the first session forgotten, then at most once a minute how many since. */
   readonly onDrop?: (what: string) => void;
   readonly limits?: Partial<ReceiverLimits>;
 }
@@ -252,9 +256,13 @@ export class OtlpReceiver {
   private inFlight = 0;
   /** Events numbered per origin file, for the findings' evidence. */
   private readonly counters = new Map<string, number>();
-  /** The bytes of each session's events taken, oldest first (re-inserted when it grows). */
-  private readonly sessionBytes = new Map<string, number>();
+  /** The sessions received, by name, and in the order they were last sent to (least recently first). */
+  private readonly received = new Map<string, ReceivedSession>();
+  private readonly receivedOrder = new LinkedOrder<ReceivedSession>();
   private sessionTotal = 0;
+  /** Sessions forgotten and not yet said, and when that was last said (`sayDropped`). */
+  private droppedUnsaid = 0;
+  private droppedSaidAt: number | undefined;
   /** Settled when the large request being decoded is done. */
   private largeTurn = Promise.resolve();
 
@@ -469,7 +477,7 @@ export class OtlpReceiver {
       else {
         // Each entry takes a byte at least: a body no longer than the limit cannot hold more.
         if (body.length > maxEntries && (await jsonEntries(body, pause)) > maxEntries) throw new TooManyEntries(`more than ${maxEntries} entries`);
-        value = boundRequest(JSON.parse(body.toString('utf8')));
+        value = JSON.parse(body.toString('utf8'));
       }
     } catch (err) {
       if (err instanceof TooManyEntries) return status(413, 8, `${err.message}: more than a request may have`);
@@ -477,7 +485,8 @@ export class OtlpReceiver {
     }
     let decoded;
     try {
-      decoded = await decodeInSlices(value, pause);
+      // The protobuf decoder bounded each value as it read it; JSON's are bounded as they are read from the parsed tree.
+      decoded = await decodeInSlices(value, pause, protobuf ? undefined : boundedText);
     } catch (err) {
       if (err instanceof NotAnExportRequest) return status(400, 3, `not a logs export request: ${err.message}`);
       throw err;
@@ -502,18 +511,23 @@ export class OtlpReceiver {
       const session = receivedSession(service, host, claimed.slice(0, 256));
       let group = bySession.get(session);
       if (group === undefined) {
-        group = { origin: { agent, service, host, session }, mapping: agent.telemetry, records: [] };
+        // A session received before is named by the string the engine already keys it by.
+        group = { origin: { agent, service, host, session: this.received.get(session)?.name ?? session }, mapping: agent.telemetry, records: [] };
         bySession.set(session, group);
       }
       group.records.push(r);
     }
+    const writes = this.opts.onEvents !== undefined;
     for (const { origin, mapping, records: list } of bySession.values()) {
-      await pause();
+      // Awaited only when it yields: an await of nothing still costs a promise and a turn of the microtasks.
+      const yielding = pause();
+      if (yielding !== undefined) await yielding;
       const seq = mapping.sequence;
       if (seq !== undefined) list.sort((a, b) => (seq(a) ?? 0) - (seq(b) ?? 0));
       const file = `otlp:${origin.service}${origin.host !== '' ? `@${origin.host}` : ''}`;
       const events: GuardianEvent[] = [];
       let lines = '';
+      let size = 0;
       const judged: LocatedEvent[] = [];
       // Events numbered per origin (service and host), counted here and kept once per session's records.
       let n = this.counters.get(file) ?? 0;
@@ -524,7 +538,8 @@ export class OtlpReceiver {
         const scope: RecordScope = ts !== undefined ? { session: origin.session, agent: origin.agent.eventAgent, ts } : { session: origin.session, agent: origin.agent.eventAgent };
         for (const event of mapping.events(r, scope)) {
           events.push(event);
-          lines += `${JSON.stringify(event)}\n`;
+          size += jsonLength(event);
+          if (writes) lines += `${JSON.stringify(event)}\n`;
           this.stats.events++;
           if (this.engine === undefined) continue;
           judged.push({ event, ref: { file, line, event: ++n } });
@@ -535,8 +550,7 @@ export class OtlpReceiver {
         if (!this.counters.has(file) && this.counters.size >= MAX_ORIGINS) this.counters.delete(this.counters.keys().next().value as string);
         this.counters.set(file, n);
       }
-      // Counted as the events' JSON text (without the newlines).
-      this.account(origin.session, lines.length - events.length);
+      this.account(origin.session, size);
       // Written before they are judged: a finding said on stdout is about events already in the
       // workspace, where `scan` and the editor read them.
       if (events.length > 0) this.opts.onEvents?.(origin, events, lines);
@@ -544,46 +558,94 @@ export class OtlpReceiver {
     }
   }
 
-  /** A session's state counted by the bytes of its events: past the limit, the sessions least recently sent to go, and are said. */
+  /**
+   * A session's state counted by the size of its events (their JSON text, `jsonLength`): past the
+   * limit, the sessions least recently sent to go, and are said.
+   */
   private account(session: string, bytes: number): void {
-    const before = this.sessionBytes.get(session) ?? 0;
+    let entry = this.received.get(session);
+    if (entry === undefined) {
+      entry = { name: session, bytes: 0, older: undefined, newer: undefined };
+      this.received.set(session, entry);
+      this.receivedOrder.add(entry);
+    } else this.receivedOrder.moveToEnd(entry);
     // A session's state is its signals' windows, bounded whatever its length: counted up to SESSION_WINDOW_BYTES.
-    const now = Math.min(SESSION_WINDOW_BYTES, before + bytes);
-    this.sessionBytes.delete(session);
-    this.sessionBytes.set(session, now);
-    this.sessionTotal += now - before;
-    while (this.sessionTotal > this.limits.maxSessionBytes && this.sessionBytes.size > 1) {
-      const [oldest, size] = this.sessionBytes.entries().next().value as [string, number];
-      this.sessionBytes.delete(oldest);
-      this.sessionTotal -= size;
-      this.engine?.forgetSession(oldest);
+    const now = Math.min(SESSION_WINDOW_BYTES, entry.bytes + bytes);
+    this.sessionTotal += now - entry.bytes;
+    entry.bytes = now;
+    while (this.sessionTotal > this.limits.maxSessionBytes && this.receivedOrder.size > 1) {
+      const oldest = this.receivedOrder.first() as ReceivedSession;
+      this.receivedOrder.delete(oldest);
+      this.received.delete(oldest.name);
+      this.sessionTotal -= oldest.bytes;
+      this.engine?.forgetSession(oldest.name);
       this.stats.droppedSessions++;
-      this.opts.onDrop?.(`session ${oldest} forgotten (${size} bytes of events): the sessions received keep at most ${this.limits.maxSessionBytes} bytes`);
+      this.droppedUnsaid++;
+      this.sayDropped(oldest);
     }
+  }
+
+  /**
+   * Sessions forgotten, said on the first and then at most once a minute, with how many since: a
+   * receiver with sessions coming and going forgets the old ones all day, and a line for each would
+   * bury every other message.
+   */
+  private sayDropped(last: ReceivedSession): void {
+    const now = Date.now();
+    if (this.droppedSaidAt !== undefined && now - this.droppedSaidAt < DROPPED_SAID_EVERY_MS) return;
+    const what = this.droppedUnsaid === 1 ? `session ${last.name} forgotten (${last.bytes} bytes of events)` : `${this.droppedUnsaid} sessions forgotten since the last said, the latest ${last.name}`;
+    this.opts.onDrop?.(`${what}: the sessions received keep at most ${this.limits.maxSessionBytes} bytes, the least recently sent forgotten first`);
+    this.droppedSaidAt = now;
+    this.droppedUnsaid = 0;
+  }
+}
+
+/** A session received: the name the engine knows it by, and the size of its events counted. */
+interface ReceivedSession extends Linked<ReceivedSession> {
+  readonly name: string;
+  bytes: number;
+}
+
+/**
+ * The length of a value's JSON text, without writing it (`JSON.stringify`'s, for plain data whose
+ * strings need no escapes; each escape is a character or five more). What a session's events are
+ * counted as, whether or not they are written.
+ */
+export function jsonLength(v: unknown, depth = 0): number {
+  // Nesting this deep is rare enough to be written out.
+  if (depth > 64) return JSON.stringify(v)?.length ?? 0;
+  switch (typeof v) {
+    case 'string':
+      return v.length + 2;
+    case 'number':
+      return Number.isFinite(v) ? String(v).length : 4;
+    case 'boolean':
+      return v ? 4 : 5;
+    case 'object': {
+      if (v === null) return 4;
+      if (Array.isArray(v)) {
+        let n = 2 + Math.max(0, v.length - 1);
+        for (const x of v) n += x === undefined ? 4 : jsonLength(x, depth + 1);
+        return n;
+      }
+      let n = 2;
+      let first = true;
+      for (const key in v) {
+        const x = (v as Record<string, unknown>)[key];
+        if (x === undefined || typeof x === 'function') continue;
+        n += (first ? 0 : 1) + key.length + 3 + jsonLength(x, depth + 1);
+        first = false;
+      }
+      return n;
+    }
+    default:
+      return 0;
   }
 }
 
 /** The answer to a request that finds the receiver holding all it may: to be retried (503 is retryable in OTLP). */
 function busy(): Answer {
   return status(503, 14, 'busy: too many requests being read at once; retry later', { 'Retry-After': '1' });
-}
-
-/** A JSON export request with its records' values bounded (resources' and scopes' too). */
-function boundRequest(v: unknown): unknown {
-  if (typeof v !== 'object' || v === null || !Array.isArray((v as { resourceLogs?: unknown }).resourceLogs)) return v;
-  for (const rl of (v as { resourceLogs: unknown[] }).resourceLogs) {
-    if (typeof rl !== 'object' || rl === null) continue;
-    const resource = (rl as { resource?: { attributes?: unknown } }).resource;
-    if (typeof resource === 'object' && resource !== null && Array.isArray(resource.attributes)) resource.attributes = resource.attributes.map((kv) => boundKeyValue(kv));
-    const scopes = (rl as { scopeLogs?: unknown }).scopeLogs;
-    if (!Array.isArray(scopes)) continue;
-    for (const sl of scopes) {
-      if (typeof sl !== 'object' || sl === null || !Array.isArray((sl as { logRecords?: unknown }).logRecords)) continue;
-      const o = sl as { logRecords: unknown[] };
-      o.logRecords = o.logRecords.map((r) => (typeof r === 'object' && r !== null && !Array.isArray(r) ? boundRecord(r as Record<string, unknown>) : r));
-    }
-  }
-  return v;
 }
 
 /** Records read a slice at a time. */
@@ -593,10 +655,10 @@ const SLICE_RECORDS = 250;
  * decodeLogsJson (../agents/otlpLogs.ts) a slice of SLICE_RECORDS records at a time, `pause` between
  * them: each resource's scopes cut into requests of their own, their answers joined.
  */
-async function decodeInSlices(value: unknown, pause: () => Promise<void> | undefined): Promise<DecodedLogs> {
+async function decodeInSlices(value: unknown, pause: () => Promise<void> | undefined, text?: TextBound): Promise<DecodedLogs> {
   const o = value as { resourceLogs?: unknown; resource_logs?: unknown } | null;
   const all = typeof o === 'object' && o !== null && !Array.isArray(o) ? (o.resourceLogs ?? o.resource_logs) : undefined;
-  if (!Array.isArray(all)) return decodeLogsJson(value);
+  if (!Array.isArray(all)) return decodeLogsJson(value, text);
   const records: TelemetryRecord[] = [];
   let rejected = 0;
   let reason: string | undefined;
@@ -608,18 +670,18 @@ async function decodeInSlices(value: unknown, pause: () => Promise<void> | undef
   for (const rl of all) {
     const scopes = typeof rl === 'object' && rl !== null ? (rl as { scopeLogs?: unknown }).scopeLogs : undefined;
     if (!Array.isArray(scopes)) {
-      add(decodeLogsJson({ resourceLogs: [rl] }));
+      add(decodeLogsJson({ resourceLogs: [rl] }, text));
       continue;
     }
     for (const sl of scopes) {
       const list = typeof sl === 'object' && sl !== null ? (sl as { logRecords?: unknown }).logRecords : undefined;
       if (!Array.isArray(list)) {
-        add(decodeLogsJson({ resourceLogs: [{ ...(rl as object), scopeLogs: [sl] }] }));
+        add(decodeLogsJson({ resourceLogs: [{ ...(rl as object), scopeLogs: [sl] }] }, text));
         continue;
       }
       for (let i = 0; i === 0 || i < list.length; i += SLICE_RECORDS) {
         await pause();
-        add(decodeLogsJson({ resourceLogs: [{ ...(rl as object), scopeLogs: [{ ...(sl as object), logRecords: list.slice(i, i + SLICE_RECORDS) }] }] }));
+        add(decodeLogsJson({ resourceLogs: [{ ...(rl as object), scopeLogs: [{ ...(sl as object), logRecords: list.slice(i, i + SLICE_RECORDS) }] }] }, text));
       }
     }
   }

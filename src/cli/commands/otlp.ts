@@ -25,8 +25,10 @@ export async function otlpCommand(ctx: CommandContext, opts: { listen?: string; 
   const write = opts.workspace !== undefined;
   const token = (opts.token ?? env.LOOP_GUARDIAN_OTLP_TOKEN ?? '').trim();
   const warn = (what: string) => io.err(`loop-guardian otlp: warning: ${what}\n`);
+  // The findings of a turn of the event loop written at once, at its end: one write for a request's, not one each.
+  const said = new Batched((text) => io.out(text));
   const receiver = new OtlpReceiver({
-    judge: { config: ctx.config, onFinding: (f) => io.out(`${JSON.stringify(findingJson(f))}\n`) },
+    judge: { config: ctx.config, onFinding: (f) => said.add(`${JSON.stringify(findingJson(f))}\n`) },
     ...(write ? { onEvents: workspaceEvents(ctx.ws, (rel, err) => warn(`${rel}: not written (${err.message})`), warn) } : {}),
     ...(token !== '' ? { token } : {}),
     ...(opts['allow-origin'] !== undefined ? { allowedOrigins: opts['allow-origin'].split(',').map((o) => o.trim()) } : {}),
@@ -46,7 +48,31 @@ export async function otlpCommand(ctx: CommandContext, opts: { listen?: string; 
     process.once('SIGTERM', resolve);
   });
   await receiver.close();
+  said.flush();
   const s = receiver.stats;
-  io.err(`loop-guardian otlp: ${s.requests} request(s), ${s.records} record(s), ${s.events} event(s), ${s.rejected} record(s) rejected, ${s.refused} request(s) refused, ${s.dropped} metrics or traces request(s) dropped\n`);
+  io.err(`loop-guardian otlp: ${s.requests} request(s), ${s.records} record(s), ${s.events} event(s), ${s.rejected} record(s) rejected, ${s.refused} request(s) refused, ${s.dropped} metrics or traces request(s) dropped, ${s.droppedSessions} session(s) forgotten\n`);
   return EXIT.ok;
+}
+
+/** Text gathered and written at once, when the event loop's turn is over (`setImmediate`), or on `flush`. */
+class Batched {
+  private parts: string[] = [];
+  private scheduled = false;
+
+  constructor(private readonly write: (text: string) => void) {}
+
+  add(text: string): void {
+    this.parts.push(text);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    if (this.parts.length === 0) return;
+    const text = this.parts.join('');
+    this.parts = [];
+    this.write(text);
+  }
 }

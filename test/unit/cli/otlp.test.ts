@@ -4,7 +4,8 @@ import * as zlib from 'node:zlib';
 import { defaultConfig } from '../../../src/core/config';
 import type { Finding } from '../../../src/core/finding';
 import { decodeLogsJson } from '../../../src/agents/otlpLogs';
-import { OtlpReceiver } from '../../../src/watch/otlpReceiver';
+import { jsonLength, OtlpReceiver } from '../../../src/watch/otlpReceiver';
+import type { GuardianEvent } from '../../../src/core/events';
 import { encodeLogsProtobuf } from '../../../src/watch/otlpProtobuf';
 import { parseListen } from '../../../src/cli/commands/otlp';
 
@@ -142,5 +143,83 @@ describe('loop-guardian otlp: the OTLP/HTTP logs receiver', () => {
     assert.deepEqual(parseListen('[::1]:9000'), { host: '::1', port: 9000 });
     assert.deepEqual(parseListen('4319'), { host: '127.0.0.1', port: 4319 });
     assert.throws(() => parseListen('localhost'), /HOST:PORT/);
+  });
+
+  it('JSON values are bounded as they are read: a long error is cut to its head and tail around its fingerprint, a token in it masked, a long key cut', async () => {
+    const events: GuardianEvent[] = [];
+    const receiver = new OtlpReceiver({ onEvents: (_origin, batch) => events.push(...batch) });
+    const { port } = await receiver.listen('127.0.0.1', 0);
+    try {
+      const token = `ghp_${'a1B2c3D4e5'.repeat(4)}`;
+      const error = `npm ERR! auth ${token}\n${'x'.repeat(20_000)}`;
+      const record = claudeRecord(1, { 'event.name': 'tool_result', tool_name: 'Bash', tool_use_id: 'toolu_1', success: 'false', error, tool_input: JSON.stringify({ command: 'npm publish' }) });
+      record.attributes.push(kv('k'.repeat(300), 'v'));
+      const body = JSON.stringify(request([record]));
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port, path: '/v1/logs', method: 'POST', headers: { 'Content-Type': 'application/json' } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+      assert.equal(status, 200);
+      const result = events.find((e) => e.type === 'tool_result') as { error?: string } | undefined;
+      assert.ok(result?.error !== undefined, JSON.stringify(events).slice(0, 300));
+      assert.ok(result.error.length < 4096, `${result.error.length}`);
+      assert.match(result.error, /\[20\d{3} characters, fingerprint /);
+      assert.doesNotMatch(result.error, new RegExp(token));
+    } finally {
+      await receiver.close();
+    }
+    const decoded = decodeLogsJson(request([{ attributes: [kv('k'.repeat(300), 'v')], eventName: 'e'.repeat(300) }]));
+    assert.deepEqual(Object.keys(decoded.records[0]!.attributes).map((k) => k.length), [256]);
+    assert.equal(decoded.records[0]!.eventName?.length, 256);
+  });
+
+  it('sessions forgotten for the bytes they may hold: the first said, the rest counted, not a line each', async () => {
+    const said: string[] = [];
+    const findings: Finding[] = [];
+    const receiver = new OtlpReceiver({ judge: { config: defaultConfig(), onFinding: (f) => findings.push(f) }, onDrop: (what) => said.push(what), limits: { maxSessionBytes: 4000 } });
+    const { port } = await receiver.listen('127.0.0.1', 0);
+    try {
+      const one = (session: string, seq: number) => ({ ...failing(seq), attributes: [...failing(seq).attributes.filter((a) => a.key !== 'session.id'), kv('session.id', session)] });
+      for (let i = 0; i < 40; i++) {
+        const body = JSON.stringify(request([one(`s-${i}`, 1)]));
+        await new Promise<void>((resolve, reject) => {
+          const req = http.request({ host: '127.0.0.1', port, path: '/v1/logs', method: 'POST', headers: { 'Content-Type': 'application/json' } }, (res) => {
+            res.resume();
+            res.on('end', () => resolve());
+          });
+          req.on('error', reject);
+          req.end(body);
+        });
+      }
+      assert.ok(receiver.stats.droppedSessions > 20, `${receiver.stats.droppedSessions}`);
+      assert.equal(said.length, 1, said.join('\n'));
+      assert.match(said[0]!, /^session otlp\/claude-code@ci-7\/s-0 forgotten \(\d+ bytes of events\): the sessions received keep at most 4000 bytes/);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('a session\'s events are counted as their JSON text, without writing it', () => {
+    const values: unknown[] = [
+      { type: 'tool', session: 's', agent: 'claude', ts: '2026-11-29T05:00:00.000Z', tool: 'Bash', args: { command: 'npm test -- --grep "x"', n: 3, ok: true, none: null, list: [1, 'two', [3.5, -4e-7], {}, []], skip: undefined }, id: 'toolu_1' },
+      [undefined, 1, 'a'],
+      { a: { b: { c: [{ d: 'deep' }] } } },
+      'plain',
+      12345.678,
+      -0,
+      false,
+      null,
+      {},
+      [],
+    ];
+    for (const v of values) assert.equal(jsonLength(v), JSON.stringify(v).replace(/\\"/g, '"').length, JSON.stringify(v));
+    // Nested past 64 levels, written out.
+    let deep: unknown = 'x';
+    for (let i = 0; i < 100; i++) deep = [deep];
+    assert.equal(jsonLength(deep), JSON.stringify(deep).length);
   });
 });
