@@ -487,6 +487,8 @@ export class OtlpReceiver {
     try {
       // The protobuf decoder bounded each value as it read it; JSON's are bounded as they are read from the parsed tree.
       decoded = await decodeInSlices(value, pause, protobuf ? undefined : boundedText);
+      // The request as parsed is let go before its records are judged: a collection then does not copy it.
+      value = undefined;
     } catch (err) {
       if (err instanceof NotAnExportRequest) return status(400, 3, `not a logs export request: ${err.message}`);
       throw err;
