@@ -502,7 +502,9 @@ export class OtlpReceiver {
 
   /** A batch's records: grouped by session, in each agent's order, through the engine, a slice at a time. */
   private async take(records: readonly TelemetryRecord[], pause: () => Promise<void> | undefined): Promise<void> {
-    const bySession = new Map<string, { origin: Origin; mapping: TelemetryMapping; records: TelemetryRecord[] }>();
+    const bySession = new Map<string, { origin: Origin; mapping: TelemetryMapping; records: TelemetryRecord[]; known: ReceivedSession | undefined }>();
+    // The name of the events' file of the resource last seen (a request's records mostly share one).
+    let lastResource: { service: string; host: string; file: string } | undefined;
     for (const r of records) {
       const agent = TELEMETRY_AGENTS.find((a) => a.telemetry.owns(r));
       if (agent === undefined) continue;
@@ -514,19 +516,21 @@ export class OtlpReceiver {
       let group = bySession.get(session);
       if (group === undefined) {
         // A session received before is named by the string the engine already keys it by.
-        group = { origin: { agent, service, host, session: this.received.get(session)?.name ?? session }, mapping: agent.telemetry, records: [] };
+        const known = this.received.get(session);
+        group = { origin: { agent, service, host, session: known?.name ?? session }, mapping: agent.telemetry, records: [], known };
         bySession.set(session, group);
       }
       group.records.push(r);
     }
     const writes = this.opts.onEvents !== undefined;
-    for (const { origin, mapping, records: list } of bySession.values()) {
+    for (const { origin, mapping, records: list, known } of bySession.values()) {
       // Awaited only when it yields: an await of nothing still costs a promise and a turn of the microtasks.
       const yielding = pause();
       if (yielding !== undefined) await yielding;
       const seq = mapping.sequence;
       if (seq !== undefined) list.sort((a, b) => (seq(a) ?? 0) - (seq(b) ?? 0));
-      const file = `otlp:${origin.service}${origin.host !== '' ? `@${origin.host}` : ''}`;
+      if (lastResource?.service !== origin.service || lastResource.host !== origin.host) lastResource = { service: origin.service, host: origin.host, file: `otlp:${origin.service}${origin.host !== '' ? `@${origin.host}` : ''}` };
+      const file = lastResource.file;
       const events: GuardianEvent[] = [];
       let lines = '';
       let size = 0;
@@ -552,7 +556,7 @@ export class OtlpReceiver {
         if (!this.counters.has(file) && this.counters.size >= MAX_ORIGINS) this.counters.delete(this.counters.keys().next().value as string);
         this.counters.set(file, n);
       }
-      this.account(origin.session, size);
+      this.account(origin.session, known, size);
       // Written before they are judged: a finding said on stdout is about events already in the
       // workspace, where `scan` and the editor read them.
       if (events.length > 0) this.opts.onEvents?.(origin, events, lines);
@@ -564,10 +568,11 @@ export class OtlpReceiver {
    * A session's state counted by the size of its events (their JSON text, `jsonLength`): past the
    * limit, the sessions least recently sent to go, and are said.
    */
-  private account(session: string, bytes: number): void {
-    let entry = this.received.get(session);
+  private account(session: string, known: ReceivedSession | undefined, bytes: number): void {
+    // As looked up when its records were grouped, unless forgotten since; a new one may have come in another request meanwhile.
+    let entry = known !== undefined && !known.gone ? known : this.received.get(session);
     if (entry === undefined) {
-      entry = { name: session, bytes: 0, older: undefined, newer: undefined };
+      entry = { name: session, bytes: 0, gone: false, older: undefined, newer: undefined };
       this.received.set(session, entry);
       this.receivedOrder.add(entry);
     } else this.receivedOrder.moveToEnd(entry);
@@ -579,6 +584,7 @@ export class OtlpReceiver {
       const oldest = this.receivedOrder.first() as ReceivedSession;
       this.receivedOrder.delete(oldest);
       this.received.delete(oldest.name);
+      oldest.gone = true;
       this.sessionTotal -= oldest.bytes;
       this.engine?.forgetSession(oldest.name);
       this.stats.droppedSessions++;
@@ -606,6 +612,8 @@ export class OtlpReceiver {
 interface ReceivedSession extends Linked<ReceivedSession> {
   readonly name: string;
   bytes: number;
+  /** Forgotten: no longer in the receiver's map and order. */
+  gone: boolean;
 }
 
 /**
