@@ -113,6 +113,17 @@ function post(r: Receiver, body: string): Promise<void> {
   });
 }
 
+/**
+ * The receiver a session goes to: a hash of its id, as the load-balancing exporter routes by a hash
+ * of its routing key (FNV-1a here). Every receiver gets its share of the looping sessions (by the
+ * index's parity, one receiver got them all).
+ */
+function routed(session: string, receivers: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < session.length; i++) h = Math.imul(h ^ session.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % receivers;
+}
+
 /** Sends every record of `sessions` to their receivers, interleaved; returns the seconds each receiver took and when each loop's third record went. */
 async function drive(receivers: readonly Receiver[], sessions: readonly string[]): Promise<{ seconds: number[]; records: number[]; sentThird: Map<string, number> }> {
   const sentThird = new Map<string, number>();
@@ -120,7 +131,7 @@ async function drive(receivers: readonly Receiver[], sessions: readonly string[]
   const records: number[] = [];
   await Promise.all(
     receivers.map(async (r, ri) => {
-      const mine = sessions.filter((_, i) => i % receivers.length === ri);
+      const mine = sessions.filter((s) => routed(s, receivers.length) === ri);
       const queue: { s: string; looping: boolean; k: number }[] = [];
       for (let k = 0; k < CALLS; k++) for (const s of mine) queue.push({ s, looping: Number(s.split('-')[1]) % 10 === 0, k });
       records[ri] = queue.length;
