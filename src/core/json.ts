@@ -114,3 +114,40 @@ export function lazyStableStringify(options: StableOptions): (value: unknown) =>
     return configured(value);
   };
 }
+
+/**
+ * The length of a value's JSON text, without writing it (`JSON.stringify`'s, for plain data whose
+ * strings need no escapes; each escape is a character or five more): what the OTLP receiver counts
+ * a session's events as, whether or not it writes them.
+ */
+export function jsonLength(v: unknown, depth = 0): number {
+  // Deeper than a value from outside may nest (parseJson refuses it): written out.
+  if (depth > MAX_JSON_DEPTH) return JSON.stringify(v)?.length ?? 0;
+  switch (typeof v) {
+    case 'string':
+      return v.length + 2;
+    case 'number':
+      return Number.isFinite(v) ? String(v).length : 4;
+    case 'boolean':
+      return v ? 4 : 5;
+    case 'object': {
+      if (v === null) return 4;
+      if (Array.isArray(v)) {
+        let n = 2 + Math.max(0, v.length - 1);
+        for (const x of v) n += x === undefined ? 4 : jsonLength(x, depth + 1);
+        return n;
+      }
+      let n = 2;
+      let first = true;
+      for (const key in v) {
+        const x = (v as Record<string, unknown>)[key];
+        if (x === undefined || typeof x === 'function') continue;
+        n += (first ? 0 : 1) + key.length + 3 + jsonLength(x, depth + 1);
+        first = false;
+      }
+      return n;
+    }
+    default:
+      return 0;
+  }
+}

@@ -15,6 +15,7 @@ import { type EventFileBounds, ReceivedEventFiles } from '../state/receivedEvent
 import { boundedText } from '../core/redact';
 import { attrText, decodeLogsJson, type DecodedLogs, NotAnExportRequest, type TelemetryRecord, type TextBound } from '../agents/otlpLogs';
 import { type Linked, LinkedOrder } from '../core/linkedOrder';
+import { jsonLength } from '../core/json';
 import { isoTime } from '../agents/transcript';
 import type { RecordScope } from '../agents/eventBuilders';
 import { decodeLogsProtobufSliced, encodeAnswer, TooManyEntries, warmUp } from './otlpProtobuf';
@@ -616,42 +617,6 @@ interface ReceivedSession extends Linked<ReceivedSession> {
   gone: boolean;
 }
 
-/**
- * The length of a value's JSON text, without writing it (`JSON.stringify`'s, for plain data whose
- * strings need no escapes; each escape is a character or five more). What a session's events are
- * counted as, whether or not they are written.
- */
-export function jsonLength(v: unknown, depth = 0): number {
-  // Nesting this deep is rare enough to be written out.
-  if (depth > 64) return JSON.stringify(v)?.length ?? 0;
-  switch (typeof v) {
-    case 'string':
-      return v.length + 2;
-    case 'number':
-      return Number.isFinite(v) ? String(v).length : 4;
-    case 'boolean':
-      return v ? 4 : 5;
-    case 'object': {
-      if (v === null) return 4;
-      if (Array.isArray(v)) {
-        let n = 2 + Math.max(0, v.length - 1);
-        for (const x of v) n += x === undefined ? 4 : jsonLength(x, depth + 1);
-        return n;
-      }
-      let n = 2;
-      let first = true;
-      for (const key in v) {
-        const x = (v as Record<string, unknown>)[key];
-        if (x === undefined || typeof x === 'function') continue;
-        n += (first ? 0 : 1) + key.length + 3 + jsonLength(x, depth + 1);
-        first = false;
-      }
-      return n;
-    }
-    default:
-      return 0;
-  }
-}
 
 /** The answer to a request that finds the receiver holding all it may: to be retried (503 is retryable in OTLP). */
 function busy(): Answer {
