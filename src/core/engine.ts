@@ -184,6 +184,11 @@ function waitingFor(queue: readonly QueuedCall[], id: string): QueuedCall | unde
   return undefined;
 }
 
+/** No result settles a call of the queue with this id any more. */
+function stopWaiting(queue: readonly QueuedCall[], id: string): void {
+  for (const queued of queue) if (queued.id === id) queued.waiting = false;
+}
+
 /** The outcomes a session's calls ended with lately, oldest first, and the latest call that ended in a new way. */
 interface News {
   readonly seen: Set<number>;
@@ -378,7 +383,7 @@ export class Engine {
   private readonly byKind = new Map<string, Detector[]>();
   private readonly sessions = new Map<string, EngineSession>();
   /** Counts the times a session's queue started to fill (`EngineSession.queuedSince`). */
-  private queues = 0;
+  private queueStarts = 0;
   private readonly activeFindings: ActiveFindings;
   private emitted: Finding[] = [];
   private readonly exempt: ReadonlySet<string>;
@@ -520,8 +525,8 @@ export class Engine {
       return;
     }
     // A result settles the latest call with its id that still waits.
-    if (!settled) for (const q of queue) if (q.id === e.id) q.waiting = false;
-    if (queue.length === 0) state.queuedSince = ++this.queues;
+    if (!settled) stopWaiting(queue, e.id as string);
+    if (queue.length === 0) state.queuedSince = ++this.queueStarts;
     queue.push({ call, id: e.id, settled, waiting: !settled });
     // A call whose result never comes must not hold back detection for ever.
     this.release(state, false, queue.length > MAX_PENDING ? queue.length - MAX_PENDING : 0);
@@ -587,8 +592,8 @@ export class Engine {
       if (!head.settled) {
         if (!force && forced <= 0) break;
         forced--;
-        // No result settles a call with its id any more (as if a result had come for it).
-        if (head.id !== undefined) for (const q of queue) if (q.id === head.id) q.waiting = false;
+        // Given up on: as if a result had come for its id.
+        if (head.id !== undefined) stopWaiting(queue, head.id);
         head.call.outcome = UNKNOWN;
         head.call.settledAt = (queue[queue.length - 1] as QueuedCall).call.ref;
         head.settled = true;

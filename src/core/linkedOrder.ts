@@ -17,7 +17,8 @@ export class LinkedOrder<T extends Linked<T>> {
   private newest: T | undefined;
   size = 0;
 
-  private has(item: T): boolean {
+  /** Whether the item is in the order. */
+  has(item: T): boolean {
     return item.newer !== undefined || this.newest === item;
   }
 

@@ -571,9 +571,9 @@ export class OtlpReceiver {
    */
   private account(session: string, known: ReceivedSession | undefined, bytes: number): void {
     // As looked up when its records were grouped, unless forgotten since; a new one may have come in another request meanwhile.
-    let entry = known !== undefined && !known.gone ? known : this.received.get(session);
+    let entry = known !== undefined && this.receivedOrder.has(known) ? known : this.received.get(session);
     if (entry === undefined) {
-      entry = { name: session, bytes: 0, gone: false, older: undefined, newer: undefined };
+      entry = { name: session, bytes: 0, older: undefined, newer: undefined };
       this.received.set(session, entry);
       this.receivedOrder.add(entry);
     } else this.receivedOrder.moveToEnd(entry);
@@ -585,7 +585,6 @@ export class OtlpReceiver {
       const oldest = this.receivedOrder.first() as ReceivedSession;
       this.receivedOrder.delete(oldest);
       this.received.delete(oldest.name);
-      oldest.gone = true;
       this.sessionTotal -= oldest.bytes;
       this.engine?.forgetSession(oldest.name);
       this.stats.droppedSessions++;
@@ -613,10 +612,7 @@ export class OtlpReceiver {
 interface ReceivedSession extends Linked<ReceivedSession> {
   readonly name: string;
   bytes: number;
-  /** Forgotten: no longer in the receiver's map and order. */
-  gone: boolean;
 }
-
 
 /** The answer to a request that finds the receiver holding all it may: to be retried (503 is retryable in OTLP). */
 function busy(): Answer {
