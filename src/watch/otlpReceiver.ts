@@ -241,6 +241,12 @@ async function jsonEntries(body: Buffer, pause: () => Promise<void> | undefined)
 
 const TELEMETRY_AGENTS = AGENTS.filter((a): a is Agent & { telemetry: TelemetryMapping } => a.telemetry !== undefined);
 
+/** The agent whose telemetry a record is. */
+function telemetryAgent(r: TelemetryRecord): (typeof TELEMETRY_AGENTS)[number] | undefined {
+  for (const a of TELEMETRY_AGENTS) if (a.telemetry.owns(r)) return a;
+  return undefined;
+}
+
 export class OtlpReceiver {
   readonly stats: ReceiverStats = { requests: 0, records: 0, events: 0, rejected: 0, refused: 0, droppedSessions: 0, dropped: 0 };
   readonly limits: ReceiverLimits;
@@ -465,7 +471,10 @@ export class OtlpReceiver {
     try {
       return await this.decodeAndTake(body, protobuf);
     } finally {
-      release();
+      // The next one begins on a turn of the event loop of its own: released at once, it ran among
+      // this one's microtasks, before this one was answered, and a line of queued requests ran as
+      // one stretch (each a fresh slice) that no other request and no timer could enter.
+      setImmediate(release);
     }
   }
 
@@ -507,35 +516,39 @@ export class OtlpReceiver {
     // The name of the events' file of the resource last seen (a request's records mostly share one).
     let lastResource: { service: string; host: string; file: string } | undefined;
     for (const r of records) {
-      const agent = TELEMETRY_AGENTS.find((a) => a.telemetry.owns(r));
+      const agent = telemetryAgent(r);
       if (agent === undefined) continue;
       const claimed = agent.telemetry.session(r);
       if (claimed === undefined) continue;
       const service = typeof r.resource['service.name'] === 'string' ? r.resource['service.name'].slice(0, 256) : agent.id;
       const host = typeof r.resource['host.name'] === 'string' ? r.resource['host.name'].slice(0, 256) : '';
       const session = receivedSession(service, host, claimed.slice(0, 256));
-      let group = bySession.get(session);
-      if (group === undefined) {
+      const group = bySession.get(session);
+      if (group !== undefined) group.records.push(r);
+      else {
         // A session received before is named by the string the engine already keys it by.
         const known = this.received.get(session);
-        group = { origin: { agent, service, host, session: known?.name ?? session }, mapping: agent.telemetry, records: [], known };
-        bySession.set(session, group);
+        // A collector's batch mixes sessions: most groups hold one record, in a list of one.
+        bySession.set(session, { origin: { agent, service, host, session: known?.name ?? session }, mapping: agent.telemetry, records: [r], known });
       }
-      group.records.push(r);
     }
     const writes = this.opts.onEvents !== undefined;
+    // What one session's records make, to be judged once written: a list for the request, each
+    // session's from its start (a list per session, of one or two events, grew to 17 each time).
+    const judged: LocatedEvent[] = [];
     for (const { origin, mapping, records: list, known } of bySession.values()) {
       // Awaited only when it yields: an await of nothing still costs a promise and a turn of the microtasks.
       const yielding = pause();
       if (yielding !== undefined) await yielding;
       const seq = mapping.sequence;
-      if (seq !== undefined) list.sort((a, b) => (seq(a) ?? 0) - (seq(b) ?? 0));
+      if (seq !== undefined && list.length > 1) list.sort((a, b) => (seq(a) ?? 0) - (seq(b) ?? 0));
       if (lastResource?.service !== origin.service || lastResource.host !== origin.host) lastResource = { service: origin.service, host: origin.host, file: `otlp:${origin.service}${origin.host !== '' ? `@${origin.host}` : ''}` };
       const file = lastResource.file;
-      const events: GuardianEvent[] = [];
+      // The events themselves are kept only to be written.
+      const events: GuardianEvent[] | undefined = writes ? [] : undefined;
       let lines = '';
       let size = 0;
-      const judged: LocatedEvent[] = [];
+      let toJudge = 0;
       // Events numbered per origin (service and host), counted here and kept once per session's records.
       let n = this.counters.get(file) ?? 0;
       for (const r of list) {
@@ -544,15 +557,15 @@ export class OtlpReceiver {
         const ts = isoTime(attrText(r.attributes['event.timestamp']) ?? r.timeMs);
         const scope: RecordScope = ts !== undefined ? { session: origin.session, agent: origin.agent.eventAgent, ts } : { session: origin.session, agent: origin.agent.eventAgent };
         for (const event of mapping.events(r, scope)) {
-          events.push(event);
+          events?.push(event);
           size += jsonLength(event);
           if (writes) lines += `${JSON.stringify(event)}\n`;
           this.stats.events++;
           if (this.engine === undefined) continue;
-          judged.push({ event, ref: { file, line, event: ++n } });
+          judged[toJudge++] = { event, ref: { file, line, event: ++n } };
         }
       }
-      if (judged.length > 0) {
+      if (toJudge > 0) {
         // One counter per origin: bounded like the sessions, however many hosts come and go.
         if (!this.counters.has(file) && this.counters.size >= MAX_ORIGINS) this.counters.delete(this.counters.keys().next().value as string);
         this.counters.set(file, n);
@@ -560,8 +573,8 @@ export class OtlpReceiver {
       this.account(origin.session, known, size);
       // Written before they are judged: a finding said on stdout is about events already in the
       // workspace, where `scan` and the editor read them.
-      if (events.length > 0) this.opts.onEvents?.(origin, events, lines);
-      for (const located of judged) for (const f of (this.engine as Engine).push(located)) this.opts.judge?.onFinding(f);
+      if (events !== undefined && events.length > 0) this.opts.onEvents?.(origin, events, lines);
+      for (let i = 0; i < toJudge; i++) for (const f of (this.engine as Engine).push(judged[i] as LocatedEvent)) this.opts.judge?.onFinding(f);
     }
   }
 

@@ -54,8 +54,12 @@ export async function otlpCommand(ctx: CommandContext, opts: { listen?: string; 
   return EXIT.ok;
 }
 
-/** Text gathered and written at once, when the event loop's turn is over (`setImmediate`), or on `flush`. */
-class Batched {
+/**
+ * Text gathered and written at once when the code running now is done (a microtask), or on `flush`:
+ * one write for a slice of a request's records, made before that request is answered and before the
+ * next request's records are read (a `setImmediate` waited for the next request's first slice).
+ */
+export class Batched {
   private parts: string[] = [];
   private scheduled = false;
 
@@ -65,7 +69,7 @@ class Batched {
     this.parts.push(text);
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => this.flush());
+    queueMicrotask(() => this.flush());
   }
 
   flush(): void {

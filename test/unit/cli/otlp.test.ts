@@ -1,5 +1,9 @@
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { defaultConfig } from '../../../src/core/config';
 import type { Finding } from '../../../src/core/finding';
@@ -8,7 +12,8 @@ import { OtlpReceiver } from '../../../src/watch/otlpReceiver';
 import { jsonLength } from '../../../src/core/json';
 import type { GuardianEvent } from '../../../src/core/events';
 import { encodeLogsProtobuf } from '../../../src/watch/otlpProtobuf';
-import { parseListen } from '../../../src/cli/commands/otlp';
+import { Batched, parseListen } from '../../../src/cli/commands/otlp';
+import { CLI } from '../helpers';
 
 /*
  * The OTLP/HTTP logs receiver, on loopback: Claude Code's records (their shape as Claude Code
@@ -202,6 +207,100 @@ describe('loop-guardian otlp: the OTLP/HTTP logs receiver', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it('large requests queued behind one another each begin on a turn of the event loop of their own, not in the microtasks of the one before', async () => {
+    // The event loop's turns, counted here (the receiver runs in this process).
+    let turn = 0;
+    let ticking = true;
+    const tick = () => {
+      turn++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const halts = new Map<string, number>();
+    const receiver = new OtlpReceiver({ judge: { config: defaultConfig(), onFinding: (f) => void (f.action === 'halt' && !halts.has(f.session) && halts.set(f.session, turn)) } });
+    const { port } = await receiver.listen('127.0.0.1', 0);
+    const post = (body: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port, path: '/v1/logs', method: 'POST', headers: { 'Content-Type': 'application/json' }, agent: false }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const of = (session: string, r: ReturnType<typeof failing>, extra: ReturnType<typeof kv>[] = []) => ({ ...r, attributes: [...r.attributes.filter((a) => a.key !== 'session.id'), kv('session.id', session), ...extra] });
+    try {
+      const loops = ['a', 'b', 'c'];
+      // Each loop's first two failures, then its third in a large request of its own (past 64 KiB by
+      // an attribute no agent reads): little work each, far less than a slice.
+      assert.equal(await post(JSON.stringify(request(loops.flatMap((s) => [of(s, failing(1)), of(s, failing(2))])))), 200);
+      const third = (s: string) => JSON.stringify(request([of(s, failing(3), [kv('padding', 'x'.repeat(70_000))])]));
+      // A request before them long enough (3,000 sessions' records, many slices) for them to be read and queued meanwhile.
+      const long = JSON.stringify(request(Array.from({ length: 3000 }, (_, i) => of(`busy-${i}`, claudeRecord(1, { 'event.name': 'tool_result', tool_name: 'Read', tool_use_id: `toolu_${i}`, success: 'true', tool_input: JSON.stringify({ file_path: `/w/${i}.ts` }) })))));
+      const answers = await Promise.all([post(long), ...loops.map((s) => post(third(s)))]);
+      assert.deepEqual(answers, [200, 200, 200, 200]);
+      const turns = loops.map((s) => halts.get(`otlp/claude-code@ci-7/${s}`));
+      assert.ok(turns.every((t) => t !== undefined), `halts: ${JSON.stringify([...halts])}`);
+      assert.equal(new Set(turns).size, loops.length, `the three loops' halts were told in turns ${turns.join(', ')}`);
+    } finally {
+      ticking = false;
+      await receiver.close();
+    }
+  });
+
+  it('loop-guardian otlp says a finding on stdout before it answers the request that raised it', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'lg-otlp-out-'));
+    const out = path.join(dir, 'stdout');
+    const fd = openSync(out, 'w');
+    const proc = spawn(process.execPath, [CLI, 'otlp', '--listen', '127.0.0.1:0'], { cwd: dir, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', fd, 'pipe'] });
+    closeSync(fd);
+    try {
+      let err = '';
+      const port = await new Promise<number>((resolve, reject) => {
+        proc.stderr!.on('data', (d: Buffer) => {
+          err += d.toString();
+          const m = /listening on http:\/\/127\.0\.0\.1:(\d+)\//.exec(err);
+          if (m) resolve(Number(m[1]));
+        });
+        proc.once('exit', (code) => reject(new Error(`the receiver ended (${code}): ${err}`)));
+      });
+      const post = (records: unknown[]) =>
+        new Promise<void>((resolve, reject) => {
+          const req = http.request({ host: '127.0.0.1', port, path: '/v1/logs', method: 'POST', headers: { 'Content-Type': 'application/json' } }, (res) => {
+            res.resume();
+            // Read the moment the answer is in: what the receiver wrote before answering is in the file.
+            res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
+          });
+          req.on('error', reject);
+          req.end(JSON.stringify(request(records)));
+        });
+      await post([failing(1), failing(2)]);
+      assert.doesNotMatch(readFileSync(out, 'utf8'), /"action":"halt"/);
+      await post([failing(3)]);
+      const said = readFileSync(out, 'utf8');
+      assert.match(said, /"signal":"identical-calls","action":"halt".*"session":"otlp\/claude-code@ci-7\/s-1"/);
+    } finally {
+      proc.kill('SIGTERM');
+      await new Promise((r) => (proc.exitCode !== null ? r(undefined) : proc.once('exit', r)));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('its findings are written at once when the code that raised them is done: before what runs after it (an answer), not on a later turn', async () => {
+    const written: string[] = [];
+    const said = new Batched((text) => written.push(text));
+    said.add('one\n');
+    said.add('two\n');
+    assert.deepEqual(written, [], 'gathered while the code runs');
+    // A continuation queued after them (the request's answer is such a one).
+    await Promise.resolve();
+    assert.deepEqual(written, ['one\ntwo\n'], 'one write, before the continuation');
+    said.add('three\n');
+    said.flush();
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(written, ['one\ntwo\n', 'three\n']);
   });
 
   it('a session\'s events are counted as their JSON text, without writing it', () => {
