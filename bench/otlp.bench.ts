@@ -136,16 +136,23 @@ async function drive(receivers: readonly Receiver[], sessions: readonly string[]
       const queue: { s: string; looping: boolean; k: number }[] = [];
       for (let k = 0; k < CALLS; k++) for (const s of mine) queue.push({ s, looping: Number(s.split('-')[1]) % 10 === 0, k });
       records[ri] = queue.length;
+      // The requests are written before the clock starts: a client busy writing them (one process
+      // for both receivers' traffic) read the receivers' findings late, and its lag was counted as
+      // theirs.
+      const now = Date.now();
+      const bodies: { body: string; thirds: string[] }[] = [];
+      for (let i = 0; i < queue.length; i += BATCH) {
+        const batch = queue.slice(i, i + BATCH);
+        const body = JSON.stringify({ resourceLogs: [{ resource: { attributes: [kv('service.name', 'claude-code'), kv('host.name', `host-${ri}`)] }, scopeLogs: [{ logRecords: batch.map((q) => record(q.s, q.looping, q.k, now)) }] }] });
+        bodies.push({ body, thirds: batch.filter((q) => q.looping && q.k === 2).map((q) => q.s) });
+      }
       const t0 = performance.now();
       let next = 0;
       const worker = async () => {
-        while (next < queue.length) {
-          const batch = queue.slice(next, next + BATCH);
-          next += BATCH;
-          const now = Date.now();
-          const body = JSON.stringify({ resourceLogs: [{ resource: { attributes: [kv('service.name', 'claude-code'), kv('host.name', `host-${ri}`)] }, scopeLogs: [{ logRecords: batch.map((q) => record(q.s, q.looping, q.k, now)) }] }] });
+        while (next < bodies.length) {
+          const { body, thirds } = bodies[next++] as (typeof bodies)[number];
           const sent = performance.now();
-          for (const q of batch) if (q.looping && q.k === 2) sentThird.set(q.s, sent);
+          for (const s of thirds) sentThird.set(s, sent);
           await post(r, body);
         }
       };
