@@ -30,7 +30,9 @@ function eventName(r: TelemetryRecord): string | undefined {
 
 export const claudeTelemetry: TelemetryMapping = {
   owns: (r) => r.resource['service.name'] === SERVICE,
-  session: (r) => attrText(r.attributes['session.id']),
+  // On the record as Claude Code sends it; on the resource once a Collector has lifted it there to
+  // route by it (groupbyattrs moves the listed record attributes to the resource: docs/fleet.md).
+  session: (r) => attrText(r.attributes['session.id']) ?? attrText(r.resource['session.id']),
   sequence: (r) => (typeof r.attributes['event.sequence'] === 'number' ? r.attributes['event.sequence'] : undefined),
   events(r, scope): GuardianEvent[] {
     switch (eventName(r)) {

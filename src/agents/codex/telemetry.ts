@@ -24,7 +24,8 @@ import { codexOutcome } from './transcript';
 
 export const codexTelemetry: TelemetryMapping = {
   owns: (r) => typeof r.resource['service.name'] === 'string' && /^codex/.test(r.resource['service.name']) && typeof r.attributes['event.name'] === 'string' && r.attributes['event.name'].startsWith('codex.'),
-  session: (r) => attrText(r.attributes['conversation.id']),
+  // On the record as Codex sends it, or on the resource if a Collector lifted it there (groupbyattrs: docs/fleet.md).
+  session: (r) => attrText(r.attributes['conversation.id']) ?? attrText(r.resource['conversation.id']),
   events(r, scope): GuardianEvent[] {
     switch (r.attributes['event.name']) {
       case 'codex.tool_result': {

@@ -82,6 +82,30 @@ describe('loop-guardian otlp: the OTLP/HTTP logs receiver', () => {
     });
   });
 
+  it('as the fleet\'s Collectors send it (docs/fleet.md): each session\'s id lifted into a resource of its own (groupbyattrs), in protobuf and gzip (otlphttp\'s defaults): Claude Code\'s and Codex\'s loops found, a session each', async () => {
+    await withReceiver(async (post, findings) => {
+      // groupbyattrs moves the keys it groups by from each record to the resource, one resource per value.
+      const lifted = (service: string, key: string, session: string, records: { attributes: { key: string }[] }[]) => ({
+        resource: { attributes: [kv('service.name', service), kv('host.name', 'ci-7'), kv(key, session)] },
+        scopeLogs: [{ logRecords: records.map((r) => ({ ...r, attributes: r.attributes.filter((a) => a.key !== key) })) }],
+      });
+      const codex = (seq: number) => ({
+        timeUnixNano: `${Date.UTC(2026, 10, 26, 4, 0, seq)}000000`,
+        attributes: [kv('event.name', 'codex.tool_result'), kv('conversation.id', 'c-1'), kv('tool_name', 'shell'), kv('call_id', `call_${seq}`), kv('arguments', JSON.stringify({ command: ['bash', '-lc', 'make deploy'] })), kv('output', 'Process exited with code 2\nmake: *** No rule to make target deploy.'), kv('success', 'true')],
+      });
+      const other = (seq: number) => ({ ...failing(seq), attributes: [...failing(seq).attributes.filter((a) => a.key !== 'session.id'), kv('session.id', 's-2')] });
+      // The same failing command twice in each of two Claude Code sessions: no loop yet (each is its own).
+      const first = { resourceLogs: [lifted('claude-code', 'session.id', 's-1', [failing(1), failing(2)]), lifted('claude-code', 'session.id', 's-2', [other(1), other(2)]), lifted('codex_exec', 'conversation.id', 'c-1', [codex(1), codex(2)])] };
+      const headers = { 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'gzip' };
+      assert.equal((await post(zlib.gzipSync(encodeLogsProtobuf(first)), headers)).status, 200);
+      assert.deepEqual(findings.filter((f) => f.action === 'halt'), []);
+      const second = { resourceLogs: [lifted('claude-code', 'session.id', 's-1', [failing(3)]), lifted('codex_exec', 'conversation.id', 'c-1', [codex(3)])] };
+      assert.equal((await post(zlib.gzipSync(encodeLogsProtobuf(second)), headers)).status, 200);
+      const halted = [...new Set(findings.filter((f) => f.action === 'halt').map((f) => f.session))].sort();
+      assert.deepEqual(halted, ['otlp/claude-code@ci-7/s-1', 'otlp/codex_exec@ci-7/c-1']);
+    });
+  });
+
   it('successes are no outcome (Claude Code exports no output) and calls without their input are each their own: four of them are no loop', async () => {
     await withReceiver(async (post, findings) => {
       const ok = (seq: number) => claudeRecord(seq, { 'event.name': 'tool_result', tool_name: 'Read', tool_use_id: `toolu_${seq}`, success: 'true', tool_input: JSON.stringify({ file_path: '/w/a.ts' }) });
