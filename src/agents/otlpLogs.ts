@@ -45,9 +45,9 @@ export interface DecodedLogs {
 }
 
 /** Depth to which an AnyValue is read; deeper ones are cut (kept as the string "…"). */
-const MAX_DEPTH = 8;
+export const MAX_DEPTH = 8;
 /** The most attributes read per record or resource, and elements per array or list. */
-const MAX_ENTRIES = 256;
+export const MAX_ENTRIES = 256;
 /** The longest string value kept. */
 const MAX_STRING = 64 * 1024;
 
@@ -60,10 +60,7 @@ const asIs: TextBound = (text) => text;
 export function anyValue(v: unknown, depth = 0, text: TextBound = asIs): Plain | undefined {
   if (!isObject(v)) return undefined;
   if (depth > MAX_DEPTH) return '…';
-  if (typeof v.stringValue === 'string') {
-    const s = text(v.stringValue);
-    return s.length > MAX_STRING ? `${s.slice(0, MAX_STRING)}…` : s;
-  }
+  if (typeof v.stringValue === 'string') return stringKept(v.stringValue, text);
   if (typeof v.boolValue === 'boolean') return v.boolValue;
   if ('intValue' in v) {
     const n = typeof v.intValue === 'number' ? v.intValue : typeof v.intValue === 'string' && /^-?\d{1,20}$/.test(v.intValue) ? Number(v.intValue) : undefined;
@@ -73,7 +70,7 @@ export function anyValue(v: unknown, depth = 0, text: TextBound = asIs): Plain |
     const n = typeof v.doubleValue === 'number' ? v.doubleValue : typeof v.doubleValue === 'string' ? Number(v.doubleValue) : NaN;
     return Number.isFinite(n) ? n : undefined;
   }
-  if (typeof v.bytesValue === 'string') return text(v.bytesValue).slice(0, MAX_STRING);
+  if (typeof v.bytesValue === 'string') return bytesKept(v.bytesValue, text);
   if (isObject(v.arrayValue)) {
     const values = Array.isArray(v.arrayValue.values) ? v.arrayValue.values.slice(0, MAX_ENTRIES) : [];
     return values.map((x) => anyValue(x, depth + 1, text) ?? null);
@@ -83,8 +80,41 @@ export function anyValue(v: unknown, depth = 0, text: TextBound = asIs): Plain |
   return Object.keys(v).length === 0 ? null : undefined;
 }
 
+/** A string value as kept: through `text`, then cut to MAX_STRING. */
+export function stringKept(value: string, text: TextBound): string {
+  const s = text(value);
+  return s.length > MAX_STRING ? `${s.slice(0, MAX_STRING)}…` : s;
+}
+
+/** A bytes value (base64, as the JSON encoding writes it) as kept. */
+export function bytesKept(base64: string, text: TextBound): string {
+  return text(base64).slice(0, MAX_STRING);
+}
+
 /** The longest key kept. */
 const MAX_KEY = 256;
+
+/**
+ * A key as kept: cut to MAX_KEY; undefined for `__proto__`, which no plain object may hold as a key,
+ * and for the empty key, which is no key: protobuf does not write an empty string, so on the wire it
+ * is a KeyValue without its key.
+ */
+export function keyKept(key: string): string | undefined {
+  const k = key.length > MAX_KEY ? key.slice(0, MAX_KEY) : key;
+  return k === '__proto__' || k === '' ? undefined : k;
+}
+
+/** A log record as both encodings read it: `eventName` and `timeMs` only when there is one. */
+export function telemetryRecord(resource: Record<string, Plain>, scope: string, attributes: Record<string, Plain>, body: Plain, eventName: string | undefined, timeMs: number | undefined): TelemetryRecord {
+  return {
+    resource,
+    scope,
+    attributes,
+    body,
+    ...(eventName !== undefined && eventName !== '' ? { eventName: eventName.slice(0, MAX_KEY) } : {}),
+    ...(timeMs !== undefined ? { timeMs } : {}),
+  };
+}
 
 /** A KeyValue list as an object (keys cut to MAX_KEY); undefined when it is not a list. */
 function keyValues(list: unknown, depth = 0, text: TextBound = asIs): Record<string, Plain> | undefined {
@@ -94,8 +124,8 @@ function keyValues(list: unknown, depth = 0, text: TextBound = asIs): Record<str
   for (const kv of list.slice(0, MAX_ENTRIES)) {
     if (!isObject(kv) || typeof kv.key !== 'string') continue;
     const value = anyValue(kv.value, depth, text);
-    const key = kv.key.length > MAX_KEY ? kv.key.slice(0, MAX_KEY) : kv.key;
-    if (value !== undefined && key !== '__proto__') out[key] = value;
+    const key = keyKept(kv.key);
+    if (value !== undefined && key !== undefined) out[key] = value;
   }
   return out;
 }
@@ -123,59 +153,85 @@ export function attrObject(v: Plain | undefined): Record<string, unknown> | unde
 
 export class NotAnExportRequest extends Error {}
 
+/** What a request's records are read into, and what of it was rejected (the first reason kept). */
+export class LogsRead {
+  readonly records: TelemetryRecord[] = [];
+  rejected = 0;
+  reason: string | undefined;
+
+  reject(why: string): void {
+    this.rejected++;
+    this.reason ??= why;
+  }
+
+  decoded(): DecodedLogs {
+    return { records: this.records, rejected: this.rejected, ...(this.reason !== undefined ? { reason: this.reason } : {}) };
+  }
+}
+
 /**
  * The records of a JSON export request, each string value through `text` (the receiver bounds
  * them); throws NotAnExportRequest when the body is not one.
  */
 export function decodeLogsJson(value: unknown, text: TextBound = asIs): DecodedLogs {
+  const into = new LogsRead();
+  const reading = readLogsJson(value, text, into, Infinity);
+  while (reading.next().done !== true);
+  return into.decoded();
+}
+
+/**
+ * The records of a JSON export request into `into`, each string value through `text`, stopping
+ * (a yield) after every `slice` entries read (resources, scopes and records), so that the reader's
+ * caller can let other work in; throws NotAnExportRequest when the body is not one.
+ */
+export function* readLogsJson(value: unknown, text: TextBound, into: LogsRead, slice: number): Generator<void, void, void> {
   if (!isObject(value)) throw new NotAnExportRequest('the body is not a JSON object');
   const resourceLogs = value.resourceLogs ?? value.resource_logs;
-  if (resourceLogs === undefined) return { records: [], rejected: 0 };
+  if (resourceLogs === undefined) return;
   if (!Array.isArray(resourceLogs)) throw new NotAnExportRequest('resourceLogs is not a list');
-  const records: TelemetryRecord[] = [];
-  let rejected = 0;
-  let reason: string | undefined;
-  const reject = (why: string) => {
-    rejected++;
-    reason ??= why;
-  };
+  let read = 0;
   for (const rl of resourceLogs) {
+    if (++read >= slice) {
+      read = 0;
+      yield;
+    }
     if (!isObject(rl)) {
-      reject('a resourceLogs entry is not an object');
+      into.reject('a resourceLogs entry is not an object');
       continue;
     }
     const resource = isObject(rl.resource) ? keyValues(rl.resource.attributes, 0, text) : {};
     const scopeLogs = rl.scopeLogs ?? rl.scope_logs;
     if (!Array.isArray(scopeLogs)) continue;
     for (const sl of scopeLogs) {
+      if (++read >= slice) {
+        read = 0;
+        yield;
+      }
       if (!isObject(sl)) {
-        reject('a scopeLogs entry is not an object');
+        into.reject('a scopeLogs entry is not an object');
         continue;
       }
       const scope = isObject(sl.scope) && typeof sl.scope.name === 'string' ? sl.scope.name : '';
       const logRecords = sl.logRecords ?? sl.log_records;
       if (logRecords === undefined) continue;
       if (!Array.isArray(logRecords)) {
-        reject('logRecords is not a list');
+        into.reject('logRecords is not a list');
         continue;
       }
       for (const lr of logRecords) {
+        if (++read >= slice) {
+          read = 0;
+          yield;
+        }
         const attributes = isObject(lr) ? keyValues(lr.attributes, 0, text) : undefined;
         if (!isObject(lr) || attributes === undefined || resource === undefined) {
-          reject(!isObject(lr) ? 'a log record is not an object' : 'attributes are not a list of key-values');
+          into.reject(!isObject(lr) ? 'a log record is not an object' : 'attributes are not a list of key-values');
           continue;
         }
         const timeMs = nanosToMs(lr.timeUnixNano) ?? nanosToMs(lr.observedTimeUnixNano);
-        records.push({
-          resource,
-          scope,
-          attributes,
-          body: anyValue(lr.body, 0, text) ?? null,
-          ...(typeof lr.eventName === 'string' && lr.eventName !== '' ? { eventName: lr.eventName.slice(0, MAX_KEY) } : {}),
-          ...(timeMs !== undefined ? { timeMs } : {}),
-        });
+        into.records.push(telemetryRecord(resource, scope, attributes, anyValue(lr.body, 0, text) ?? null, typeof lr.eventName === 'string' ? lr.eventName : undefined, timeMs));
       }
     }
   }
-  return { records, rejected, ...(reason !== undefined ? { reason } : {}) };
 }

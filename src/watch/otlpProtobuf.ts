@@ -1,4 +1,5 @@
 import * as protobuf from 'protobufjs/light';
+import { bytesKept, type DecodedLogs, keyKept, MAX_DEPTH, MAX_ENTRIES, type Plain, stringKept, type TelemetryRecord, telemetryRecord, type TextBound } from '../agents/otlpLogs';
 
 /*
  * The binary protobuf encoding of OTLP logs (`Content-Type: application/x-protobuf`), read and
@@ -63,17 +64,8 @@ const root = protobuf.Root.fromJSON({
 });
 
 const Request = root.lookupType('otlp.ExportLogsServiceRequest');
-const Resource = root.lookupType('otlp.Resource');
-const Scope = root.lookupType('otlp.InstrumentationScope');
-const LogRecord = root.lookupType('otlp.LogRecord');
 const Response = root.lookupType('otlp.ExportLogsServiceResponse');
 const Status = root.lookupType('otlp.Status');
-
-/** A protobuf export request as the JSON encoding's plain object; throws when the bytes are not one. */
-export function decodeLogsProtobuf(bytes: Uint8Array): unknown {
-  const message = Request.decode(bytes);
-  return Request.toObject(message, { longs: String, bytes: String, defaults: false, arrays: true, oneofs: false });
-}
 
 /** More entries (messages of any kind) or records than a request may have. */
 export class TooManyEntries extends Error {}
@@ -85,144 +77,389 @@ export interface DecodeBounds {
   readonly pause: () => Promise<void> | undefined;
 }
 
-const TO_OBJECT = { longs: String, bytes: String, defaults: false, arrays: true, oneofs: false } as const;
-
-/**
- * The length-delimited fields of a message in `buf[start, end)`, one at a time: `next()` moves to
- * the next (false at the end), `field`, `from` and `to` say where it is; other wire types skipped.
- * Reads the wire format itself (no object is made), so that a request is counted before anything
- * of it is built. Throws on bytes that are not protobuf.
+/*
+ * The wire format read directly (protobuf's encoding: https://protobuf.dev/programming-guides/encoding/),
+ * with no message objects made: a field at a time, its number, wire type and where its value lies
+ * left in the variables below by `nextField` (read at once, before anything else reads a field).
+ * The requests' records are built from it as the JSON encoding's reader builds them
+ * (../agents/otlpLogs.ts): the same values, bounds and precedence, so that one request reads the
+ * same in either encoding (a test holds them together).
  */
-class Fields {
-  field = 0;
-  from = 0;
-  to = 0;
-  private p: number;
+let F = 0;
+let W = 0;
+let A = 0;
+let B = 0;
 
-  constructor(private readonly buf: Uint8Array, start: number, private readonly end: number) {
-    this.p = start;
+/** Reads the field at `p` of `buf[..end)`: its number into F, wire type into W, its value's bytes into [A, B). Returns where the next one starts. Throws on bytes that are not protobuf. */
+function nextField(buf: Uint8Array, p: number, end: number): number {
+  let tag = 0;
+  let mul = 1;
+  for (let i = 0; ; i++) {
+    if (i === 10) throw new Error('varint too long');
+    if (p >= end) throw new Error('truncated varint');
+    const b = buf[p++]!;
+    tag += (b & 0x7f) * mul;
+    if (b < 0x80) break;
+    mul *= 128;
   }
-
-  private varint(): number {
-    let v = 0;
-    let mul = 1;
-    for (let i = 0; i < 10; i++) {
-      if (this.p >= this.end) throw new Error('truncated varint');
-      const b = this.buf[this.p++]!;
-      v += (b & 0x7f) * mul;
-      if (b < 0x80) return v;
+  W = tag % 8;
+  F = (tag - W) / 8;
+  if (W === 2) {
+    let len = 0;
+    mul = 1;
+    for (let i = 0; ; i++) {
+      if (i === 10) throw new Error('varint too long');
+      if (p >= end) throw new Error('truncated varint');
+      const b = buf[p++]!;
+      len += (b & 0x7f) * mul;
+      if (b < 0x80) break;
       mul *= 128;
     }
-    throw new Error('varint too long');
+    if (p + len > end) throw new Error(`a field of ${len} bytes past the end`);
+    A = p;
+    B = p + len;
+    return B;
   }
-
-  next(): boolean {
-    while (this.p < this.end) {
-      const tag = this.varint();
-      const wire = tag & 7;
-      if (wire === 2) {
-        const len = this.varint();
-        if (this.p + len > this.end) throw new Error(`a field of ${len} bytes past the end`);
-        this.field = (tag - wire) / 8;
-        this.from = this.p;
-        this.to = this.p + len;
-        this.p += len;
-        return true;
-      }
-      if (wire === 0) this.varint();
-      else if (wire === 1) this.p += 8;
-      else if (wire === 5) this.p += 4;
-      else throw new Error(`wire type ${wire} not read`);
-      if (this.p > this.end) throw new Error('truncated field');
+  A = p;
+  if (W === 0) {
+    for (let i = 0; ; i++) {
+      if (i === 10) throw new Error('varint too long');
+      if (p >= end) throw new Error('truncated varint');
+      if (buf[p++]! < 0x80) break;
     }
-    return false;
-  }
+  } else if (W === 1) p += 8;
+  else if (W === 5) p += 4;
+  else throw new Error(`wire type ${W} not read`);
+  if (p > end) throw new Error('truncated field');
+  B = p;
+  return p;
 }
 
-function eachField(buf: Uint8Array, start: number, end: number, f: (field: number, s: number, e: number) => void): void {
-  const it = new Fields(buf, start, end);
-  while (it.next()) f(it.field, it.from, it.to);
+/** The field just read must have this wire type (a known field of another type is not an OTLP message). */
+function expectWire(wire: number, what: string): void {
+  if (W !== wire) throw new Error(`${what}: wire type ${W}, not ${wire}`);
+}
+
+/** A varint's value in `buf[a, b)` as a number (int64, two's complement past 2^63; exact to 2^53, rounded beyond as a decimal string's value would be). */
+function int64At(buf: Uint8Array, a: number, b: number): number {
+  if (b - a <= 7) {
+    let v = 0;
+    let mul = 1;
+    for (let i = a; i < b; i++, mul *= 128) v += (buf[i]! & 0x7f) * mul;
+    return v;
+  }
+  let big = 0n;
+  for (let i = b - 1; i >= a; i--) big = (big << 7n) | BigInt(buf[i]! & 0x7f);
+  return Number(BigInt.asIntN(64, big));
+}
+
+/** A fixed64 count of nanoseconds in `buf[a, a + 8)` as whole milliseconds (as the JSON reader takes the leading digits); undefined for 0. */
+function nanosAt(buf: Uint8Array, a: number): number | undefined {
+  const lo = (buf[a]! | (buf[a + 1]! << 8) | (buf[a + 2]! << 16)) + buf[a + 3]! * 0x1000000;
+  const hi = (buf[a + 4]! | (buf[a + 5]! << 8) | (buf[a + 6]! << 16)) + buf[a + 7]! * 0x1000000;
+  if (lo === 0 && hi === 0) return undefined;
+  // 2^32 = 4294 × 10^6 + 967296: every term exact in a double.
+  return hi * 4294 + Math.floor((hi * 967296 + lo) / 1e6);
+}
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** A string field's text; throws on bytes that are not UTF-8 (protobuf's strings are). */
+function textAt(buf: Buffer, a: number, b: number): string {
+  for (let i = a; i < b; i++) if (buf[i]! >= 0x80) return STRICT_UTF8.decode(buf.subarray(a, b));
+  return buf.toString('latin1', a, b);
+}
+
+/** Keys read before, by a hash of their bytes: a request's records repeat a few keys, each read as the same string (no copy, and a property key the engine has already hashed). */
+const KEYS = new Map<number, string>();
+/** Keys this long at most are kept; at most this many (then the cache is full, and keys are read as other strings). */
+const KEY_CACHED_LENGTH = 64;
+const KEYS_CACHED = 4096;
+
+/** A KeyValue's key. */
+function keyAt(buf: Buffer, a: number, b: number): string {
+  if (b - a > KEY_CACHED_LENGTH) return textAt(buf, a, b);
+  let h = b - a;
+  for (let i = a; i < b; i++) {
+    const c = buf[i]!;
+    if (c >= 0x80) return textAt(buf, a, b);
+    h = (Math.imul(h, 31) + c) | 0;
+  }
+  const known = KEYS.get(h);
+  if (known !== undefined && known.length === b - a) {
+    let same = true;
+    for (let i = a; i < b && same; i++) same = known.charCodeAt(i - a) === buf[i];
+    if (same) return known;
+  }
+  const key = buf.toString('latin1', a, b);
+  if (known === undefined && KEYS.size < KEYS_CACHED) KEYS.set(h, key);
+  return key;
 }
 
 /** Messages nested in a value (AnyValue, KeyValue, …), counted without building them: at most `left`. */
 function countValues(buf: Uint8Array, s: number, e: number, kind: 'any' | 'kv' | 'list', depth: number, left: number): number {
   let n = 1;
   if (depth > 32) return n;
-  eachField(buf, s, e, (field, a, b) => {
-    if (n > left) return;
+  for (let p = s; p < e; ) {
+    p = nextField(buf, p, e);
+    if (W !== 2 || n > left) continue;
+    const field = F;
+    const a = A;
+    const b = B;
     if (kind === 'kv' && field === 2) n += countValues(buf, a, b, 'any', depth + 1, left - n);
     else if (kind === 'any' && (field === 5 || field === 6)) n += countValues(buf, a, b, 'list', depth + 1, left - n);
     else if (kind === 'list' && field === 1) n += countValues(buf, a, b, 'any', depth + 1, left - n);
-  });
+  }
   return n;
 }
 
+/** Whether field `wanted` is in the message in `buf[s, e)`; if so, where its last value lies (protobuf: the last one read wins) is left in [A, B). */
+function findLast(buf: Uint8Array, s: number, e: number, wanted: number): boolean {
+  let from = -1;
+  let to = -1;
+  for (let p = s; p < e; ) {
+    p = nextField(buf, p, e);
+    if (F !== wanted) continue;
+    expectWire(2, `field ${wanted}`);
+    from = A;
+    to = B;
+  }
+  A = from;
+  B = to;
+  return from >= 0;
+}
+
+/** An AnyValue in `buf[s, e)` as the JSON reader's `anyValue` makes it (one of its values, in the same order of precedence). */
+function anyValueAt(buf: Buffer, s: number, e: number, depth: number, text: TextBound): Plain | undefined {
+  if (depth > MAX_DEPTH) return '…';
+  let str: string | undefined;
+  let bool: boolean | undefined;
+  let int: number | undefined;
+  let hasInt = false;
+  let dbl: number | undefined;
+  let bytes = -1;
+  let bytesEnd = -1;
+  let arr = -1;
+  let arrEnd = -1;
+  let kvl = -1;
+  let kvlEnd = -1;
+  for (let p = s; p < e; ) {
+    p = nextField(buf, p, e);
+    switch (F) {
+      case 1:
+        expectWire(2, 'AnyValue.string_value');
+        str = textAt(buf, A, B);
+        break;
+      case 2:
+        expectWire(0, 'AnyValue.bool_value');
+        bool = int64At(buf, A, B) !== 0;
+        break;
+      case 3:
+        expectWire(0, 'AnyValue.int_value');
+        int = int64At(buf, A, B);
+        hasInt = true;
+        break;
+      case 4:
+        expectWire(1, 'AnyValue.double_value');
+        dbl = buf.readDoubleLE(A);
+        break;
+      case 5:
+        expectWire(2, 'AnyValue.array_value');
+        arr = A;
+        arrEnd = B;
+        break;
+      case 6:
+        expectWire(2, 'AnyValue.kvlist_value');
+        kvl = A;
+        kvlEnd = B;
+        break;
+      case 7:
+        expectWire(2, 'AnyValue.bytes_value');
+        bytes = A;
+        bytesEnd = B;
+        break;
+    }
+  }
+  if (str !== undefined) return stringKept(str, text);
+  if (bool !== undefined) return bool;
+  if (hasInt) return Number.isFinite(int) ? int : undefined;
+  if (dbl !== undefined) return Number.isFinite(dbl) ? dbl : undefined;
+  if (bytes >= 0) return bytesKept(buf.toString('base64', bytes, bytesEnd), text);
+  if (arr >= 0) {
+    const values: Plain[] = [];
+    for (let p = arr; p < arrEnd && values.length < MAX_ENTRIES; ) {
+      p = nextField(buf, p, arrEnd);
+      if (F !== 1) continue;
+      expectWire(2, 'ArrayValue.values');
+      values.push(anyValueAt(buf, A, B, depth + 1, text) ?? null);
+    }
+    return values;
+  }
+  if (kvl >= 0) return keyValuesAt(buf, kvl, kvlEnd, 1, depth + 1, text);
+  // An empty AnyValue is a valid "no value".
+  return null;
+}
+
+/** The KeyValue in `buf[s, e)` into `out`, as the JSON reader's `keyValues` reads one (no key, no value, or a value that is none: left out). */
+function keyValueInto(out: Record<string, Plain>, buf: Buffer, s: number, e: number, depth: number, text: TextBound): void {
+  let key: string | undefined;
+  let value = -1;
+  let valueEnd = -1;
+  for (let q = s; q < e; ) {
+    q = nextField(buf, q, e);
+    if (F === 1) {
+      expectWire(2, 'KeyValue.key');
+      key = keyAt(buf, A, B);
+    } else if (F === 2) {
+      expectWire(2, 'KeyValue.value');
+      value = A;
+      valueEnd = B;
+    }
+  }
+  if (key === undefined || value < 0) return;
+  const v = anyValueAt(buf, value, valueEnd, depth, text);
+  const k = keyKept(key);
+  if (v !== undefined && k !== undefined) out[k] = v;
+}
+
+/** The KeyValues in field `field` of the message in `buf[s, e)` as an object, as the JSON reader's `keyValues` makes it (the first MAX_ENTRIES of them). */
+function keyValuesAt(buf: Buffer, s: number, e: number, field: number, depth: number, text: TextBound): Record<string, Plain> {
+  const out: Record<string, Plain> = {};
+  let seen = 0;
+  for (let p = s; p < e && seen < MAX_ENTRIES; ) {
+    p = nextField(buf, p, e);
+    if (F !== field) continue;
+    expectWire(2, 'KeyValue');
+    seen++;
+    keyValueInto(out, buf, A, B, depth, text);
+  }
+  return out;
+}
+
+/** A LogRecord in `buf[s, e)`, its fields read in one walk. */
+function recordAt(buf: Buffer, s: number, e: number, resource: Record<string, Plain>, scope: string, text: TextBound): TelemetryRecord {
+  let time: number | undefined;
+  let observed: number | undefined;
+  let body: Plain = null;
+  let eventName: string | undefined;
+  const attributes: Record<string, Plain> = {};
+  let seen = 0;
+  for (let p = s; p < e; ) {
+    p = nextField(buf, p, e);
+    switch (F) {
+      case 1:
+        expectWire(1, 'LogRecord.time_unix_nano');
+        time = nanosAt(buf, A);
+        break;
+      case 11:
+        expectWire(1, 'LogRecord.observed_time_unix_nano');
+        observed = nanosAt(buf, A);
+        break;
+      case 5:
+        expectWire(2, 'LogRecord.body');
+        body = anyValueAt(buf, A, B, 0, text) ?? null;
+        break;
+      case 6:
+        expectWire(2, 'LogRecord.attributes');
+        if (seen++ < MAX_ENTRIES) keyValueInto(attributes, buf, A, B, 0, text);
+        break;
+      case 12:
+        expectWire(2, 'LogRecord.event_name');
+        eventName = textAt(buf, A, B);
+        break;
+    }
+  }
+  return telemetryRecord(resource, scope, attributes, body, eventName, time ?? observed);
+}
+
 /**
- * A protobuf export request as the JSON encoding's plain object, read entry by entry: each
- * resource, scope and log record decoded on its own (its nested values counted first), `shape`
- * applied to each record as it is made (the caller bounds its values there, so that a record's large
- * values are not all held at once), `bounds.pause` awaited between them so that one large request
- * does not hold the others. Throws TooManyEntries past the bounds, and on bytes that are not protobuf.
+ * A protobuf export request's records, read from the wire: each resource, scope and log record
+ * counted (its nested values too) before it is read, each string value through `text` as it is
+ * read (the receiver bounds them), `bounds.pause` between records so that one large request does
+ * not hold the others. Throws TooManyEntries past the bounds, and on bytes that are not an export
+ * request in protobuf.
  */
-export async function decodeLogsProtobufSliced(buf: Uint8Array, bounds: DecodeBounds, shape: (record: Record<string, unknown>) => Record<string, unknown>): Promise<unknown> {
+export async function decodeLogsProtobufRecords(bytes: Uint8Array, bounds: DecodeBounds, text: TextBound): Promise<DecodedLogs> {
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // Each entry is a field of two bytes at least (its tag and its length): a request no longer than
+  // twice the bound cannot hold more, and is not counted.
+  const counting = buf.length > 2 * bounds.maxEntries;
   let entries = 0;
-  let records = 0;
+  let nRecords = 0;
   const count = (n: number) => {
     entries += n;
     if (entries > bounds.maxEntries) throw new TooManyEntries(`more than ${bounds.maxEntries} entries`);
   };
-  const spans = async (s: number, e: number, wanted: number): Promise<[number, number][]> => {
-    const out: [number, number][] = [];
-    const it = new Fields(buf, s, e);
-    for (let n = 1; it.next(); n++) {
-      if ((n & 4095) === 0) await bounds.pause();
-      if (it.field !== wanted) continue;
-      count(1);
-      out.push([it.from, it.to]);
-    }
-    return out;
-  };
-  const fieldOf = (s: number, e: number, wanted: number): [number, number] | undefined => {
-    let found: [number, number] | undefined;
-    eachField(buf, s, e, (field, a, b) => {
-      if (field === wanted) found = [a, b];
-    });
-    return found;
-  };
-  const message = (type: protobuf.Type, span: [number, number] | undefined, kvField: number): Record<string, unknown> | undefined => {
-    if (span === undefined) return undefined;
+  /** The values nested in a message's KeyValues (field `kvField`) and, for a record, its body, counted. */
+  const counted = (s: number, e: number, kvField: number, body: boolean): void => {
     let n = 0;
-    eachField(buf, span[0], span[1], (field, a, b) => {
-      if (field === kvField || (type === LogRecord && field === 5)) n += countValues(buf, a, b, field === kvField ? 'kv' : 'any', 0, bounds.maxEntries - entries - n);
-    });
-    count(n);
-    return type.toObject(type.decode(buf.subarray(span[0], span[1])), TO_OBJECT);
-  };
-  const resourceLogs: unknown[] = [];
-  for (const rl of await spans(0, buf.length, 1)) {
-    await bounds.pause();
-    const resource = message(Resource, fieldOf(rl[0], rl[1], 1), 1);
-    const scopeLogs: unknown[] = [];
-    for (const sl of await spans(rl[0], rl[1], 2)) {
-      const scope = message(Scope, fieldOf(sl[0], sl[1], 1), 3);
-      const logRecords: unknown[] = [];
-      for (const lr of await spans(sl[0], sl[1], 2)) {
-        if (++records > bounds.maxRecords) throw new TooManyEntries(`more than ${bounds.maxRecords} log records`);
-        await bounds.pause();
-        logRecords.push(shape(message(LogRecord, lr, 6)!));
-      }
-      scopeLogs.push({ ...(scope !== undefined ? { scope } : {}), logRecords });
+    for (let p = s; p < e; ) {
+      p = nextField(buf, p, e);
+      if (W !== 2) continue;
+      const field = F;
+      if (field === kvField || (body && field === 5)) n += countValues(buf, A, B, field === kvField ? 'kv' : 'any', 0, bounds.maxEntries - entries - n);
     }
-    resourceLogs.push({ ...(resource !== undefined ? { resource } : {}), scopeLogs });
+    count(n);
+  };
+  const records: TelemetryRecord[] = [];
+  // Fields walked since the last look at the time: requests of empty entries are walked a slice at a time too.
+  let walked = 0;
+  let yielding: Promise<void> | undefined;
+  for (let p = 0; p < buf.length; ) {
+    if ((++walked & 4095) === 0 && (yielding = bounds.pause()) !== undefined) await yielding;
+    p = nextField(buf, p, buf.length);
+    if (F !== 1) continue;
+    expectWire(2, 'ExportLogsServiceRequest.resource_logs');
+    const rs = A;
+    const re = B;
+    if (counting) count(1);
+    let resource: Record<string, Plain> = {};
+    if (findLast(buf, rs, re, 1)) {
+      const a = A;
+      const b = B;
+      if (counting) counted(a, b, 1, false);
+      resource = keyValuesAt(buf, a, b, 1, 0, text);
+    }
+    for (let q = rs; q < re; ) {
+      if ((++walked & 4095) === 0 && (yielding = bounds.pause()) !== undefined) await yielding;
+      q = nextField(buf, q, re);
+      // (F as read by this call: not the field number the outer loop matched.)
+      if ((F as number) !== 2) continue;
+      expectWire(2, 'ResourceLogs.scope_logs');
+      const cs = A;
+      const ce = B;
+      if (counting) count(1);
+      let scope = '';
+      if (findLast(buf, cs, ce, 1)) {
+        const a = A;
+        const b = B;
+        if (counting) counted(a, b, 3, false);
+        if (findLast(buf, a, b, 1)) scope = textAt(buf, A, B);
+      }
+      for (let r = cs; r < ce; ) {
+        r = nextField(buf, r, ce);
+        if ((F as number) !== 2) continue;
+        expectWire(2, 'ScopeLogs.log_records');
+        const ls = A;
+        const le = B;
+        if (counting) count(1);
+        if (++nRecords > bounds.maxRecords) throw new TooManyEntries(`more than ${bounds.maxRecords} log records`);
+        // Awaited only when it yields: an await of nothing still costs a promise and a turn of the microtasks.
+        if ((yielding = bounds.pause()) !== undefined) await yielding;
+        if (counting) counted(ls, le, 6, true);
+        records.push(recordAt(buf, ls, le, resource, scope, text));
+      }
+    }
   }
-  return { resourceLogs };
+  return { records, rejected: 0 };
 }
 
-/** Builds the decoders (protobufjs makes them on first use) by decoding one small request. */
+/** Builds what the first requests use (protobufjs makes its encoders on first use) by reading and answering one small request. */
 export function warmUp(): void {
   const kv = { key: 'k', value: { stringValue: 'v' } };
   const bytes = encodeLogsProtobuf({ resourceLogs: [{ resource: { attributes: [kv] }, scopeLogs: [{ scope: { name: 's', attributes: [kv] }, logRecords: [{ attributes: [kv, { key: 'l', value: { arrayValue: { values: [{ kvlistValue: { values: [kv] } }] } } }], body: { stringValue: 'b' } }] }] }] });
-  void decodeLogsProtobufSliced(bytes, { maxEntries: 100, maxRecords: 10, pause: () => undefined }, (r) => r);
+  void decodeLogsProtobufRecords(bytes, { maxEntries: 100, maxRecords: 10, pause: () => undefined }, (t) => t);
+  encodeAnswer({}, false);
 }
 
 /** A JSON-shaped answer (an export response, or a google.rpc.Status) in the protobuf encoding. */

@@ -13,12 +13,12 @@ import type { Finding } from '../core/finding';
 import type { Workspace } from '../state/workspace';
 import { type EventFileBounds, ReceivedEventFiles } from '../state/receivedEventFiles';
 import { boundedText } from '../core/redact';
-import { attrText, decodeLogsJson, type DecodedLogs, NotAnExportRequest, type TelemetryRecord, type TextBound } from '../agents/otlpLogs';
+import { attrText, type DecodedLogs, LogsRead, NotAnExportRequest, readLogsJson, type TelemetryRecord, type TextBound } from '../agents/otlpLogs';
 import { type Linked, LinkedOrder } from '../core/linkedOrder';
 import { jsonLength } from '../core/json';
 import { isoTime } from '../agents/transcript';
 import type { RecordScope } from '../agents/eventBuilders';
-import { decodeLogsProtobufSliced, encodeAnswer, TooManyEntries, warmUp } from './otlpProtobuf';
+import { decodeLogsProtobufRecords, encodeAnswer, TooManyEntries, warmUp } from './otlpProtobuf';
 
 /*
  * An OTLP/HTTP logs receiver (the OTLP specification, "OTLP/HTTP": `POST /v1/logs`, a request
@@ -196,36 +196,6 @@ function authorized(header: string | undefined, token: string): boolean {
   if (h.slice(0, 7).toLowerCase() !== 'bearer ') return false;
   const digest = (t: string) => crypto.createHash('sha256').update(t).digest();
   return crypto.timingSafeEqual(digest(h.slice(7).trim()), digest(token));
-}
-
-/** A JSON-encoded AnyValue with every string in it bounded (src/core/redact.ts), built anew. */
-function boundAnyValue(v: unknown, depth = 0): unknown {
-  if (typeof v !== 'object' || v === null || depth > 32) return v;
-  const o = v as Record<string, unknown>;
-  if (typeof o.stringValue === 'string') return { stringValue: boundedText(o.stringValue) };
-  if (typeof o.bytesValue === 'string') return { bytesValue: boundedText(o.bytesValue) };
-  const list = (x: unknown) => (typeof x === 'object' && x !== null && Array.isArray((x as { values?: unknown }).values) ? ((x as { values: unknown[] }).values) : undefined);
-  const arr = list(o.arrayValue);
-  if (arr !== undefined) return { arrayValue: { values: arr.map((x) => boundAnyValue(x, depth + 1)) } };
-  const kvs = list(o.kvlistValue);
-  if (kvs !== undefined) return { kvlistValue: { values: kvs.map((kv) => boundKeyValue(kv, depth + 1)) } };
-  return v;
-}
-
-function boundKeyValue(kv: unknown, depth = 0): unknown {
-  if (typeof kv !== 'object' || kv === null) return kv;
-  const o = kv as { key?: unknown; value?: unknown };
-  return { key: typeof o.key === 'string' ? o.key.slice(0, 256) : o.key, value: boundAnyValue(o.value, depth) };
-}
-
-/** A JSON-encoded log record with its body and attributes bounded. */
-function boundRecord(r: Record<string, unknown>): Record<string, unknown> {
-  if (typeof r !== 'object' || r === null) return r;
-  const out: Record<string, unknown> = { ...r };
-  if (r.body !== undefined) out.body = boundAnyValue(r.body);
-  if (Array.isArray(r.attributes)) out.attributes = r.attributes.map((kv) => boundKeyValue(kv));
-  if (typeof r.eventName === 'string') out.eventName = r.eventName.slice(0, 256);
-  return out;
 }
 
 /** The objects and lists a JSON text can hold at most (its `{` and `[`), counted without parsing it, a slice at a time. */
@@ -481,27 +451,34 @@ export class OtlpReceiver {
   private async decodeAndTake(body: Buffer, protobuf: boolean): Promise<Answer> {
     const { maxEntries, maxRecords } = this.limits;
     const pause = slicer();
-    let value: unknown;
-    try {
-      if (protobuf) value = await decodeLogsProtobufSliced(body, { maxEntries, maxRecords, pause }, boundRecord);
-      else {
+    let decoded: DecodedLogs;
+    if (protobuf) {
+      try {
+        // Read from the wire as it is counted, each value bounded as it is read.
+        decoded = await decodeLogsProtobufRecords(body, { maxEntries, maxRecords, pause }, boundedText);
+      } catch (err) {
+        if (err instanceof TooManyEntries) return status(413, 8, `${err.message}: more than a request may have`);
+        return status(400, 3, `not an export request in protobuf: ${(err as Error).message}`);
+      }
+    } else {
+      let value: unknown;
+      try {
         // Each entry takes a byte at least: a body no longer than the limit cannot hold more.
         if (body.length > maxEntries && (await jsonEntries(body, pause)) > maxEntries) throw new TooManyEntries(`more than ${maxEntries} entries`);
         value = JSON.parse(body.toString('utf8'));
+      } catch (err) {
+        if (err instanceof TooManyEntries) return status(413, 8, `${err.message}: more than a request may have`);
+        return status(400, 3, `not JSON: ${(err as Error).message}`);
       }
-    } catch (err) {
-      if (err instanceof TooManyEntries) return status(413, 8, `${err.message}: more than a request may have`);
-      return status(400, 3, `${protobuf ? 'not an export request in protobuf' : 'not JSON'}: ${(err as Error).message}`);
-    }
-    let decoded;
-    try {
-      // The protobuf decoder bounded each value as it read it; JSON's are bounded as they are read from the parsed tree.
-      decoded = await decodeInSlices(value, pause, protobuf ? undefined : boundedText);
-      // The request as parsed is let go before its records are judged: a collection then does not copy it.
-      value = undefined;
-    } catch (err) {
-      if (err instanceof NotAnExportRequest) return status(400, 3, `not a logs export request: ${err.message}`);
-      throw err;
+      try {
+        // Bounded as they are read from the parsed tree.
+        decoded = await decodeInSlices(value, pause, boundedText);
+        // The request as parsed is let go before its records are judged: a collection then does not copy it.
+        value = undefined;
+      } catch (err) {
+        if (err instanceof NotAnExportRequest) return status(400, 3, `not a logs export request: ${err.message}`);
+        throw err;
+      }
     }
     if (decoded.records.length > maxRecords) return status(413, 8, `more than ${maxRecords} log records: more than a request may have`);
     this.stats.records += decoded.records.length;
@@ -632,44 +609,17 @@ function busy(): Answer {
   return status(503, 14, 'busy: too many requests being read at once; retry later', { 'Retry-After': '1' });
 }
 
-/** Records read a slice at a time. */
-const SLICE_RECORDS = 250;
+/** Entries (resources, scopes and records) read between two looks at the time. */
+const SLICE_ENTRIES = 250;
 
-/**
- * decodeLogsJson (../agents/otlpLogs.ts) a slice of SLICE_RECORDS records at a time, `pause` between
- * them: each resource's scopes cut into requests of their own, their answers joined.
- */
-async function decodeInSlices(value: unknown, pause: () => Promise<void> | undefined, text?: TextBound): Promise<DecodedLogs> {
-  const o = value as { resourceLogs?: unknown; resource_logs?: unknown } | null;
-  const all = typeof o === 'object' && o !== null && !Array.isArray(o) ? (o.resourceLogs ?? o.resource_logs) : undefined;
-  if (!Array.isArray(all)) return decodeLogsJson(value, text);
-  const records: TelemetryRecord[] = [];
-  let rejected = 0;
-  let reason: string | undefined;
-  const add = (d: DecodedLogs) => {
-    for (const r of d.records) records.push(r);
-    rejected += d.rejected;
-    reason ??= d.reason;
-  };
-  for (const rl of all) {
-    const scopes = typeof rl === 'object' && rl !== null ? (rl as { scopeLogs?: unknown }).scopeLogs : undefined;
-    if (!Array.isArray(scopes)) {
-      add(decodeLogsJson({ resourceLogs: [rl] }, text));
-      continue;
-    }
-    for (const sl of scopes) {
-      const list = typeof sl === 'object' && sl !== null ? (sl as { logRecords?: unknown }).logRecords : undefined;
-      if (!Array.isArray(list)) {
-        add(decodeLogsJson({ resourceLogs: [{ ...(rl as object), scopeLogs: [sl] }] }, text));
-        continue;
-      }
-      for (let i = 0; i === 0 || i < list.length; i += SLICE_RECORDS) {
-        await pause();
-        add(decodeLogsJson({ resourceLogs: [{ ...(rl as object), scopeLogs: [{ ...(sl as object), logRecords: list.slice(i, i + SLICE_RECORDS) }] }] }, text));
-      }
-    }
+/** The records of a JSON request (readLogsJson, ../agents/otlpLogs.ts), `pause` every SLICE_ENTRIES entries. */
+async function decodeInSlices(value: unknown, pause: () => Promise<void> | undefined, text: TextBound): Promise<DecodedLogs> {
+  const into = new LogsRead();
+  for (const _ of readLogsJson(value, text, into, SLICE_ENTRIES)) {
+    const yielding = pause();
+    if (yielding !== undefined) await yielding;
   }
-  return { records, rejected, ...(reason !== undefined ? { reason } : {}) };
+  return into.decoded();
 }
 
 /** A pause that yields to the event loop once SLICE_MS of work have gone by since the last. */

@@ -1,0 +1,113 @@
+import * as assert from 'node:assert/strict';
+import { decodeLogsJson } from '../../../src/agents/otlpLogs';
+import { boundedText } from '../../../src/core/redact';
+import { decodeLogsProtobufRecords, encodeLogsProtobuf, TooManyEntries } from '../../../src/watch/otlpProtobuf';
+
+/*
+ * The receiver reads protobuf from the wire itself (no message objects), and JSON from its parsed
+ * tree: one request must read the same either way. Requests are made at random (seeded) over every
+ * kind of value the OTLP logs messages carry, in the JSON encoding's shape, and encoded to protobuf
+ * by protobufjs from the specification's message definitions.
+ */
+
+/** A small seeded generator (mulberry32): the same requests on every run. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const BOUNDS = { maxEntries: 250_000, maxRecords: 10_000, pause: () => undefined };
+
+function requests(seed: number, count: number): unknown[] {
+  const rnd = random(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
+  const strings = ['', 'a', 'npm test', 'make: *** No rule to make target', 'ünïcödé ✓ 漢字 😀', 'x'.repeat(300), 'token ghp_' + 'a'.repeat(36), '__proto__', 'constructor', '0', '12'];
+  const ints = ['0', '1', '-1', '42', '9007199254740993', '-9223372036854775808', '9223372036854775807', '123456789012'];
+  const value = (depth: number): Record<string, unknown> => {
+    const kind = rnd();
+    if (depth > 10 || kind < 0.35) return { stringValue: pick(strings) };
+    if (kind < 0.45) return { boolValue: rnd() < 0.5 };
+    if (kind < 0.55) return { intValue: pick(ints) };
+    if (kind < 0.62) return { doubleValue: pick([0, 1.5, -2.25, 1e-7, 3.141592653589793, 1e300]) };
+    if (kind < 0.68) return { bytesValue: Buffer.from(pick(strings)).toString('base64') };
+    if (kind < 0.72) return {};
+    if (kind < 0.86) return { arrayValue: { values: Array.from({ length: Math.floor(rnd() * 4) }, () => value(depth + 1)) } };
+    return { kvlistValue: { values: keyValues(Math.floor(rnd() * 4), depth + 1) } };
+  };
+  const keyValues = (n: number, depth: number) =>
+    Array.from({ length: n }, () => {
+      const r = rnd();
+      // Now and then without a value, or without a key.
+      if (r < 0.03) return { key: pick(strings) };
+      if (r < 0.05) return { value: value(depth) };
+      return { key: rnd() < 0.8 ? pick(['session.id', 'event.name', 'tool_name', 'a', 'b', 'k'.repeat(400)]) : pick(strings), value: value(depth) };
+    });
+  const time = () => pick([undefined, '0', '123', '1764392400123456789', '18446744073709551615', String(Date.UTC(2026, 10, 29) * 1e6)]);
+  return Array.from({ length: count }, () => ({
+    resourceLogs: Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => ({
+      ...(rnd() < 0.9 ? { resource: { attributes: keyValues(Math.floor(rnd() * 5), 0) } } : {}),
+      scopeLogs: Array.from({ length: Math.floor(rnd() * 3) }, () => ({
+        ...(rnd() < 0.7 ? { scope: { ...(rnd() < 0.8 ? { name: pick(['com.anthropic.claude_code.events', '', 'gemini-cli']) } : {}), attributes: keyValues(Math.floor(rnd() * 2), 0) } } : {}),
+        logRecords: Array.from({ length: Math.floor(rnd() * 5) }, () => {
+          const t = time();
+          const o = time();
+          return {
+            ...(t !== undefined ? { timeUnixNano: t } : {}),
+            ...(o !== undefined ? { observedTimeUnixNano: o } : {}),
+            ...(rnd() < 0.3 ? { severityNumber: 9, severityText: 'INFO' } : {}),
+            ...(rnd() < 0.6 ? { body: value(0) } : {}),
+            attributes: keyValues(rnd() < 0.05 ? 300 : Math.floor(rnd() * 8), 0),
+            ...(rnd() < 0.3 ? { eventName: pick(['', 'claude_code.tool_result', 'e'.repeat(300)]) } : {}),
+            ...(rnd() < 0.2 ? { traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174', flags: 1 } : {}),
+          };
+        }),
+      })),
+    })),
+  }));
+}
+
+/** Nested deeper than the readers go. */
+function deep(levels: number): Record<string, unknown> {
+  let v: Record<string, unknown> = { stringValue: 'bottom' };
+  for (let i = 0; i < levels; i++) v = i % 2 === 0 ? { arrayValue: { values: [v, { intValue: String(i) }] } } : { kvlistValue: { values: [{ key: `k${i}`, value: v }] } };
+  return v;
+}
+
+describe('OTLP protobuf read from the wire: the same records as the same request in JSON', () => {
+  it('400 requests made at random over every kind of value: each reads the same in both encodings, bounds and all', async () => {
+    let records = 0;
+    for (const request of [...requests(20261129, 400), { resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: deep(20), attributes: [{ key: 'deep', value: deep(12) }] }] }] }] }]) {
+      const fromJson = decodeLogsJson(JSON.parse(JSON.stringify(request)), boundedText);
+      const fromWire = await decodeLogsProtobufRecords(encodeLogsProtobuf(request), BOUNDS, boundedText);
+      assert.deepStrictEqual(fromWire, fromJson, JSON.stringify(request).slice(0, 2000));
+      records += fromWire.records.length;
+    }
+    assert.ok(records > 1000, `${records} records compared`);
+  });
+
+  it('bytes that are not a request are refused, each with what is wrong: truncated, a known field of another wire type, a string not UTF-8', async () => {
+    const good = encodeLogsProtobuf({ resourceLogs: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }] }, scopeLogs: [{ logRecords: [{ attributes: [{ key: 'k', value: { stringValue: 'v' } }] }] }] }] });
+    await assert.rejects(decodeLogsProtobufRecords(good.subarray(0, good.length - 3), BOUNDS, boundedText), /past the end|truncated/);
+    // ResourceLogs (field 1 of the request) as a varint.
+    await assert.rejects(decodeLogsProtobufRecords(Uint8Array.from([0x08, 0x01]), BOUNDS, boundedText), /ExportLogsServiceRequest.resource_logs: wire type 0, not 2/);
+    // A string value of invalid UTF-8 (0xff).
+    const kv = Uint8Array.from([0x0a, 0x01, 0x6b, 0x12, 0x03, 0x0a, 0x01, 0xff]);
+    const record = Uint8Array.from([0x32, kv.length, ...kv]);
+    const scope = Uint8Array.from([0x12, record.length, ...record]);
+    const rl = Uint8Array.from([0x12, scope.length, ...scope]);
+    await assert.rejects(decodeLogsProtobufRecords(Uint8Array.from([0x0a, rl.length, ...rl]), BOUNDS, boundedText), /encoded data was not valid|invalid|utf-8/i);
+  });
+
+  it('entries and records past the bounds: TooManyEntries, counted before they are read', async () => {
+    const many = encodeLogsProtobuf({ resourceLogs: [{ scopeLogs: [{ logRecords: Array.from({ length: 50 }, () => ({ attributes: Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: { stringValue: 'v' } })) })) }] }] });
+    await assert.rejects(decodeLogsProtobufRecords(many, { ...BOUNDS, maxEntries: 400 }, boundedText), (e: unknown) => e instanceof TooManyEntries && /more than 400 entries/.test((e as Error).message));
+    await assert.rejects(decodeLogsProtobufRecords(many, { ...BOUNDS, maxRecords: 49 }, boundedText), (e: unknown) => e instanceof TooManyEntries && /more than 49 log records/.test((e as Error).message));
+    assert.equal((await decodeLogsProtobufRecords(many, { ...BOUNDS, maxRecords: 50, maxEntries: 2000 }, boundedText)).records.length, 50);
+  });
+});
