@@ -84,16 +84,27 @@ export function isoTime(v: unknown): string | undefined {
   if (typeof v !== 'string' && typeof v !== 'number') return undefined;
   const ms = typeof v === 'number' ? v : Date.parse(v);
   if (!Number.isFinite(ms)) return undefined;
-  // Records written together share their time (a batch of telemetry, a burst of tool calls): the last one is kept.
-  if (ms === lastTime.ms) return lastTime.iso;
+  // Records come close together in time: the minute is written once, and each record's seconds and
+  // milliseconds after it (as toISOString writes them: two digits, a dot, three, Z).
+  if (Number.isInteger(ms) && ms >= 0 && ms < YEAR_10000) {
+    const minute = Math.floor(ms / 60_000);
+    if (minute !== lastMinute.minute) {
+      lastMinute.minute = minute;
+      lastMinute.prefix = new Date(minute * 60_000).toISOString().slice(0, 17);
+    }
+    const rest = ms - minute * 60_000;
+    const sec = Math.floor(rest / 1000);
+    const milli = rest - sec * 1000;
+    return `${lastMinute.prefix}${sec < 10 ? '0' : ''}${sec}.${milli < 100 ? (milli < 10 ? '00' : '0') : ''}${milli}Z`;
+  }
   const d = new Date(ms);
-  const iso = Number.isNaN(d.getTime()) ? undefined : d.toISOString();
-  lastTime.ms = ms;
-  lastTime.iso = iso;
-  return iso;
+  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
 }
 
-const lastTime: { ms: number; iso: string | undefined } = { ms: NaN, iso: undefined };
+/** The first time toISOString writes with a longer year (+010000-01-01). */
+const YEAR_10000 = 253_402_300_800_000;
+/** The last minute written, as toISOString writes its start up to the seconds (`2026-11-29T08:01:`). */
+const lastMinute = { minute: NaN, prefix: '' };
 
 const CANONICAL_ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):\d{2}:\d{2}\.\d{3}Z$/;
 

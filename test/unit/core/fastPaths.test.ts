@@ -311,6 +311,21 @@ describe('fast paths hold to what they replace', () => {
     );
   });
 
+  it("a record's time from epoch milliseconds: the same as toISOString, in runs within a minute and across minutes, days and years, and past the four-digit years", () => {
+    const ms = fc.oneof(
+      fc.integer({ min: 0, max: 253402300799999 }),
+      fc.integer({ min: -62135596800000, max: 8640000000000000 }),
+      fc.constantFrom(0, 59_999, 60_000, 951_782_399_999, 951_782_400_000, 253402300799999, 253402300800000, -1, 1.5, 1764392400123.9),
+    );
+    fc.assert(
+      fc.property(fc.array(ms, { minLength: 1, maxLength: 5 }), fc.integer({ min: 0, max: 120_000 }), (starts, spread) => {
+        // Each start, then times a few ms to two minutes after it: the minute's memo is used and renewed.
+        for (const t of starts.flatMap((s) => [s, s + 1, s + 999, s + spread, s + 60_000])) assert.equal(isoTime(t), Number.isFinite(t) && Math.abs(t) <= 8.64e15 ? new Date(t).toISOString() : undefined, String(t));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
   it("VS Code's note of a command run instead, read in one pass: the same command as the expression that backtracks", () => {
     const slow = /^Note: The (?:tool simplified|user manually edited) the command to `([\s\S]*?)` \(terminal ID=[^)\n]*\)/;
     const piece = fc.oneof(fc.constantFrom('Note: The tool simplified the command to `', 'Note: The user manually edited the command to `', '` (terminal ID=', ')', '\n', '`', ' ', 'npm test', 'f673159f'), fc.string({ maxLength: 4 }));
