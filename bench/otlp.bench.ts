@@ -3,7 +3,8 @@
  * traffic of BENCH_OTLP_SESSIONS (10,000) concurrent Claude Code sessions, split by session over
  * BENCH_OTLP_RECEIVERS (2) receivers on loopback as the Collector's load-balancing exporter would
  * (each session always to the same receiver), each receiver the shipped CLI (`loop-guardian otlp`)
- * in a process of its own. Every session makes BENCH_OTLP_CALLS (12) tool calls, its records
+ * in a process of its own, sent as fleet.md's Collectors send it (protobuf, gzip, each session's
+ * records under a resource of their own). Every session makes BENCH_OTLP_CALLS (12) tool calls, its records
  * interleaved with all the other sessions' in batches of BENCH_OTLP_BATCH (200) records (a
  * Collector's batches mix sessions); one session in ten loops (the same failing command three
  * times: a halt at its third record). Then new sessions, 10,000 at a time, four times, the ones
@@ -23,7 +24,9 @@ import { readFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import * as zlib from 'node:zlib';
 import { hash53 } from '../src/core/canonical';
+import { encodeLogsProtobuf } from '../src/watch/otlpProtobuf';
 import { quantile } from './stats';
 
 const CLI = process.env.BENCH_OTLP_CLI ?? path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
@@ -31,6 +34,7 @@ const SESSIONS = Number(process.env.BENCH_OTLP_SESSIONS ?? 10_000);
 const RECEIVERS = Number(process.env.BENCH_OTLP_RECEIVERS ?? 2);
 const CALLS = Number(process.env.BENCH_OTLP_CALLS ?? 12);
 const BATCH = Number(process.env.BENCH_OTLP_BATCH ?? 200);
+const JSON_ENCODING = process.env.BENCH_OTLP_ENCODING === 'json';
 const IN_FLIGHT = 4;
 /** What one agent sends, for the fleet estimate: a tool call every 5 s (two events: the call, its result). */
 const AGENT_EVENTS_PER_S = 0.4;
@@ -86,28 +90,56 @@ function rssMb(pid: number): number {
 
 const kv = (key: string, v: string | number) => ({ key, value: typeof v === 'number' ? { intValue: String(v) } : { stringValue: v } });
 
-/** Record `k` of session `s`: a looping session's first three fail the same way; the rest are different calls that pass. */
-function record(s: string, looping: boolean, k: number, now: number) {
+/**
+ * Record `k` of session `s`, with the attributes Claude Code gives a tool_result
+ * (../shared/docs/live-agents.md, "Telemetry"): a looping session's first three fail the same way;
+ * the rest are different calls that pass. Its session id as sent: the front Collector lifts it into
+ * the resource (below).
+ */
+function record(s: string, looping: boolean, k: number, ms: number) {
   const failing = looping && k < 3;
   const command = failing ? 'make deploy' : `npm test -- --grep case-${k}`;
   return {
-    timeUnixNano: `${Math.floor(now)}000000`,
+    timeUnixNano: `${ms}000000`,
     attributes: [
       kv('event.name', 'tool_result'),
+      kv('event.timestamp', new Date(ms).toISOString()),
       kv('session.id', s),
+      kv('prompt.id', `prompt-${s}`),
       kv('event.sequence', k + 1),
       kv('tool_name', 'Bash'),
       kv('tool_use_id', `toolu_${s}_${k}`),
       kv('success', failing ? 'false' : 'true'),
+      kv('duration_ms', 40 + k),
       ...(failing ? [kv('error', 'Shell command failed')] : []),
+      kv('tool_parameters', JSON.stringify({ bash_command: command.split(' ')[0], full_command: command, description: 'Run it' })),
       kv('tool_input', JSON.stringify({ command, description: 'Run it' })),
     ],
   };
 }
 
-function post(r: Receiver, body: string): Promise<void> {
+/**
+ * A batch as the guardian's sidecar Collector sends it (docs/fleet.md): the front Collector's
+ * groupbyattrs has lifted each record's `session.id` into a resource of its own (one per session in
+ * the batch), and otlphttp sends it in protobuf (its default encoding), gzipped (`compression: gzip`).
+ * With BENCH_OTLP_ENCODING=json, the same records in JSON, not compressed.
+ */
+function body(batch: readonly { s: string; looping: boolean; k: number }[], host: string, ms: number): Buffer {
+  const bySession = new Map<string, ReturnType<typeof record>[]>();
+  batch.forEach((q, i) => {
+    const r = record(q.s, q.looping, q.k, ms + i);
+    const list = bySession.get(q.s) ?? [];
+    list.push({ ...r, attributes: r.attributes.filter((a) => a.key !== 'session.id') });
+    bySession.set(q.s, list);
+  });
+  const request = { resourceLogs: [...bySession].map(([s, logRecords]) => ({ resource: { attributes: [kv('service.name', 'claude-code'), kv('host.name', host), kv('session.id', s)] }, scopeLogs: [{ scope: { name: 'com.anthropic.claude_code.events' }, logRecords }] })) };
+  return JSON_ENCODING ? Buffer.from(JSON.stringify(request)) : zlib.gzipSync(encodeLogsProtobuf(request));
+}
+
+function post(r: Receiver, body: Buffer): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: r.port, path: '/v1/logs', method: 'POST', agent: r.agent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
+    const headers = JSON_ENCODING ? { 'Content-Type': 'application/json' } : { 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'gzip' };
+    const req = http.request({ host: '127.0.0.1', port: r.port, path: '/v1/logs', method: 'POST', agent: r.agent, headers: { ...headers, 'Content-Length': body.byteLength } }, (res) => {
       res.resume();
       res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
     });
@@ -140,20 +172,19 @@ async function drive(receivers: readonly Receiver[], sessions: readonly string[]
       // for both receivers' traffic) read the receivers' findings late, and its lag was counted as
       // theirs.
       const now = Date.now();
-      const bodies: { body: string; thirds: string[] }[] = [];
+      const bodies: { body: Buffer; thirds: string[] }[] = [];
       for (let i = 0; i < queue.length; i += BATCH) {
         const batch = queue.slice(i, i + BATCH);
-        const body = JSON.stringify({ resourceLogs: [{ resource: { attributes: [kv('service.name', 'claude-code'), kv('host.name', `host-${ri}`)] }, scopeLogs: [{ logRecords: batch.map((q) => record(q.s, q.looping, q.k, now)) }] }] });
-        bodies.push({ body, thirds: batch.filter((q) => q.looping && q.k === 2).map((q) => q.s) });
+        bodies.push({ body: body(batch, `host-${ri}`, now + i), thirds: batch.filter((q) => q.looping && q.k === 2).map((q) => q.s) });
       }
       const t0 = performance.now();
       let next = 0;
       const worker = async () => {
         while (next < bodies.length) {
-          const { body, thirds } = bodies[next++] as (typeof bodies)[number];
+          const { body: sending, thirds } = bodies[next++] as (typeof bodies)[number];
           const sent = performance.now();
           for (const s of thirds) sentThird.set(s, sent);
-          await post(r, body);
+          await post(r, sending);
         }
       };
       await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
@@ -229,7 +260,7 @@ async function main(): Promise<void> {
     ];
     const lines = [
       '',
-      `  OTLP receivers: ${SESSIONS} concurrent sessions × ${CALLS} calls, ${RECEIVERS} receivers (split by session), batches of ${BATCH} records, ${IN_FLIGHT} requests in flight per receiver`,
+      `  OTLP receivers: ${SESSIONS} concurrent sessions × ${CALLS} calls, ${RECEIVERS} receivers (split by session), batches of ${BATCH} records (${JSON_ENCODING ? 'JSON' : 'protobuf, gzip'}, a resource per session), ${IN_FLIGHT} requests in flight per receiver`,
       `  the first ${SESSIONS} sessions, each receiver just started (its code compiled as it goes):`,
       ...said(run1),
       `  sustained: the second ${SESSIONS} sessions after them, each receiver past its 10,000 (the oldest forgotten):`,

@@ -106,6 +106,27 @@ const MAX_ORIGINS = 10_000;
 
 const gunzip = promisify(zlib.gunzip);
 
+/** A gzipped body this short is inflated at once, up to INFLATED_AT_ONCE (about a millisecond's work). */
+const GZIPPED_AT_ONCE = 64 * 1024;
+const INFLATED_AT_ONCE = 1024 * 1024;
+
+/**
+ * A gzipped body inflated, at most `room` bytes (past it: ERR_BUFFER_TOO_LARGE). An exporter's
+ * usual batch at once: off the event loop, its inflating cost more in the callbacks that carried
+ * it a chunk at a time than the work itself. A large one, or a small one that inflates past
+ * INFLATED_AT_ONCE, off the event loop: it does not hold up the other requests.
+ */
+async function inflated(raw: Buffer, room: number): Promise<Buffer> {
+  if (raw.length <= GZIPPED_AT_ONCE) {
+    try {
+      return zlib.gunzipSync(raw, { maxOutputLength: Math.min(room, INFLATED_AT_ONCE) });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE' || room <= INFLATED_AT_ONCE) throw err;
+    }
+  }
+  return gunzip(raw, { maxOutputLength: room });
+}
+
 /** The URL a receiver listening at this address takes logs at. */
 export function logsUrl(address: AddressInfo): string {
   return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/v1/logs`;
@@ -424,8 +445,7 @@ export class OtlpReceiver {
     const room = small ? Math.min(maxInflatedBytes, SMALL_REQUEST * 16, this.limits.maxInFlightBytes - this.inFlight) : large;
     if (gzipped && (room < Math.min(SMALL_REQUEST, maxInflatedBytes) || !hold(room, small))) return busy();
     try {
-      // Inflated off the event loop: a large body does not hold up the other requests.
-      body = gzipped ? await gunzip(raw, { maxOutputLength: room }) : raw;
+      body = gzipped ? await inflated(raw, room) : raw;
     } catch (err) {
       const tooLarge = (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || /maxOutputLength|buffer/i.test((err as Error).message);
       if (tooLarge && room < maxInflatedBytes) return busy();
