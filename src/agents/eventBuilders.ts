@@ -37,15 +37,29 @@ export function withBase<B extends object, const F extends object>(base: B, fiel
   return Object.assign({}, base, fields);
 }
 
+/*
+ * Calls and their results are most of the events any reader makes: each is written as one object
+ * literal per shape (with or without a time, an id, an outcome), the keys in `scoped`'s order. One
+ * object, its fields in it, where `scoped` made three and grew the first to take the rest.
+ */
+
 /** A call, with its id when the format pairs results by one. */
 export function toolEvent(scope: RecordScope, tool: string, args: unknown, id?: string): GuardianEvent {
-  return scoped(scope, { type: 'tool', tool, args: argsObject(args), ...(id !== undefined ? { id } : {}) });
+  const { session, agent, ts } = scope;
+  const a = argsObject(args);
+  if (ts !== undefined) return id !== undefined ? { v: 1, session, agent, ts, type: 'tool', tool, args: a, id } : { v: 1, session, agent, ts, type: 'tool', tool, args: a };
+  return id !== undefined ? { v: 1, session, agent, type: 'tool', tool, args: a, id } : { v: 1, session, agent, type: 'tool', tool, args: a };
 }
 
 /** The result of the call with this id: its output, its error, or no outcome when it is not known. */
 export function resultEvent(scope: RecordScope, id: string, outcome: CallOutcome): GuardianEvent {
-  if (outcome === undefined) return scoped(scope, { type: 'tool_result', id });
-  return outcome.ok ? scoped(scope, { type: 'tool_result', id, ok: true, output: outcome.output }) : scoped(scope, { type: 'tool_result', id, ok: false, error: outcome.error });
+  const { session, agent, ts } = scope;
+  if (ts !== undefined) {
+    if (outcome === undefined) return { v: 1, session, agent, ts, type: 'tool_result', id };
+    return outcome.ok ? { v: 1, session, agent, ts, type: 'tool_result', id, ok: true, output: outcome.output } : { v: 1, session, agent, ts, type: 'tool_result', id, ok: false, error: outcome.error };
+  }
+  if (outcome === undefined) return { v: 1, session, agent, type: 'tool_result', id };
+  return outcome.ok ? { v: 1, session, agent, type: 'tool_result', id, ok: true, output: outcome.output } : { v: 1, session, agent, type: 'tool_result', id, ok: false, error: outcome.error };
 }
 
 /** The prompt a turn starts with (beside its `user` event), bounded; `from` where the format says who sent it. */
