@@ -58,8 +58,15 @@ export const SHORTEST_SECRET = 12;
  * and how every secret's name ends: `key`, `token`, `secret`, `passw…`), found in one scan with
  * case ignored: a text without any holds no credential, and is not scanned shape by shape (most
  * texts: commands, paths, compiler errors).
+ *
+ * The pieces, one by one: `-----BEGIN`, `AKIA`, `ASIA`, `AIza`, `gh[pousr]_`, `github_pat_`,
+ * `glpat-`, `sk-`, `SK[0-9a-f]`, `SG.`, `shp`, `sq0`, `secret`, `k_live_`, `k_test_`, `key`, `xox`,
+ * `hooks.slack`, `hf_`, `ya29.`, `npm_`, `pypi-`, `passw`, `do[opr]_v1_`, `dckr_pat_`, `dapi`, `eyJ`,
+ * `bearer`, `basic`, `token`, `://`. Written as a tree by their first letter (the same texts match:
+ * a test holds it to the list): a list of 31 tried at every character took half again as long, and
+ * this look runs on every value an agent's telemetry carries.
  */
-const MAY_HOLD_SECRET = /-----BEGIN|AKIA|ASIA|gh[pousr]_|github_pat_|glpat-|sk-|k_live_|k_test_|xox|hooks\.slack|AIza|ya29\.|npm_|pypi-|hf_|SG\.|SK[0-9a-f]|do[opr]_v1_|shp|dckr_pat_|dapi|sq0|eyJ|bearer|basic|token|:\/\/|key|secret|passw/i;
+export const MAY_HOLD_SECRET = /-----BEGIN|a(?:kia|sia|iza)|g(?:h[pousr]_|ithub_pat_|lpat-)|s(?:k[-0-9a-f]|g\.|hp|q0|ecret)|k(?:_live_|_test_|ey)|xox|h(?:ooks\.slack|f_)|ya29\.|npm_|p(?:ypi-|assw)|d(?:o[opr]_v1_|ckr_pat_|api)|eyj|b(?:earer|asic)|token|:\/\//i;
 
 /** The text with the credential shapes above replaced by a mask. */
 export function maskSecrets(text: string): string {

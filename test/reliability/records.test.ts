@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { hashText } from '../../src/core/canonical';
 import fc from 'fast-check';
 import { boundedText, boundedValue, MASK, maskSecrets, scanSecrets, SHORTEST_SECRET } from '../../src/core/redact';
+import { MAY_HOLD_SECRET } from '../../src/core/secrets';
 import { HOOK_LOG_MAX_BYTES } from '../../src/state/hookLog';
 import { runHook, tmpdir, write } from '../unit/helpers';
 
@@ -116,6 +117,25 @@ describe('reliability: bounded records, no secrets (the hook)', function () {
       );
       // And the texts most calls carry are passed over as they are.
       for (const t of ['npm run build 2>&1 | tail -20', "src/a.ts(1,1): error TS1005: ';' expected.", 'cd packages/web && pnpm test']) assert.equal(maskSecrets(t), t);
+    });
+
+    it('the quick look, written as a tree by first letter, matches the same texts as its 31 pieces listed one by one', () => {
+      const listed = /-----BEGIN|AKIA|ASIA|gh[pousr]_|github_pat_|glpat-|sk-|k_live_|k_test_|xox|hooks\.slack|AIza|ya29\.|npm_|pypi-|hf_|SG\.|SK[0-9a-f]|do[opr]_v1_|shp|dckr_pat_|dapi|sq0|eyJ|bearer|basic|token|:\/\/|key|secret|passw/i;
+      // Each piece, pieces cut short by a character, their neighbours, and noise, in any case.
+      const pieces = ['-----BEGIN', '-----BEGI', 'AKIA', 'AKI', 'ASIA', 'AIza', 'AIz', 'ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'ghx_', 'gh_', 'github_pat_', 'github_pa', 'glpat-', 'glpat', 'sk-', 'sk', 'SK0', 'SKf', 'SKg', 'SG.', 'SG', 'shp', 'sh', 'sq0', 'sq', 'secret', 'secre', 'k_live_', 'k_live', 'k_test_', 'k_tes', 'key', 'ke', 'xox', 'xo', 'hooks.slack', 'hooks.slac', 'hf_', 'hf', 'ya29.', 'ya29', 'npm_', 'npm', 'pypi-', 'pypi', 'passw', 'pass', 'dop_v1_', 'doo_v1_', 'dor_v1_', 'dox_v1_', 'do_v1', 'dckr_pat_', 'dckr_pa', 'dapi', 'dap', 'eyJ', 'ey', 'bearer', 'beare', 'basic', 'basi', 'token', 'toke', '://', ':/', 'a', 's', 'k', 'x', 'h', 'y', 'n', 'p', 'd', 'e', 'b', 't', ':', '/', '-', '_', '.', ' ', '0', '9', 'z', 'Q'];
+      const cased = fc.tuple(fc.constantFrom(...pieces), fc.constantFrom('same', 'upper', 'lower')).map(([p, c]) => (c === 'upper' ? p.toUpperCase() : c === 'lower' ? p.toLowerCase() : p));
+      let matched = 0;
+      fc.assert(
+        fc.property(fc.array(cased, { maxLength: 8 }), (parts) => {
+          const text = parts.join('');
+          const expected = listed.test(text);
+          if (expected) matched++;
+          assert.equal(MAY_HOLD_SECRET.test(text), expected, text);
+        }),
+        { numRuns: 30_000 },
+      );
+      // Both ways: texts that hold a piece, and texts that do not.
+      assert.ok(matched > 3000 && matched < 27_000, `${matched} of 30,000 held a piece`);
     });
 
     it('a text shorter than the shortest credential shape is left alone unscanned, and no shape matches one', () => {
