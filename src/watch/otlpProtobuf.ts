@@ -162,12 +162,13 @@ function nanosAt(buf: Uint8Array, a: number): number | undefined {
   return hi * 4294 + Math.floor((hi * 967296 + lo) / 1e6);
 }
 
-const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-/** A string field's text; throws on bytes that are not UTF-8 (protobuf's strings are). */
+/**
+ * A string field's text. Bytes that are not UTF-8 (protobuf's strings must be) are read as the JSON
+ * reader reads them, each bad sequence a replacement character: the record is kept, not the request
+ * refused for one value.
+ */
 function textAt(buf: Buffer, a: number, b: number): string {
-  for (let i = a; i < b; i++) if (buf[i]! >= 0x80) return STRICT_UTF8.decode(buf.subarray(a, b));
-  return buf.toString('latin1', a, b);
+  return buf.toString('utf8', a, b);
 }
 
 /** Keys read before, by a hash of their bytes: a request's records repeat a few keys, each read as the same string (no copy, and a property key the engine has already hashed). */

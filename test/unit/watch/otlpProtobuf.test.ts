@@ -91,17 +91,20 @@ describe('OTLP protobuf read from the wire: the same records as the same request
     assert.ok(records > 1000, `${records} records compared`);
   });
 
-  it('bytes that are not a request are refused, each with what is wrong: truncated, a known field of another wire type, a string not UTF-8', async () => {
+  it('bytes that are not a request are refused, each with what is wrong: truncated, a known field of another wire type; a string not UTF-8 is read as JSON reads one', async () => {
     const good = encodeLogsProtobuf({ resourceLogs: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }] }, scopeLogs: [{ logRecords: [{ attributes: [{ key: 'k', value: { stringValue: 'v' } }] }] }] }] });
     await assert.rejects(decodeLogsProtobufRecords(good.subarray(0, good.length - 3), BOUNDS, boundedText), /past the end|truncated/);
     // ResourceLogs (field 1 of the request) as a varint.
     await assert.rejects(decodeLogsProtobufRecords(Uint8Array.from([0x08, 0x01]), BOUNDS, boundedText), /ExportLogsServiceRequest.resource_logs: wire type 0, not 2/);
-    // A string value of invalid UTF-8 (0xff).
-    const kv = Uint8Array.from([0x0a, 0x01, 0x6b, 0x12, 0x03, 0x0a, 0x01, 0xff]);
+    // A string value of invalid UTF-8 (0xff between two letters): a replacement character, as in a JSON body read as UTF-8; the record kept.
+    const bad = [0x61, 0xff, 0x62];
+    const kv = Uint8Array.from([0x0a, 0x01, 0x6b, 0x12, bad.length + 2, 0x0a, bad.length, ...bad]);
     const record = Uint8Array.from([0x32, kv.length, ...kv]);
     const scope = Uint8Array.from([0x12, record.length, ...record]);
     const rl = Uint8Array.from([0x12, scope.length, ...scope]);
-    await assert.rejects(decodeLogsProtobufRecords(Uint8Array.from([0x0a, rl.length, ...rl]), BOUNDS, boundedText), /encoded data was not valid|invalid|utf-8/i);
+    const read = await decodeLogsProtobufRecords(Uint8Array.from([0x0a, rl.length, ...rl]), BOUNDS, boundedText);
+    assert.deepEqual(read.records.map((r) => r.attributes), [{ k: Buffer.from(bad).toString('utf8') }]);
+    assert.equal(read.records[0]?.attributes.k, 'a\ufffdb');
   });
 
   it('entries and records past the bounds: TooManyEntries, counted before they are read', async () => {
