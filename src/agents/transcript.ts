@@ -110,13 +110,30 @@ const CANONICAL_ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):\d{2}:\d{2}\.\d{3}Z$/;
 
 /** Whether a time is written as `new Date(Date.parse(v)).toISOString()` would write it: a valid date, no field carried over. */
 export function isCanonicalIso(v: string): boolean {
+  // A time in the minute of the last one found canonical: its seconds and milliseconds are all that is left to look at.
+  if (v.length === 24 && lastCanonicalMinute !== '' && v.startsWith(lastCanonicalMinute)) return canonicalSeconds(v);
   const m = CANONICAL_ISO.exec(v);
   if (m === null || !Number.isFinite(Date.parse(v))) return false;
   const year = Number(m[1]);
   const month = Number(m[2]);
   const day = Number(m[3]);
   // Date.parse takes 24:00 and a 31st of any month, and carries them into the next day or month.
-  return Number(m[4]) < 24 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
+  const canonical = Number(m[4]) < 24 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
+  if (canonical) lastCanonicalMinute = v.slice(0, 17);
+  return canonical;
+}
+
+/** The date, hour and minute of the last time found canonical (`2026-11-29T08:01:`). */
+let lastCanonicalMinute = '';
+
+/** Whether `ss.mmmZ` (from index 17) is written as toISOString writes it: seconds 00 to 59. */
+function canonicalSeconds(v: string): boolean {
+  const digit = (i: number) => {
+    const c = v.charCodeAt(i);
+    return c >= 48 && c <= 57;
+  };
+  const tens = v.charCodeAt(17);
+  return tens >= 48 && tens <= 53 && digit(18) && v.charCodeAt(19) === 46 && digit(20) && digit(21) && digit(22) && v.charCodeAt(23) === 90;
 }
 
 /** Call arguments as an object: objects as they are, anything else under `input`. */

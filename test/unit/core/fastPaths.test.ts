@@ -311,6 +311,26 @@ describe('fast paths hold to what they replace', () => {
     );
   });
 
+  it("a record's time in the minute of the one before: only its seconds are looked at again, and near misses there still fail as Date would fail them", () => {
+    const slow = (v: string): string | undefined => {
+      const ms = Date.parse(v);
+      return Number.isFinite(ms) ? new Date(ms).toISOString() : undefined;
+    };
+    const tails = fc.tuple(fc.integer({ min: 0, max: 99 }), fc.constantFrom('.', ':', ','), fc.integer({ min: 0, max: 1200 }), fc.constantFrom('Z', 'z', '+', ' ')).map(([s, dot, ms, z]) => `${String(s).padStart(2, '0')}${dot}${String(ms).padStart(3, '0').slice(0, 3)}${z}`);
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 253402300799999 }), fc.array(tails, { minLength: 1, maxLength: 6 }), (ms, rest) => {
+        const minute = new Date(ms).toISOString();
+        // The minute found canonical first, then times within it, canonical or not.
+        assert.equal(isoTime(minute), minute);
+        for (const tail of rest) {
+          const t = minute.slice(0, 17) + tail;
+          assert.equal(isoTime(t), slow(t), t);
+        }
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
   it("a record's time from epoch milliseconds: the same as toISOString, in runs within a minute and across minutes, days and years, and past the four-digit years", () => {
     const ms = fc.oneof(
       fc.integer({ min: 0, max: 253402300799999 }),
