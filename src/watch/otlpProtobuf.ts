@@ -90,44 +90,41 @@ let W = 0;
 let A = 0;
 let B = 0;
 
-/** Reads the field at `p` of `buf[..end)`: its number into F, wire type into W, its value's bytes into [A, B). Returns where the next one starts. Throws on bytes that are not protobuf. */
-function nextField(buf: Uint8Array, p: number, end: number): number {
-  let tag = 0;
+/** The value of the varint `varint` read last (exact to 2^53: a length, a tag, or a value only compared with 0). */
+let V = 0;
+
+/** Reads the varint at `p` of `buf[..end)` into V; returns where it ends. Throws on one truncated or longer than ten bytes. */
+function varint(buf: Uint8Array, p: number, end: number): number {
+  let v = 0;
   let mul = 1;
-  for (let i = 0; ; i++) {
-    if (i === 10) throw new Error('varint too long');
+  for (let i = 0; i < 10; i++) {
     if (p >= end) throw new Error('truncated varint');
     const b = buf[p++]!;
-    tag += (b & 0x7f) * mul;
-    if (b < 0x80) break;
+    v += (b & 0x7f) * mul;
+    if (b < 0x80) {
+      V = v;
+      return p;
+    }
     mul *= 128;
   }
-  W = tag % 8;
-  F = (tag - W) / 8;
+  throw new Error('varint too long');
+}
+
+/** Reads the field at `p` of `buf[..end)`: its number into F, wire type into W, its value's bytes into [A, B). Returns where the next one starts. Throws on bytes that are not protobuf. */
+function nextField(buf: Uint8Array, p: number, end: number): number {
+  p = varint(buf, p, end);
+  W = V % 8;
+  F = (V - W) / 8;
   if (W === 2) {
-    let len = 0;
-    mul = 1;
-    for (let i = 0; ; i++) {
-      if (i === 10) throw new Error('varint too long');
-      if (p >= end) throw new Error('truncated varint');
-      const b = buf[p++]!;
-      len += (b & 0x7f) * mul;
-      if (b < 0x80) break;
-      mul *= 128;
-    }
-    if (p + len > end) throw new Error(`a field of ${len} bytes past the end`);
+    p = varint(buf, p, end);
+    if (p + V > end) throw new Error(`a field of ${V} bytes past the end`);
     A = p;
-    B = p + len;
+    B = p + V;
     return B;
   }
   A = p;
-  if (W === 0) {
-    for (let i = 0; ; i++) {
-      if (i === 10) throw new Error('varint too long');
-      if (p >= end) throw new Error('truncated varint');
-      if (buf[p++]! < 0x80) break;
-    }
-  } else if (W === 1) p += 8;
+  if (W === 0) p = varint(buf, p, end);
+  else if (W === 1) p += 8;
   else if (W === 5) p += 4;
   else throw new Error(`wire type ${W} not read`);
   if (p > end) throw new Error('truncated field');
