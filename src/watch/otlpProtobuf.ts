@@ -2,8 +2,9 @@ import * as protobuf from 'protobufjs/light';
 import { bytesKept, type DecodedLogs, keyKept, MAX_DEPTH, MAX_ENTRIES, type Plain, stringKept, type TelemetryRecord, telemetryRecord, type TextBound } from '../agents/otlpLogs';
 
 /*
- * The binary protobuf encoding of OTLP logs (`Content-Type: application/x-protobuf`), read and
- * written with protobufjs from a descriptor of the messages a logs receiver exchanges. No
+ * The binary protobuf encoding of OTLP logs (`Content-Type: application/x-protobuf`): requests read
+ * from the wire by the field numbers below (`decodeLogsProtobufRecords`), answers (and, for tests
+ * and the bench, requests) written with protobufjs from a descriptor of the messages. No
  * OpenTelemetry package for Node ships the protocol's definitions or a request decoder (their
  * exporters only encode requests and decode responses), so the descriptor below restates the
  * fields of opentelemetry-proto (open-telemetry/opentelemetry-proto, Apache-2.0):
@@ -12,8 +13,8 @@ import { bytesKept, type DecodedLogs, keyKept, MAX_DEPTH, MAX_ENTRIES, type Plai
  * `instrumentation_library_logs` — and LogRecord, whose `observed_time_unix_nano` is 11 and
  * `event_name` 12), `common/v1/common.proto` (AnyValue, ArrayValue, KeyValueList, KeyValue,
  * InstrumentationScope), `resource/v1/resource.proto` (Resource), and google.rpc.Status for errors.
- * Decoded with protobufjs's own conversion to plain objects (lowerCamelCase names, 64-bit integers
- * as decimal strings), which is the JSON encoding's shape: one reader (./otlpLogs.ts) serves both.
+ * A request is read into the records the JSON reader (../agents/otlpLogs.ts) makes of the same
+ * request in JSON, with its value rules (`stringKept`, `keyKept`, …): one meaning for both encodings.
  */
 
 const root = protobuf.Root.fromJSON({
