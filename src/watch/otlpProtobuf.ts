@@ -436,6 +436,7 @@ export async function decodeLogsProtobufRecords(bytes: Uint8Array, bounds: Decod
         if (findLast(buf, a, b, 1)) scope = textAt(buf, A, B);
       }
       for (let r = cs; r < ce; ) {
+        if ((++walked & 4095) === 0 && (yielding = bounds.pause()) !== undefined) await yielding;
         r = nextField(buf, r, ce);
         if ((F as number) !== 2) continue;
         expectWire(2, 'ScopeLogs.log_records');

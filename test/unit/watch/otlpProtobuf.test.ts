@@ -107,6 +107,24 @@ describe('OTLP protobuf read from the wire: the same records as the same request
     assert.equal(read.records[0]?.attributes.k, 'a\ufffdb');
   });
 
+  it('fields no record needs are walked a slice at a time too: a scope of a million schema URLs asks for a pause every 4,096 fields', async () => {
+    const varint = (n: number) => {
+      const b: number[] = [];
+      for (; n >= 128; n = Math.floor(n / 128)) b.push((n & 127) | 128);
+      b.push(n);
+      return Buffer.from(b);
+    };
+    const field = (tag: number, body: Buffer) => Buffer.concat([Buffer.from([tag]), varint(body.length), body]);
+    // ScopeLogs.schema_url (field 3), empty, a million times, then one record.
+    const junk = Buffer.alloc(2_000_000);
+    for (let i = 0; i < junk.length; i += 2) junk[i] = 0x1a;
+    const request = field(0x0a, field(0x12, Buffer.concat([junk, field(0x12, Buffer.alloc(0))])));
+    let asked = 0;
+    const read = await decodeLogsProtobufRecords(request, { ...BOUNDS, pause: () => void asked++ }, boundedText);
+    assert.equal(read.records.length, 1);
+    assert.ok(asked >= 1_000_000 / 4096, `asked ${asked} times`);
+  });
+
   it('entries and records past the bounds: TooManyEntries, counted before they are read', async () => {
     const many = encodeLogsProtobuf({ resourceLogs: [{ scopeLogs: [{ logRecords: Array.from({ length: 50 }, () => ({ attributes: Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: { stringValue: 'v' } })) })) }] }] });
     await assert.rejects(decodeLogsProtobufRecords(many, { ...BOUNDS, maxEntries: 400 }, boundedText), (e: unknown) => e instanceof TooManyEntries && /more than 400 entries/.test((e as Error).message));
