@@ -91,7 +91,7 @@ let W = 0;
 let A = 0;
 let B = 0;
 
-/** The value of the varint `varint` read last (exact to 2^53: a length, a tag, or a value only compared with 0). */
+/** The value of the varint `varint` read last (exact to 2^53: a tag, a length, or a field's value up to seven bytes). */
 let V = 0;
 
 /** Reads the varint at `p` of `buf[..end)` into V; returns where it ends. Throws on one truncated or longer than ten bytes. */
@@ -138,16 +138,15 @@ function expectWire(wire: number, what: string): void {
   if (W !== wire) throw new Error(`${what}: wire type ${W}, not ${wire}`);
 }
 
-/** A varint's value in `buf[a, b)` as a number (int64, two's complement past 2^63; exact to 2^53, rounded beyond as a decimal string's value would be). */
-function int64At(buf: Uint8Array, a: number, b: number): number {
-  if (b - a <= 7) {
-    let v = 0;
-    let mul = 1;
-    for (let i = a; i < b; i++, mul *= 128) v += (buf[i]! & 0x7f) * mul;
-    return v;
-  }
+/**
+ * The int64 value of the varint field just read (in [A, B), its value in V): V itself up to seven
+ * bytes (49 bits, exact), else read again as 64 bits, two's complement past 2^63, and rounded to a
+ * double as a decimal string's value would be.
+ */
+function int64Value(buf: Uint8Array): number {
+  if (B - A <= 7) return V;
   let big = 0n;
-  for (let i = b - 1; i >= a; i--) big = (big << 7n) | BigInt(buf[i]! & 0x7f);
+  for (let i = B - 1; i >= A; i--) big = (big << 7n) | BigInt(buf[i]! & 0x7f);
   return Number(BigInt.asIntN(64, big));
 }
 
@@ -251,11 +250,11 @@ function anyValueAt(buf: Buffer, s: number, e: number, depth: number, text: Text
         break;
       case 2:
         expectWire(0, 'AnyValue.bool_value');
-        bool = int64At(buf, A, B) !== 0;
+        bool = V !== 0;
         break;
       case 3:
         expectWire(0, 'AnyValue.int_value');
-        int = int64At(buf, A, B);
+        int = int64Value(buf);
         hasInt = true;
         break;
       case 4:
@@ -403,9 +402,10 @@ export async function decodeLogsProtobufRecords(bytes: Uint8Array, bounds: Decod
   const records: TelemetryRecord[] = [];
   // Fields walked since the last look at the time: requests of empty entries are walked a slice at a time too.
   let walked = 0;
+  const due = () => ((++walked & 4095) === 0 ? bounds.pause() : undefined);
   let yielding: Promise<void> | undefined;
   for (let p = 0; p < buf.length; ) {
-    if ((++walked & 4095) === 0 && (yielding = bounds.pause()) !== undefined) await yielding;
+    if ((yielding = due()) !== undefined) await yielding;
     p = nextField(buf, p, buf.length);
     if (F !== 1) continue;
     expectWire(2, 'ExportLogsServiceRequest.resource_logs');
@@ -420,7 +420,7 @@ export async function decodeLogsProtobufRecords(bytes: Uint8Array, bounds: Decod
       resource = keyValuesAt(buf, a, b, 1, 0, text);
     }
     for (let q = rs; q < re; ) {
-      if ((++walked & 4095) === 0 && (yielding = bounds.pause()) !== undefined) await yielding;
+      if ((yielding = due()) !== undefined) await yielding;
       q = nextField(buf, q, re);
       // (F as read by this call: not the field number the outer loop matched.)
       if ((F as number) !== 2) continue;
@@ -436,7 +436,7 @@ export async function decodeLogsProtobufRecords(bytes: Uint8Array, bounds: Decod
         if (findLast(buf, a, b, 1)) scope = textAt(buf, A, B);
       }
       for (let r = cs; r < ce; ) {
-        if ((++walked & 4095) === 0 && (yielding = bounds.pause()) !== undefined) await yielding;
+        if ((yielding = due()) !== undefined) await yielding;
         r = nextField(buf, r, ce);
         if ((F as number) !== 2) continue;
         expectWire(2, 'ScopeLogs.log_records');

@@ -529,7 +529,6 @@ export class OtlpReceiver {
         bySession.set(session, { origin: { agent, service, host, session: known?.name ?? session }, mapping: agent.telemetry, records: [r], known });
       }
     }
-    const writes = this.opts.onEvents !== undefined;
     // What one session's records make, to be judged once written: a list for the request, each
     // session's from its start (a list per session, of one or two events, grew to 17 each time).
     const judged: LocatedEvent[] = [];
@@ -542,7 +541,7 @@ export class OtlpReceiver {
       if (lastResource?.service !== origin.service || lastResource.host !== origin.host) lastResource = { service: origin.service, host: origin.host, file: `otlp:${origin.service}${origin.host !== '' ? `@${origin.host}` : ''}` };
       const file = lastResource.file;
       // The events themselves are kept only to be written.
-      const events: GuardianEvent[] | undefined = writes ? [] : undefined;
+      const events: GuardianEvent[] | undefined = this.opts.onEvents !== undefined ? [] : undefined;
       let lines = '';
       let size = 0;
       let toJudge = 0;
@@ -554,9 +553,11 @@ export class OtlpReceiver {
         const ts = isoTime(attrText(r.attributes['event.timestamp']) ?? r.timeMs);
         const scope: RecordScope = ts !== undefined ? { session: origin.session, agent: origin.agent.eventAgent, ts } : { session: origin.session, agent: origin.agent.eventAgent };
         for (const event of mapping.events(r, scope)) {
-          events?.push(event);
           size += jsonLength(event);
-          if (writes) lines += `${JSON.stringify(event)}\n`;
+          if (events !== undefined) {
+            events.push(event);
+            lines += `${JSON.stringify(event)}\n`;
+          }
           this.stats.events++;
           if (this.engine === undefined) continue;
           judged[toJudge++] = { event, ref: { file, line, event: ++n } };
