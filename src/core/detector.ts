@@ -2,6 +2,7 @@ import type { SettledCall } from './calls';
 import type { Canonicalizer } from './canonical';
 import type { GuardianConfig, SignalId } from './config';
 import type { EventRef, EventType, LocatedEvent } from './events';
+import type { CallSteps } from './detectors/steps';
 import type { Action, Finding } from './finding';
 import { LinkedOrder, type Linked } from './linkedOrder';
 
@@ -15,6 +16,11 @@ export class SessionState {
   attempts = 0;
   /** The session's latest failed call (a command piped through a filter is read against it: `Engine.dispatch`). */
   lastFailed: SettledCall | undefined;
+  /**
+   * The session's last calls of its turn as numbers, the latest the call being judged: made when an
+   * enabled signal asks for them (`DetectorContext.window`), emptied at the session's next turn.
+   */
+  steps: CallSteps | undefined;
 
   constructor(readonly name: string) {}
 }
@@ -141,6 +147,13 @@ export interface DetectorContext {
   readonly canon: Canonicalizer;
   /** A slot of the detector's own in every session (the engine keeps the sessions, within its bound). */
   slot<T>(make: () => T): SessionSlot<T>;
+  /**
+   * Asks for the session's last `length` calls (`SessionState.steps`, with each call's tool when
+   * `tools`), for a signal whose patterns end with the turn. The engine keeps one window per session,
+   * as long as the longest its enabled signals ask for, and adds each call to it before any signal
+   * sees the call.
+   */
+  window(signal: SignalId, length: number, tools?: boolean): void;
 }
 
 /** One signal. Detectors keep their own bounded state per session and never do I/O. */

@@ -3,6 +3,7 @@ import { Canonicalizer, hash53 } from './canonical';
 import type { GuardianConfig, SignalId } from './config';
 import { SessionSlot, SessionState, type Detector, type DetectorContext, type EpisodeState, type FindingSink, type Scope } from './detector';
 import { createDetectors } from './detectors';
+import { CallSteps } from './detectors/steps';
 import type { EventRef, LocatedEvent, ToolEvent } from './events';
 import { keptFinding, severity, type Finding } from './finding';
 import { ErrorText, sameError } from './errorMatch';
@@ -379,6 +380,9 @@ export class Engine {
   private readonly ctx: DetectorContext;
   private readonly detectors: readonly Detector[];
   private readonly callDetectors: readonly Detector[];
+  /** The length of each session's window of calls (`SessionState.steps`), 0 when no enabled signal reads one; and whether it keeps their tools. */
+  private readonly window: number = 0;
+  private readonly windowTools: boolean = false;
   /** Per kind of event, the detectors that read it, in the detectors' order. */
   private readonly byKind = new Map<string, Detector[]>();
   private readonly sessions = new Map<string, EngineSession>();
@@ -404,8 +408,20 @@ export class Engine {
     this.activeFindings = new ActiveFindings(onEpisodeEnd);
     if (trackNews) this.news = new Map();
     let slots = 0;
-    this.ctx = { config, canon: new Canonicalizer(config.volatileKeys, config.volatileArgs), slot: (make) => new SessionSlot(slots++, make) };
+    const windows: { signal: SignalId; length: number; tools: boolean }[] = [];
+    this.ctx = {
+      config,
+      canon: new Canonicalizer(config.volatileKeys, config.volatileArgs),
+      slot: (make) => new SessionSlot(slots++, make),
+      window: (signal, length, tools = false) => windows.push({ signal, length, tools }),
+    };
     this.detectors = createDetectors(this.ctx).filter((d) => config.signals[d.signal].enabled);
+    // One window of the session's calls, as long as the longest an enabled signal asked for.
+    for (const w of windows) {
+      if (!config.signals[w.signal].enabled) continue;
+      this.window = Math.max(this.window, w.length);
+      this.windowTools ||= w.tools;
+    }
     this.spanning = new Set(this.detectors.filter((d) => d.spansTurns).map((d) => d.signal));
     // Each event goes to the detectors that read its kind only, in the detectors' order.
     this.callDetectors = this.detectors.filter((d) => d.call !== undefined);
@@ -450,6 +466,8 @@ export class Engine {
         const state = this.sessionState(session);
         state.pendingCall = undefined;
         this.release(state, true);
+        // The window holds a turn's calls; kept, empty, for the next (a forgotten session takes it with it).
+        state.steps?.clear();
         for (const d of this.detectors) if (!d.spansTurns) d.endSession(state);
         this.activeFindings.deleteSession(session, (signal) => !this.spanning.has(signal));
         break;
@@ -559,6 +577,7 @@ export class Engine {
     }
     if (call.outcome.kind === 'error') state.lastFailed = call;
     if (this.news !== undefined) this.noteNews(call);
+    if (this.window > 0) (state.steps ??= new CallSteps(this.window, this.windowTools)).push(call);
     for (const d of this.callDetectors) d.call?.(call, this.sink);
   }
 

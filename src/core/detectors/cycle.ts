@@ -1,7 +1,7 @@
 import type { SettledCall } from '../calls';
 import type { Detector, DetectorContext, FindingSink, SessionSlot, SessionState } from '../detector';
 import { episodeId, whoOf } from './common';
-import { CallSteps } from './steps';
+import { LatestSteps, type CallSteps, type Steps } from './steps';
 
 interface Run {
   readonly period: number;
@@ -10,12 +10,12 @@ interface Run {
   length: number;
 }
 
+/**
+ * A session's cycle going on. Its last calls (`history`, 60 by default) are the session's window
+ * (`SessionState.steps`). Steps are compared by their ids alone: a cycle needs every one of
+ * (threshold - 1) × period comparisons, at least four, to hold at once.
+ */
 interface SessionCycle {
-  /**
-   * The session's last calls (`history`, 60 by default). Steps are compared by their ids alone: a
-   * cycle needs every one of (threshold - 1) × period comparisons, at least four, to hold at once.
-   */
-  readonly steps: CallSteps;
   run: Run | undefined;
 }
 
@@ -30,17 +30,21 @@ interface SessionCycle {
 export class CycleDetector implements Detector {
   readonly signal = 'cycle' as const;
   private readonly sessions: SessionSlot<SessionCycle>;
+  /** The session's last calls (as many as `history` says), for the length of one call. */
+  private readonly latest: LatestSteps;
 
   constructor(private readonly ctx: DetectorContext) {
     const { threshold, maxPeriod, history } = ctx.config.signals[this.signal];
-    this.sessions = ctx.slot(() => ({ steps: new CallSteps(Math.max(history ?? 0, maxPeriod * threshold), true), run: undefined }));
+    const length = Math.max(history ?? 0, maxPeriod * threshold);
+    ctx.window(this.signal, length, true);
+    this.latest = new LatestSteps(length);
+    this.sessions = ctx.slot(() => ({ run: undefined }));
   }
 
   call(c: SettledCall, sink: FindingSink): void {
     const { threshold, maxPeriod } = this.ctx.config.signals[this.signal];
     const s = this.sessions.of(c.sessionState);
-    const steps = s.steps;
-    steps.push(c);
+    const steps = this.latest.over(c.sessionState.steps as CallSteps);
     const n = steps.length;
 
     if (s.run) {
@@ -88,15 +92,13 @@ export class CycleDetector implements Detector {
   }
 
   endSession(session: SessionState): void {
-    // The window is kept, empty, for the session's next turn (a forgotten session takes it with it).
+    // The session's window is emptied by the engine (kept for the session's next turn).
     const s = this.sessions.peek(session);
-    if (s === undefined) return;
-    s.steps.clear();
-    s.run = undefined;
+    if (s !== undefined) s.run = undefined;
   }
 }
 
-function isPeriodic(steps: CallSteps, period: number, span: number): boolean {
+function isPeriodic(steps: Steps, period: number, span: number): boolean {
   const n = steps.length;
   for (let i = n - span + period; i < n; i++) {
     if (!steps.same(i, i - period)) return false;
@@ -105,14 +107,14 @@ function isPeriodic(steps: CallSteps, period: number, span: number): boolean {
 }
 
 /** A unit made of one call repeated is identical-calls' business, not a cycle. */
-function isUniform(steps: CallSteps, period: number): boolean {
+function isUniform(steps: Steps, period: number): boolean {
   const n = steps.length;
   for (let i = n - period + 1; i < n; i++) if (!steps.same(i, n - period)) return false;
   return true;
 }
 
 /** Every call of the last `span` has a known outcome, the same as the call one period before it. */
-function outcomesRepeat(steps: CallSteps, period: number, span: number): boolean {
+function outcomesRepeat(steps: Steps, period: number, span: number): boolean {
   const n = steps.length;
   for (let i = n - span; i < n; i++) {
     const key = steps.key(i);
@@ -126,7 +128,7 @@ function outcomesRepeat(steps: CallSteps, period: number, span: number): boolean
  * Progress when every call's outcome is known and no two rounds ended the same (an edit→test
  * round whose failure changes is moving, issue 9). The rounds are the steps from `from` on.
  */
-function unitsProgress(steps: CallSteps, from: number, period: number): boolean {
+function unitsProgress(steps: Steps, from: number, period: number): boolean {
   const seen = new Set<string>();
   for (let i = from; i < steps.length; i += period) {
     const parts: number[] = [];

@@ -52,7 +52,8 @@ interface Signature extends Linked<Signature> {
  * low hashes collide share their place in the order, at the latest failure of either.
  */
 class SessionFailures {
-  private readonly byHash = new Map<number, Signature>();
+  /** Made at the session's first failure: most sessions' calls succeed, and an empty map is a table of its own. */
+  private byHash: Map<number, Signature> | undefined;
   size = 0;
   /** How many calls of the session were new (a call it had not made before, in the last MAX_SEEN): something else was tried. */
   novelty = 0;
@@ -67,14 +68,14 @@ class SessionFailures {
 
   /** Forgets every signature and call of the session (its turn ended), keeping the room the calls seen took. */
   clear(): void {
-    this.byHash.clear();
+    this.byHash?.clear();
     this.size = 0;
     this.novelty = 0;
     this.seen.clear();
   }
 
   get(c: SettledCall): Signature | undefined {
-    for (let s = this.byHash.get(c.signatureHash); s !== undefined; s = s.next) if (s.high === c.signatureHigh) return s;
+    for (let s = this.byHash?.get(c.signatureHash); s !== undefined; s = s.next) if (s.high === c.signatureHigh) return s;
     return undefined;
   }
 
@@ -83,32 +84,35 @@ class SessionFailures {
    * ordered by last failure, so pruning stops early).
    */
   touch(signature: Signature): void {
-    const head = this.byHash.get(signature.hash) as Signature;
-    this.byHash.delete(signature.hash);
-    this.byHash.set(signature.hash, head);
+    const byHash = this.byHash as Map<number, Signature>;
+    const head = byHash.get(signature.hash) as Signature;
+    byHash.delete(signature.hash);
+    byHash.set(signature.hash, head);
   }
 
   /** A new failing signature, the most recent, with its first failures. */
   add(c: SettledCall, first: Failures): Signature {
     const hash = c.signatureHash;
-    const head = this.byHash.get(hash);
+    const byHash = (this.byHash ??= new Map());
+    const head = byHash.get(hash);
     const signature: Signature = { hash, high: c.signatureHigh, kinds: [first], novelty: this.novelty, next: undefined, owner: this, older: undefined, newer: undefined };
     if (head !== undefined) {
       signature.next = head;
-      this.byHash.delete(hash);
+      byHash.delete(hash);
     }
-    this.byHash.set(hash, signature);
+    byHash.set(hash, signature);
     this.size++;
     return signature;
   }
 
   delete(signature: Signature): void {
     const hash = signature.hash;
-    const head = this.byHash.get(hash);
-    if (head === undefined) return;
+    const byHash = this.byHash;
+    const head = byHash?.get(hash);
+    if (byHash === undefined || head === undefined) return;
     if (head === signature) {
-      if (signature.next === undefined) this.byHash.delete(hash);
-      else this.byHash.set(hash, signature.next);
+      if (signature.next === undefined) byHash.delete(hash);
+      else byHash.set(hash, signature.next);
     } else {
       let s = head;
       while (s.next !== undefined && s.next !== signature) s = s.next;
@@ -120,11 +124,12 @@ class SessionFailures {
 
   /** The signatures of the least recently failed low hash. */
   oldest(): Signature | undefined {
-    return this.byHash.values().next().value;
+    return this.byHash?.values().next().value;
   }
 
   /** Every signature of the session. */
   *all(): IterableIterator<Signature> {
+    if (this.byHash === undefined) return;
     for (const head of this.byHash.values()) for (let s: Signature | undefined = head; s !== undefined; s = s.next) yield s;
   }
 }

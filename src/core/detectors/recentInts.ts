@@ -99,9 +99,19 @@ export class RecentInts {
 /** The largest table `clear` keeps (1 KB of places: the calls of a turn of about a hundred). */
 const KEPT_TABLE = 256;
 
-/** An array of `n` zeros, packed (an array made with a length has holes, and is read as such). */
+/** Arrays of zeros by length (powers of two), to copy. */
+const ZEROS = new Map<number, readonly number[]>();
+
+/**
+ * An array of `n` zeros, packed and exactly `n` long: an array made with a length has holes (and is
+ * read as such), one grown by `push` keeps half as much room again as it holds, and a copy is neither.
+ */
 function zeros(n: number): number[] {
-  const a: number[] = [];
-  for (let i = 0; i < n; i++) a.push(0);
-  return a;
+  let made = ZEROS.get(n);
+  if (made === undefined) {
+    const a: number[] = [];
+    for (let i = 0; i < n; i++) a.push(0);
+    ZEROS.set(n, (made = a));
+  }
+  return made.slice();
 }

@@ -7,9 +7,33 @@ const OK = 1;
 const ERROR = 2;
 const HAS_KEY = 4;
 const NEGATIVE = 8;
+/** The flags are the low four bits of the column that holds the key's high part. */
+const FLAGS = 16;
 
-/** The columns of a step: its call's id and its outcome's key, each as two small integers, its flags, then its event's line and number. */
-const WIDTH = 7;
+/**
+ * The columns of a step: its call's id as two small integers, its outcome's key's low 30 bits, the
+ * key's high bits and the step's flags in one (23 bits and 4), then its event's line and number.
+ */
+const WIDTH = 6;
+
+/** Steps the columns grow by at a time (not past the capacity): a session that made 12 calls holds 12 steps' room. */
+const GROWTH = 4;
+/** Zeros to grow the columns by (`concat` makes an array of exactly the length it needs). */
+const ROOM: readonly (readonly number[])[] = Array.from({ length: GROWTH + 1 }, (_, steps) => Array.from({ length: WIDTH * steps }, () => 0));
+
+/** A session's last calls as a window signal reads them: step 0 the oldest. */
+export interface Steps {
+  readonly length: number;
+  same(i: number, j: number): boolean;
+  is(i: number, hash: number, high: number): boolean;
+  count(hash: number, high: number): number;
+  key(i: number): number | undefined;
+  failed(i: number): boolean;
+  succeededWith(i: number): number | undefined;
+  tool(i: number): string;
+  ref(i: number): EventRef;
+  latestRepeats(from: number, to: number): boolean;
+}
 
 /**
  * A session's last calls, oldest first, as much of each as a window signal needs: the call's id
@@ -18,32 +42,37 @@ const WIDTH = 7;
  * window holds its calls across many events (in a receiver, across every other session's), and
  * what a window holds the collector copies and promotes; a call with its arguments, outcome and
  * event is many objects, a step here is numbers, and its event's file name (one string the
- * session's events share) and tool. Its event is kept as numbers too, and made again when a
- * finding names it: a window that held the events' own objects had to tell the collector of
- * every one it stored (a young object stored in an old one), at every call.
+ * session's events share; a list of them only when they differ) and tool. Its event is kept as
+ * numbers too, and made again when a finding names it: a window that held the events' own objects
+ * had to tell the collector of every one it stored (a young object stored in an old one), at every
+ * call.
+ *
+ * One window per session, kept by the engine (`SessionState.steps`) as long as the longest an
+ * enabled signal asks for (`DetectorContext.window`) and added to before the signals see a call:
+ * each reads as many of its latest steps as it asked for (`LatestSteps`): cycle 60, windowed-repeat
+ * 10. Two windows of the same calls were twice the columns, written twice per call.
  *
  * Each 53-bit hash is kept as two small integers, its low 30 bits and the rest (as a call carries
  * its id: `signatureHash`, `signatureHigh`), and compared as such: a 53-bit number read out of a
  * column and handed to another function is boxed, one allocation per use, and the window signals
  * compare ids on every call. The columns are an array of small integers (never a pointer the
  * collector must follow, and made as cheaply as any array; a typed array's buffer is outside the
- * heap, and was as slow to make and free as the collector's copying it saved). A window is kept,
- * emptied, from one turn of its session to the next (`clear`).
+ * heap, and was as slow to make and free as the collector's copying it saved), grown a few steps
+ * at a time to exactly their length: an array grown by `push` keeps half as much room again as it
+ * holds, and most sessions a receiver keeps make a few calls. A window is kept, emptied, from one
+ * turn of its session to the next (`clear`).
  *
  * Steps are the same call when their ids are equal: two different calls share an id once in 2^53
  * comparisons, so no call's text is kept, or written, to confirm it.
  */
-export class CallSteps {
-  /**
-   * Per step, seven integers: the call's id (low 30 bits, then the rest), its outcome's key (the
-   * same), its flags (kind; whether the key is known, and below zero), its event's line and
-   * number. One array (one object per window, a step's numbers side by side), grown to the
-   * capacity as the session's calls come: most sessions a receiver keeps make a few calls.
-   */
-  private readonly cols: number[] = [];
+export class CallSteps implements Steps {
+  /** Per step, `WIDTH` integers: the call's id (low 30 bits, then the rest), its outcome's key (low 30 bits; the rest and the flags), its event's line and number. */
+  private cols: number[] = [];
   /** Each step's tool, when the window keeps them (`withTools`). */
   private readonly tools: string[] | undefined;
-  private readonly files: string[] = [];
+  /** The file every step's event is in; `files` once they differ. */
+  private file = '';
+  private files: string[] | undefined;
   /** Where the oldest step is, once the window is full. */
   private first = 0;
   length = 0;
@@ -63,27 +92,32 @@ export class CallSteps {
     if (this.length < this.capacity) {
       // Growing (the oldest is at 0 until the window is full).
       at = this.length++;
-      // Its place, written below: the columns grow by a step, unless an earlier turn grew them.
-      if (WIDTH * at === this.cols.length) for (let k = 0; k < WIDTH; k++) this.cols.push(0);
+      // Its place, written below: the columns grow by a few steps, unless an earlier turn grew them.
+      if (WIDTH * at === this.cols.length) this.cols = this.cols.concat(ROOM[Math.min(GROWTH, this.capacity - at)] as number[]);
     } else {
       at = this.first;
       this.first = at + 1 === this.capacity ? 0 : at + 1;
     }
     if (this.tools !== undefined) this.tools[at] = c.tool;
-    this.files[at] = c.ref.file;
+    const file = c.ref.file;
+    if (this.files !== undefined) this.files[at] = file;
+    else if (this.length === 1 && this.first === 0) this.file = file;
+    else if (file !== this.file) {
+      this.files = Array.from({ length: this.capacity }, () => this.file);
+      this.files[at] = file;
+    }
     const cols = this.cols;
     const base = WIDTH * at;
     cols[base] = c.signatureHash;
     cols[base + 1] = c.signatureHigh;
-    cols[base + 5] = c.ref.line;
-    cols[base + 6] = c.ref.event;
+    cols[base + 4] = c.ref.line;
+    cols[base + 5] = c.ref.event;
     const kind = o.kind === 'error' ? ERROR : o.kind === 'ok' ? OK : UNKNOWN;
     const key = o.key;
     // A key is a 53-bit hash, or one below zero (an error's, -1 - hash): kept as the hash, split as a call's is, and its sign.
     const hash = key === undefined ? 0 : key < 0 ? -1 - key : key;
     cols[base + 2] = reduceHash(hash);
-    cols[base + 3] = hashHigh(hash);
-    cols[base + 4] = key === undefined ? kind : key < 0 ? kind | HAS_KEY | NEGATIVE : kind | HAS_KEY;
+    cols[base + 3] = FLAGS * hashHigh(hash) + (key === undefined ? kind : key < 0 ? kind | HAS_KEY | NEGATIVE : kind | HAS_KEY);
   }
 
   /**
@@ -94,6 +128,7 @@ export class CallSteps {
   clear(): void {
     this.length = 0;
     this.first = 0;
+    this.files = undefined;
   }
 
   private slot(i: number): number {
@@ -126,31 +161,40 @@ export class CallSteps {
     return false;
   }
 
-  /** How many steps are the call whose id is `hash` and `high`. */
-  count(hash: number, high: number): number {
+  /** How many of the steps from step `from` on are the call whose id is `hash` and `high`. */
+  count(hash: number, high: number, from = 0): number {
     const cols = this.cols;
     let n = 0;
-    for (let at = 0; at < WIDTH * this.length; at += WIDTH) if (cols[at] === hash && cols[at + 1] === high) n++;
+    if (from === 0) {
+      // The whole window: its places in any order.
+      for (let at = 0; at < WIDTH * this.length; at += WIDTH) if (cols[at] === hash && cols[at + 1] === high) n++;
+      return n;
+    }
+    for (let i = from; i < this.length; i++) {
+      const at = WIDTH * this.slot(i);
+      if (cols[at] === hash && cols[at + 1] === high) n++;
+    }
     return n;
   }
 
   /** Step `i`'s outcome key, undefined when the log does not tell. */
   key(i: number): number | undefined {
     const at = WIDTH * this.slot(i);
-    const flags = this.cols[at + 4] as number;
+    const packed = this.cols[at + 3] as number;
+    const flags = packed & (FLAGS - 1);
     if ((flags & HAS_KEY) === 0) return undefined;
-    const hash = wholeHash(this.cols[at + 2] as number, this.cols[at + 3] as number);
+    const hash = wholeHash(this.cols[at + 2] as number, (packed - flags) / FLAGS);
     return (flags & NEGATIVE) === 0 ? hash : -1 - hash;
   }
 
   /** Whether step `i` failed. */
   failed(i: number): boolean {
-    return ((this.cols[WIDTH * this.slot(i) + 4] as number) & 3) === ERROR;
+    return ((this.cols[WIDTH * this.slot(i) + 3] as number) & 3) === ERROR;
   }
 
   /** Step `i`'s output key when it succeeded with a known output, else undefined (`progressOf`). */
   succeededWith(i: number): number | undefined {
-    return ((this.cols[WIDTH * this.slot(i) + 4] as number) & 3) === OK ? this.key(i) : undefined;
+    return ((this.cols[WIDTH * this.slot(i) + 3] as number) & 3) === OK ? this.key(i) : undefined;
   }
 
   /** Step `i`'s tool (a window made `withTools`). */
@@ -161,6 +205,65 @@ export class CallSteps {
   /** Step `i`'s event (made again from the columns: equal to the call's `ref`, not the same object). */
   ref(i: number): EventRef {
     const at = this.slot(i);
-    return { file: this.files[at] as string, line: this.cols[WIDTH * at + 5] as number, event: this.cols[WIDTH * at + 6] as number };
+    return { file: this.files !== undefined ? (this.files[at] as string) : this.file, line: this.cols[WIDTH * at + 4] as number, event: this.cols[WIDTH * at + 5] as number };
+  }
+}
+
+/**
+ * The latest `size` steps of a session's window, read as a window of their own (step 0 the oldest
+ * of them): windowed-repeat's 10 of the 60 the session's window keeps for cycle. One per signal,
+ * pointed at a session's steps (`over`) for the length of one call.
+ */
+export class LatestSteps implements Steps {
+  private steps: CallSteps = new CallSteps(0);
+  private from = 0;
+  length = 0;
+
+  constructor(readonly size: number) {}
+
+  /** Reads the latest steps of `steps` (until the next `over`). */
+  over(steps: CallSteps): this {
+    this.steps = steps;
+    this.length = Math.min(steps.length, this.size);
+    this.from = steps.length - this.length;
+    return this;
+  }
+
+  same(i: number, j: number): boolean {
+    return this.steps.same(this.from + i, this.from + j);
+  }
+
+  is(i: number, hash: number, high: number): boolean {
+    return this.steps.is(this.from + i, hash, high);
+  }
+
+  count(hash: number, high: number): number {
+    return this.steps.count(hash, high, this.from);
+  }
+
+  key(i: number): number | undefined {
+    return this.steps.key(this.from + i);
+  }
+
+  failed(i: number): boolean {
+    return this.steps.failed(this.from + i);
+  }
+
+  succeededWith(i: number): number | undefined {
+    return this.steps.succeededWith(this.from + i);
+  }
+
+  tool(i: number): string {
+    return this.steps.tool(this.from + i);
+  }
+
+  ref(i: number): EventRef {
+    return this.steps.ref(this.from + i);
+  }
+
+  latestRepeats(from: number, to: number): boolean {
+    const latest = this.length - 1;
+    for (let back = from; back <= to && back < this.length; back++) if (this.same(latest - back, latest)) return true;
+    return false;
   }
 }

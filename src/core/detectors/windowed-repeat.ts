@@ -3,13 +3,18 @@ import { sayCall } from '../plainWords';
 import { adviceForCall } from '../advice';
 import type { Detector, DetectorContext, FindingSink, SessionSlot, SessionState } from '../detector';
 import { episodeId, whoOf } from './common';
-import { CallSteps } from './steps';
+import { LatestSteps, type CallSteps, type Steps } from './steps';
 
+/** A repeat at or above the threshold: its episode and the id of its call (as the call carries it: `signatureHash`, `signatureHigh`). */
+interface ActiveRepeat {
+  readonly episode: string;
+  readonly hash: number;
+  readonly high: number;
+}
+
+/** A session's repeats at or above the threshold (its last calls are the session's window, `SessionState.steps`). */
 interface SessionWindow {
-  /** The last `window` calls, as numbers (steps are the same call when their ids are). */
-  readonly steps: CallSteps;
-  /** The repeats at or above the threshold: each one's episode and the id of its call (as the call carries it: `signatureHash`, `signatureHigh`). */
-  readonly active: { readonly episode: string; readonly hash: number; readonly high: number }[];
+  readonly active: ActiveRepeat[];
 }
 
 /**
@@ -28,17 +33,20 @@ interface SessionWindow {
 export class WindowedRepeatDetector implements Detector {
   readonly signal = 'windowed-repeat' as const;
   private readonly sessions: SessionSlot<SessionWindow>;
+  /** The last `window` calls of the session being judged, as numbers (steps are the same call when their ids are). */
+  private readonly latest: LatestSteps;
 
   constructor(private readonly ctx: DetectorContext) {
     const { window } = ctx.config.signals[this.signal];
-    this.sessions = ctx.slot(() => ({ steps: new CallSteps(window), active: [] }));
+    ctx.window(this.signal, window);
+    this.latest = new LatestSteps(window);
+    this.sessions = ctx.slot(() => ({ active: [] }));
   }
 
   call(c: SettledCall, sink: FindingSink): void {
     const { threshold, window } = this.ctx.config.signals[this.signal];
     const s = this.sessions.of(c.sessionState);
-    const steps = s.steps;
-    steps.push(c);
+    const steps = this.latest.over(c.sessionState.steps as CallSteps);
     const hash = c.signatureHash;
     const high = c.signatureHigh;
 
@@ -101,11 +109,9 @@ export class WindowedRepeatDetector implements Detector {
   }
 
   endSession(session: SessionState): void {
-    // The window is kept, empty, for the session's next turn (a forgotten session takes it with it).
+    // The session's window is emptied by the engine (kept for the session's next turn).
     const s = this.sessions.peek(session);
-    if (s === undefined) return;
-    s.steps.clear();
-    s.active.length = 0;
+    if (s !== undefined) s.active.length = 0;
   }
 }
 
@@ -113,21 +119,21 @@ export class WindowedRepeatDetector implements Detector {
 function endRepeat(s: SessionWindow, hash: number, high: number, sink: FindingSink): void {
   const at = activeIndex(s, hash, high);
   if (at < 0) return;
-  sink.resolve((s.active[at] as SessionWindow['active'][number]).episode);
+  sink.resolve((s.active[at] as ActiveRepeat).episode);
   s.active.splice(at, 1);
 }
 
 /** Where the call's repeat is among the active ones; -1 when it is not. */
 function activeIndex(s: SessionWindow, hash: number, high: number): number {
   for (let i = 0; i < s.active.length; i++) {
-    const a = s.active[i] as SessionWindow['active'][number];
+    const a = s.active[i] as ActiveRepeat;
     if (a.hash === hash && a.high === high) return i;
   }
   return -1;
 }
 
 /** Per repeat (the steps at `indexes`): whether it ended as an earlier repeat did, or the log does not tell how it ended. */
-function staleRepeats(steps: CallSteps, indexes: readonly number[]): boolean[] {
+function staleRepeats(steps: Steps, indexes: readonly number[]): boolean[] {
   const seen = new Set<number>();
   return indexes.map((at, i) => {
     const key = steps.key(at);
@@ -143,7 +149,7 @@ function staleRepeats(steps: CallSteps, indexes: readonly number[]): boolean[] {
  * and it did not fail (another edit, a new command: the workspace changed, so the repeat after it
  * is a new attempt, issue 25).
  */
-function newSince(steps: CallSteps, from: number, to: number): boolean {
+function newSince(steps: Steps, from: number, to: number): boolean {
   const seen = new Set<number>();
   for (let i = 0; i < to; i++) {
     const key = steps.key(i);
@@ -157,7 +163,7 @@ function newSince(steps: CallSteps, from: number, to: number): boolean {
 }
 
 /** Whether the call at step `i` was made at an earlier step of the window. */
-function madeBefore(steps: CallSteps, i: number): boolean {
+function madeBefore(steps: Steps, i: number): boolean {
   for (let j = 0; j < i; j++) if (steps.same(j, i)) return true;
   return false;
 }

@@ -95,7 +95,7 @@ describe('engine', () => {
   });
 
   it('routes every kind of event a detector reads to it: a detector that reads events names their kinds', () => {
-    const ctx = { config: config(), canon: new Canonicalizer(), slot: <T>(make: () => T) => new SessionSlot(0, make) };
+    const ctx = { config: config(), canon: new Canonicalizer(), slot: <T>(make: () => T) => new SessionSlot(0, make), window: () => undefined };
     for (const d of createDetectors(ctx)) {
       if (d.event === undefined) continue;
       assert.ok((d.events ?? []).length > 0, `${d.signal} reads events but names no kind of event`);

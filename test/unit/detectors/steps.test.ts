@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { Canonicalizer } from '../../../src/core/canonical';
 import { callId, hashHigh, reduceHash, type SettledCall } from '../../../src/core/calls';
-import { CallSteps } from '../../../src/core/detectors/steps';
+import { CallSteps, LatestSteps } from '../../../src/core/detectors/steps';
 import { config, only, run } from '../helpers';
 
 /**
@@ -85,5 +85,74 @@ describe('the window signals keep calls as numbers', () => {
     });
     assert.equal(steps.count(9, 7), 1);
     assert.equal(steps.count(5, 7), 0);
+  });
+
+  it('a step keeps its own file, whether the window\'s steps share one or not, and a cleared window forgets them', () => {
+    const steps = new CallSteps(3);
+    const push = (file: string, n: number) => steps.push({ tool: 't', ref: { file, line: n, event: n }, signatureHash: n, signatureHigh: 0, outcome: { kind: 'unknown' } } as unknown as SettledCall);
+    push('a', 1);
+    push('a', 2);
+    assert.deepEqual([steps.ref(0).file, steps.ref(1).file], ['a', 'a']);
+    push('b', 3);
+    push('a', 4);
+    // Wrapped: steps 2, 3 and 4 are kept.
+    assert.deepEqual([0, 1, 2].map((i) => [steps.ref(i).file, steps.ref(i).line]), [['a', 2], ['b', 3], ['a', 4]]);
+    steps.clear();
+    push('c', 5);
+    assert.deepEqual([steps.length, steps.ref(0).file, steps.ref(0).line], [1, 'c', 5]);
+  });
+
+  it('the latest steps of a longer window read as a window of their own, wrapped or not', () => {
+    const steps = new CallSteps(7, true);
+    const latest = new LatestSteps(3);
+    for (let n = 0; n < 20; n++) {
+      steps.push({ tool: `t${n}`, ref: { file: 'f', line: n, event: n }, signatureHash: n % 4, signatureHigh: 0, outcome: n % 2 === 0 ? { kind: 'ok', key: n } : { kind: 'error', key: -1 - n } } as unknown as SettledCall);
+      const view = latest.over(steps);
+      const kept = Math.min(n + 1, 3);
+      assert.equal(view.length, kept);
+      for (let i = 0; i < kept; i++) {
+        const m = n - kept + 1 + i;
+        assert.deepEqual([view.ref(i).line, view.tool(i), view.key(i), view.failed(i), view.succeededWith(i), view.is(i, m % 4, 0)], [m, `t${m}`, m % 2 === 0 ? m : -1 - m, m % 2 === 1, m % 2 === 0 ? m : undefined, true]);
+      }
+      // Only the latest three count: the id of the call four back (n % 4) is not among them.
+      assert.equal(view.count(n % 4, 0), 1);
+      assert.equal(view.latestRepeats(1, 2), false);
+      assert.equal(steps.count(n % 4, 0), Math.min(n + 1, 7) >= 5 ? 2 : 1);
+    }
+  });
+
+  it('windowed-repeat and cycle read one window of the session\'s calls, each as long as it asked: neither changes the other\'s findings', () => {
+    // Seeded sessions of a few calls repeated in orders random and cyclic, some failing, with turns.
+    let seed = 7;
+    const rand = (k: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % k;
+    };
+    const events: Record<string, unknown>[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const session = `s${rand(3)}`;
+      if (rand(60) === 0) events.push({ type: 'user', session, text: 'go on' });
+      else if (rand(40) === 0) {
+        // A unit of 2 to 4 calls, repeated 2 to 4 times, each round ending as the one before.
+        const unit = Array.from({ length: 2 + rand(3) }, (_, k) => ({ type: 'tool', session, tool: k % 2 === 0 ? 'bash' : 'edit', args: { n: rand(4), k }, ok: false, error: `e${k}` }));
+        for (let r = 2 + rand(3); r > 0; r--) events.push(...unit);
+      }
+      else if (rand(4) === 0) events.push({ type: 'tool', session, tool: 'edit', args: { n: i % 7 }, ok: true, output: `o${rand(3)}` });
+      else events.push({ type: 'tool', session, tool: 'bash', args: { command: `make t${i % 3 === 0 ? rand(5) : i % 2}` }, ...(rand(3) === 0 ? { ok: false, error: 'failed' } : { ok: true, output: `r${rand(2)}` }) });
+    }
+    const findings = (signal: 'windowed-repeat' | 'cycle', signals: Record<string, unknown>) => only(run(events, config({ signals })).findings, signal).map((f) => [f.action, f.subject, f.evidence.map((r) => r.line).join(',')].join(' '));
+    for (const window of [5, 10, 100]) {
+      const alone = findings('windowed-repeat', { cycle: { enabled: false }, 'windowed-repeat': { window } });
+      assert.ok(alone.length > 0, `windowed-repeat (window ${window}) finds something in the stream`);
+      assert.deepEqual(findings('windowed-repeat', { 'windowed-repeat': { window } }), alone, `window ${window}, with cycle`);
+    }
+    const cycle = findings('cycle', { 'windowed-repeat': { enabled: false } });
+    assert.ok(cycle.length > 0, 'cycle finds something in the stream');
+    for (const window of [5, 100]) assert.deepEqual(findings('cycle', { 'windowed-repeat': { window } }), cycle, `cycle, with windowed-repeat's window ${window}`);
+    // A unit of 25 calls three times is 75: longer than the 60 cycle keeps, within the 100 windowed-repeat asks for.
+    const long = Array.from({ length: 75 }, (_, i) => ({ type: 'tool', session: 's', tool: 'bash', args: { command: `make step-${i % 25}` }, ok: false, error: 'failed' }));
+    const cycleOf = (signals: Record<string, unknown>) => only(run(long, config({ signals })).findings, 'cycle').length;
+    assert.equal(cycleOf({ 'windowed-repeat': { enabled: false }, cycle: { history: 80 } }), 1, 'a history of 80 holds the cycle');
+    assert.equal(cycleOf({ 'windowed-repeat': { window: 100 } }), 0, 'cycle reads its own 60, not the window of 100');
   });
 });
