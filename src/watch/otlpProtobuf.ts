@@ -168,6 +168,51 @@ function textAt(buf: Buffer, a: number, b: number): string {
   return buf.toString('utf8', a, b);
 }
 
+/**
+ * Short string values read before, each as it was kept (`stringKept`), in a table of places by a
+ * hash of their bytes, a new value taking its place's: a request's records repeat a few short
+ * values (an event's name, a tool's, `true`, a service's), read as the same string (no copy, no
+ * decoding, no look for a secret again; a window that keeps each call's tool then holds one
+ * string, not one per call). Kept for one `text` at a time (the receiver has one).
+ */
+const VALUE_PLACES = 1024;
+const VALUE_CACHED_LENGTH = 20;
+const valuesRead: string[] = [];
+const valuesKept: string[] = [];
+let valuesText: TextBound | undefined;
+
+/** The string value in `buf[a, b)` as kept through `text`, when it is short and plain ASCII; else undefined. */
+function shortValueKept(buf: Buffer, a: number, b: number, text: TextBound): string | undefined {
+  if (b - a > VALUE_CACHED_LENGTH) return undefined;
+  let h = b - a;
+  for (let i = a; i < b; i++) {
+    const c = buf[i]!;
+    if (c >= 0x80) return undefined;
+    h = (Math.imul(h, 31) + c) | 0;
+  }
+  if (text !== valuesText) {
+    valuesRead.length = 0;
+    valuesKept.length = 0;
+    for (let i = 0; i < VALUE_PLACES; i++) {
+      valuesRead.push('');
+      valuesKept.push('');
+    }
+    valuesText = text;
+  }
+  const at = h & (VALUE_PLACES - 1);
+  const read = valuesRead[at]!;
+  if (read.length === b - a && b > a) {
+    let same = true;
+    for (let i = a; i < b && same; i++) same = read.charCodeAt(i - a) === buf[i];
+    if (same) return valuesKept[at];
+  }
+  const value = buf.toString('latin1', a, b);
+  const kept = stringKept(value, text);
+  valuesRead[at] = value;
+  valuesKept[at] = kept;
+  return kept;
+}
+
 /** Keys read before, by a hash of their bytes: a request's records repeat a few keys, each read as the same string (no copy, and a property key the engine has already hashed). */
 const KEYS = new Map<number, string>();
 /** Keys this long at most are kept; at most this many (then the cache is full, and keys are read as other strings). */
@@ -231,6 +276,8 @@ function findLast(buf: Uint8Array, s: number, e: number, wanted: number): boolea
 function anyValueAt(buf: Buffer, s: number, e: number, depth: number, text: TextBound): Plain | undefined {
   if (depth > MAX_DEPTH) return '…';
   let str: string | undefined;
+  /** Whether `str` is kept already (`shortValueKept`). */
+  let strKept = false;
   let bool: boolean | undefined;
   let int: number | undefined;
   let hasInt = false;
@@ -246,7 +293,9 @@ function anyValueAt(buf: Buffer, s: number, e: number, depth: number, text: Text
     switch (F) {
       case 1:
         expectWire(2, 'AnyValue.string_value');
-        str = textAt(buf, A, B);
+        str = shortValueKept(buf, A, B, text);
+        strKept = str !== undefined;
+        str ??= textAt(buf, A, B);
         break;
       case 2:
         expectWire(0, 'AnyValue.bool_value');
@@ -278,7 +327,7 @@ function anyValueAt(buf: Buffer, s: number, e: number, depth: number, text: Text
         break;
     }
   }
-  if (str !== undefined) return stringKept(str, text);
+  if (str !== undefined) return strKept ? str : stringKept(str, text);
   if (bool !== undefined) return bool;
   if (hasInt) return Number.isFinite(int) ? int : undefined;
   if (dbl !== undefined) return Number.isFinite(dbl) ? dbl : undefined;

@@ -91,6 +91,22 @@ describe('OTLP protobuf read from the wire: the same records as the same request
     assert.ok(records > 1000, `${records} records compared`);
   });
 
+  it('short values read before are read as kept before: many values to a place, secrets, other alphabets, and each text bound apart', async () => {
+    // 3,000 distinct short values (more than the places that keep them: each place's value replaced), each three times.
+    const short = Array.from({ length: 3000 }, (_, i) => (i % 7 === 0 ? `pw=${i}` : i % 11 === 0 ? `ü${i}` : i % 13 === 0 ? `password=hunter${i}` : `v${i}`));
+    const values = [...short, ...short.slice().reverse(), ...short, 'Bash', 'true', 'x'.repeat(20), 'x'.repeat(21), 'token=abcdefghijkl'];
+    const request = {
+      resourceLogs: [{ scopeLogs: [{ logRecords: Array.from({ length: Math.ceil(values.length / 10) }, (_, r) => ({ attributes: values.slice(10 * r, 10 * r + 10).map((v, k) => ({ key: `k${k}`, value: { stringValue: v } })) })) }] }],
+    };
+    const shout = (t: string) => boundedText(t).toUpperCase();
+    for (const text of [boundedText, shout, boundedText]) {
+      const fromWire = await decodeLogsProtobufRecords(encodeLogsProtobuf(request), BOUNDS, text);
+      assert.deepStrictEqual(fromWire, decodeLogsJson(JSON.parse(JSON.stringify(request)), text));
+    }
+    const masked = (await decodeLogsProtobufRecords(encodeLogsProtobuf(request), BOUNDS, boundedText)).records.at(-1)?.attributes;
+    assert.notEqual(masked?.k4, 'token=abcdefghijkl', 'a short secret is masked, read first or again');
+  });
+
   it('bytes that are not a request are refused, each with what is wrong: truncated, a known field of another wire type; a string not UTF-8 is read as JSON reads one', async () => {
     const good = encodeLogsProtobuf({ resourceLogs: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }] }, scopeLogs: [{ logRecords: [{ attributes: [{ key: 'k', value: { stringValue: 'v' } }] }] }] }] });
     await assert.rejects(decodeLogsProtobufRecords(good.subarray(0, good.length - 3), BOUNDS, boundedText), /past the end|truncated/);
