@@ -1,7 +1,7 @@
 import type { SettledCall } from '../calls';
 import type { Detector, DetectorContext, FindingSink, SessionSlot, SessionState } from '../detector';
 import { episodeId, whoOf } from './common';
-import { LatestSteps, type CallSteps, type Steps } from './steps';
+import { CallSteps } from './steps';
 
 interface Run {
   readonly period: number;
@@ -31,20 +31,22 @@ export class CycleDetector implements Detector {
   readonly signal = 'cycle' as const;
   private readonly sessions: SessionSlot<SessionCycle>;
   /** The session's last calls (as many as `history` says), for the length of one call. */
-  private readonly latest: LatestSteps;
+  private readonly latest = new CallSteps(0);
+  /** How many of the session's last calls it reads. */
+  private readonly reads: number;
 
   constructor(private readonly ctx: DetectorContext) {
     const { threshold, maxPeriod, history } = ctx.config.signals[this.signal];
     const length = Math.max(history ?? 0, maxPeriod * threshold);
     ctx.window(this.signal, length, true);
-    this.latest = new LatestSteps(length);
+    this.reads = length;
     this.sessions = ctx.slot(() => ({ run: undefined }));
   }
 
   call(c: SettledCall, sink: FindingSink): void {
     const { threshold, maxPeriod } = this.ctx.config.signals[this.signal];
     const s = this.sessions.of(c.sessionState);
-    const steps = this.latest.over(c.sessionState.steps as CallSteps);
+    const steps = this.latest.readLatest(c.sessionState.steps as CallSteps, this.reads);
     const n = steps.length;
 
     if (s.run) {
@@ -98,7 +100,7 @@ export class CycleDetector implements Detector {
   }
 }
 
-function isPeriodic(steps: Steps, period: number, span: number): boolean {
+function isPeriodic(steps: CallSteps, period: number, span: number): boolean {
   const n = steps.length;
   for (let i = n - span + period; i < n; i++) {
     if (!steps.same(i, i - period)) return false;
@@ -107,14 +109,14 @@ function isPeriodic(steps: Steps, period: number, span: number): boolean {
 }
 
 /** A unit made of one call repeated is identical-calls' business, not a cycle. */
-function isUniform(steps: Steps, period: number): boolean {
+function isUniform(steps: CallSteps, period: number): boolean {
   const n = steps.length;
   for (let i = n - period + 1; i < n; i++) if (!steps.same(i, n - period)) return false;
   return true;
 }
 
 /** Every call of the last `span` has a known outcome, the same as the call one period before it. */
-function outcomesRepeat(steps: Steps, period: number, span: number): boolean {
+function outcomesRepeat(steps: CallSteps, period: number, span: number): boolean {
   const n = steps.length;
   for (let i = n - span; i < n; i++) {
     const key = steps.key(i);
@@ -128,7 +130,7 @@ function outcomesRepeat(steps: Steps, period: number, span: number): boolean {
  * Progress when every call's outcome is known and no two rounds ended the same (an edit→test
  * round whose failure changes is moving, issue 9). The rounds are the steps from `from` on.
  */
-function unitsProgress(steps: Steps, from: number, period: number): boolean {
+function unitsProgress(steps: CallSteps, from: number, period: number): boolean {
   const seen = new Set<string>();
   for (let i = from; i < steps.length; i += period) {
     const parts: number[] = [];

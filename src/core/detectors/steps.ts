@@ -7,8 +7,8 @@ const OK = 1;
 const ERROR = 2;
 const HAS_KEY = 4;
 const NEGATIVE = 8;
-/** The flags are the low four bits of the column that holds the key's high part. */
-const FLAGS = 16;
+/** The flags are the low four bits of the column that holds the key's high part (23 bits above them: 27 in all, a small integer). */
+const FLAG_BITS = 4;
 
 /**
  * The columns of a step: its call's id as two small integers, its outcome's key's low 30 bits, the
@@ -20,20 +20,6 @@ const WIDTH = 6;
 const GROWTH = 4;
 /** Zeros to grow the columns by (`concat` makes an array of exactly the length it needs). */
 const ROOM: readonly (readonly number[])[] = Array.from({ length: GROWTH + 1 }, (_, steps) => Array.from({ length: WIDTH * steps }, () => 0));
-
-/** A session's last calls as a window signal reads them: step 0 the oldest. */
-export interface Steps {
-  readonly length: number;
-  same(i: number, j: number): boolean;
-  is(i: number, hash: number, high: number): boolean;
-  count(hash: number, high: number): number;
-  key(i: number): number | undefined;
-  failed(i: number): boolean;
-  succeededWith(i: number): number | undefined;
-  tool(i: number): string;
-  ref(i: number): EventRef;
-  latestRepeats(from: number, to: number): boolean;
-}
 
 /**
  * A session's last calls, oldest first, as much of each as a window signal needs: the call's id
@@ -49,8 +35,9 @@ export interface Steps {
  *
  * One window per session, kept by the engine (`SessionState.steps`) as long as the longest an
  * enabled signal asks for (`DetectorContext.window`) and added to before the signals see a call:
- * each reads as many of its latest steps as it asked for (`LatestSteps`): cycle 60, windowed-repeat
- * 10. Two windows of the same calls were twice the columns, written twice per call.
+ * each reads as many of its latest steps as it asked for, through a window of its own that shares
+ * the session's columns (`readLatest`): cycle 60, windowed-repeat 10. Two windows of the same calls
+ * were twice the columns, written twice per call.
  *
  * Each 53-bit hash is kept as two small integers, its low 30 bits and the rest (as a call carries
  * its id: `signatureHash`, `signatureHigh`), and compared as such: a 53-bit number read out of a
@@ -65,23 +52,23 @@ export interface Steps {
  * Steps are the same call when their ids are equal: two different calls share an id once in 2^53
  * comparisons, so no call's text is kept, or written, to confirm it.
  */
-export class CallSteps implements Steps {
+export class CallSteps {
   /** Per step, `WIDTH` integers: the call's id (low 30 bits, then the rest), its outcome's key (low 30 bits; the rest and the flags), its event's line and number. */
   private cols: number[] = [];
   /** Each step's tool, when the window keeps them (`withTools`). */
-  private readonly tools: string[] | undefined;
+  private tools: string[] | undefined;
   /** The file every step's event is in; `files` once they differ. */
   private file = '';
   private files: string[] | undefined;
   /** Where the oldest step is, once the window is full. */
   private first = 0;
   length = 0;
+  /** How many steps it keeps. */
+  private places: number;
 
   /** `withTools`: whether the window keeps each step's tool (`tool(i)`). */
-  constructor(
-    readonly capacity: number,
-    withTools = false,
-  ) {
+  constructor(capacity: number, withTools = false) {
+    this.places = capacity;
     this.tools = withTools ? [] : undefined;
   }
 
@@ -89,21 +76,21 @@ export class CallSteps implements Steps {
   push(c: SettledCall): void {
     const o = c.outcome;
     let at: number;
-    if (this.length < this.capacity) {
+    if (this.length < this.places) {
       // Growing (the oldest is at 0 until the window is full).
       at = this.length++;
       // Its place, written below: the columns grow by a few steps, unless an earlier turn grew them.
-      if (WIDTH * at === this.cols.length) this.cols = this.cols.concat(ROOM[Math.min(GROWTH, this.capacity - at)] as number[]);
+      if (WIDTH * at === this.cols.length) this.cols = this.cols.concat(ROOM[Math.min(GROWTH, this.places - at)] as number[]);
     } else {
       at = this.first;
-      this.first = at + 1 === this.capacity ? 0 : at + 1;
+      this.first = at + 1 === this.places ? 0 : at + 1;
     }
     if (this.tools !== undefined) this.tools[at] = c.tool;
     const file = c.ref.file;
     if (this.files !== undefined) this.files[at] = file;
     else if (this.length === 1 && this.first === 0) this.file = file;
     else if (file !== this.file) {
-      this.files = Array.from({ length: this.capacity }, () => this.file);
+      this.files = Array.from({ length: this.places }, () => this.file);
       this.files[at] = file;
     }
     const cols = this.cols;
@@ -117,7 +104,7 @@ export class CallSteps implements Steps {
     // A key is a 53-bit hash, or one below zero (an error's, -1 - hash): kept as the hash, split as a call's is, and its sign.
     const hash = key === undefined ? 0 : key < 0 ? -1 - key : key;
     cols[base + 2] = reduceHash(hash);
-    cols[base + 3] = FLAGS * hashHigh(hash) + (key === undefined ? kind : key < 0 ? kind | HAS_KEY | NEGATIVE : kind | HAS_KEY);
+    cols[base + 3] = (hashHigh(hash) << FLAG_BITS) | (key === undefined ? kind : key < 0 ? kind | HAS_KEY | NEGATIVE : kind | HAS_KEY);
   }
 
   /**
@@ -131,9 +118,25 @@ export class CallSteps implements Steps {
     this.files = undefined;
   }
 
+  /**
+   * Makes this window read the latest `n` steps of `steps` (step 0 the oldest of them), sharing its
+   * columns, until the next call: a signal that reads fewer of a session's calls than the window
+   * keeps reads them through one of these. Never pushed to.
+   */
+  readLatest(steps: CallSteps, n: number): this {
+    this.cols = steps.cols;
+    this.tools = steps.tools;
+    this.file = steps.file;
+    this.files = steps.files;
+    this.places = steps.places;
+    this.length = Math.min(steps.length, n);
+    this.first = steps.slot(steps.length - this.length);
+    return this;
+  }
+
   private slot(i: number): number {
     const at = this.first + i;
-    return at < this.capacity ? at : at - this.capacity;
+    return at < this.places ? at : at - this.places;
   }
 
   /** Whether steps `i` and `j` are the same call. */
@@ -165,14 +168,17 @@ export class CallSteps implements Steps {
   count(hash: number, high: number, from = 0): number {
     const cols = this.cols;
     let n = 0;
-    if (from === 0) {
-      // The whole window: its places in any order.
+    if (from === 0 && (this.first === 0 || this.length === this.places)) {
+      // Every step, at places 0 to length - 1 (the window filling) or at every place (full): in any order.
       for (let at = 0; at < WIDTH * this.length; at += WIDTH) if (cols[at] === hash && cols[at + 1] === high) n++;
       return n;
     }
-    for (let i = from; i < this.length; i++) {
-      const at = WIDTH * this.slot(i);
+    // The steps from `from` on: their places from `from`'s, round the ring.
+    const end = WIDTH * this.places;
+    for (let at = WIDTH * this.slot(from), left = this.length - from; left > 0; left--) {
       if (cols[at] === hash && cols[at + 1] === high) n++;
+      at += WIDTH;
+      if (at === end) at = 0;
     }
     return n;
   }
@@ -181,9 +187,9 @@ export class CallSteps implements Steps {
   key(i: number): number | undefined {
     const at = WIDTH * this.slot(i);
     const packed = this.cols[at + 3] as number;
-    const flags = packed & (FLAGS - 1);
+    const flags = packed & ((1 << FLAG_BITS) - 1);
     if ((flags & HAS_KEY) === 0) return undefined;
-    const hash = wholeHash(this.cols[at + 2] as number, (packed - flags) / FLAGS);
+    const hash = wholeHash(this.cols[at + 2] as number, packed >>> FLAG_BITS);
     return (flags & NEGATIVE) === 0 ? hash : -1 - hash;
   }
 
@@ -206,64 +212,5 @@ export class CallSteps implements Steps {
   ref(i: number): EventRef {
     const at = this.slot(i);
     return { file: this.files !== undefined ? (this.files[at] as string) : this.file, line: this.cols[WIDTH * at + 4] as number, event: this.cols[WIDTH * at + 5] as number };
-  }
-}
-
-/**
- * The latest `size` steps of a session's window, read as a window of their own (step 0 the oldest
- * of them): windowed-repeat's 10 of the 60 the session's window keeps for cycle. One per signal,
- * pointed at a session's steps (`over`) for the length of one call.
- */
-export class LatestSteps implements Steps {
-  private steps: CallSteps = new CallSteps(0);
-  private from = 0;
-  length = 0;
-
-  constructor(readonly size: number) {}
-
-  /** Reads the latest steps of `steps` (until the next `over`). */
-  over(steps: CallSteps): this {
-    this.steps = steps;
-    this.length = Math.min(steps.length, this.size);
-    this.from = steps.length - this.length;
-    return this;
-  }
-
-  same(i: number, j: number): boolean {
-    return this.steps.same(this.from + i, this.from + j);
-  }
-
-  is(i: number, hash: number, high: number): boolean {
-    return this.steps.is(this.from + i, hash, high);
-  }
-
-  count(hash: number, high: number): number {
-    return this.steps.count(hash, high, this.from);
-  }
-
-  key(i: number): number | undefined {
-    return this.steps.key(this.from + i);
-  }
-
-  failed(i: number): boolean {
-    return this.steps.failed(this.from + i);
-  }
-
-  succeededWith(i: number): number | undefined {
-    return this.steps.succeededWith(this.from + i);
-  }
-
-  tool(i: number): string {
-    return this.steps.tool(this.from + i);
-  }
-
-  ref(i: number): EventRef {
-    return this.steps.ref(this.from + i);
-  }
-
-  latestRepeats(from: number, to: number): boolean {
-    const latest = this.length - 1;
-    for (let back = from; back <= to && back < this.length; back++) if (this.same(latest - back, latest)) return true;
-    return false;
   }
 }

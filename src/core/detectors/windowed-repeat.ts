@@ -3,7 +3,7 @@ import { sayCall } from '../plainWords';
 import { adviceForCall } from '../advice';
 import type { Detector, DetectorContext, FindingSink, SessionSlot, SessionState } from '../detector';
 import { episodeId, whoOf } from './common';
-import { LatestSteps, type CallSteps, type Steps } from './steps';
+import { CallSteps } from './steps';
 
 /** A repeat at or above the threshold: its episode and the id of its call (as the call carries it: `signatureHash`, `signatureHigh`). */
 interface ActiveRepeat {
@@ -34,19 +34,21 @@ export class WindowedRepeatDetector implements Detector {
   readonly signal = 'windowed-repeat' as const;
   private readonly sessions: SessionSlot<SessionWindow>;
   /** The last `window` calls of the session being judged, as numbers (steps are the same call when their ids are). */
-  private readonly latest: LatestSteps;
+  private readonly latest = new CallSteps(0);
+  /** How many of the session's last calls it reads. */
+  private readonly reads: number;
 
   constructor(private readonly ctx: DetectorContext) {
     const { window } = ctx.config.signals[this.signal];
     ctx.window(this.signal, window);
-    this.latest = new LatestSteps(window);
+    this.reads = window;
     this.sessions = ctx.slot(() => ({ active: [] }));
   }
 
   call(c: SettledCall, sink: FindingSink): void {
     const { threshold, window } = this.ctx.config.signals[this.signal];
     const s = this.sessions.of(c.sessionState);
-    const steps = this.latest.over(c.sessionState.steps as CallSteps);
+    const steps = this.latest.readLatest(c.sessionState.steps as CallSteps, this.reads);
     const hash = c.signatureHash;
     const high = c.signatureHigh;
 
@@ -133,7 +135,7 @@ function activeIndex(s: SessionWindow, hash: number, high: number): number {
 }
 
 /** Per repeat (the steps at `indexes`): whether it ended as an earlier repeat did, or the log does not tell how it ended. */
-function staleRepeats(steps: Steps, indexes: readonly number[]): boolean[] {
+function staleRepeats(steps: CallSteps, indexes: readonly number[]): boolean[] {
   const seen = new Set<number>();
   return indexes.map((at, i) => {
     const key = steps.key(at);
@@ -149,7 +151,7 @@ function staleRepeats(steps: Steps, indexes: readonly number[]): boolean[] {
  * and it did not fail (another edit, a new command: the workspace changed, so the repeat after it
  * is a new attempt, issue 25).
  */
-function newSince(steps: Steps, from: number, to: number): boolean {
+function newSince(steps: CallSteps, from: number, to: number): boolean {
   const seen = new Set<number>();
   for (let i = 0; i < to; i++) {
     const key = steps.key(i);
@@ -163,7 +165,7 @@ function newSince(steps: Steps, from: number, to: number): boolean {
 }
 
 /** Whether the call at step `i` was made at an earlier step of the window. */
-function madeBefore(steps: Steps, i: number): boolean {
+function madeBefore(steps: CallSteps, i: number): boolean {
   for (let j = 0; j < i; j++) if (steps.same(j, i)) return true;
   return false;
 }

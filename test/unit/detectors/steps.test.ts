@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { Canonicalizer } from '../../../src/core/canonical';
 import { callId, hashHigh, reduceHash, type SettledCall } from '../../../src/core/calls';
-import { CallSteps, LatestSteps } from '../../../src/core/detectors/steps';
+import { CallSteps } from '../../../src/core/detectors/steps';
 import { config, only, run } from '../helpers';
 
 /**
@@ -104,10 +104,10 @@ describe('the window signals keep calls as numbers', () => {
 
   it('the latest steps of a longer window read as a window of their own, wrapped or not', () => {
     const steps = new CallSteps(7, true);
-    const latest = new LatestSteps(3);
+    const latest = new CallSteps(0);
     for (let n = 0; n < 20; n++) {
       steps.push({ tool: `t${n}`, ref: { file: 'f', line: n, event: n }, signatureHash: n % 4, signatureHigh: 0, outcome: n % 2 === 0 ? { kind: 'ok', key: n } : { kind: 'error', key: -1 - n } } as unknown as SettledCall);
-      const view = latest.over(steps);
+      const view = latest.readLatest(steps, 3);
       const kept = Math.min(n + 1, 3);
       assert.equal(view.length, kept);
       for (let i = 0; i < kept; i++) {
