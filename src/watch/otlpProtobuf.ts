@@ -168,6 +168,24 @@ function textAt(buf: Buffer, a: number, b: number): string {
   return buf.toString('utf8', a, b);
 }
 
+/** A hash of the bytes `buf[a, b)` when all are ASCII (a small integer, at least 0); -1 when one is not. */
+function asciiHash(buf: Uint8Array, a: number, b: number): number {
+  let h = b - a;
+  for (let i = a; i < b; i++) {
+    const c = buf[i]!;
+    if (c >= 0x80) return -1;
+    h = (Math.imul(h, 31) + c) | 0;
+  }
+  return h & 0x3fffffff;
+}
+
+/** Whether `text`, read before from ASCII bytes, is the bytes `buf[a, b)`. */
+function sameAscii(text: string, buf: Uint8Array, a: number, b: number): boolean {
+  if (text.length !== b - a) return false;
+  for (let i = a; i < b; i++) if (text.charCodeAt(i - a) !== buf[i]) return false;
+  return true;
+}
+
 /**
  * Short string values read before, each as it was kept (`stringKept`), in a table of places by a
  * hash of their bytes, a new value taking its place's: a request's records repeat a few short
@@ -183,13 +201,9 @@ let valuesText: TextBound | undefined;
 
 /** The string value in `buf[a, b)` as kept through `text`, when it is short and plain ASCII; else undefined. */
 function shortValueKept(buf: Buffer, a: number, b: number, text: TextBound): string | undefined {
-  if (b - a > VALUE_CACHED_LENGTH) return undefined;
-  let h = b - a;
-  for (let i = a; i < b; i++) {
-    const c = buf[i]!;
-    if (c >= 0x80) return undefined;
-    h = (Math.imul(h, 31) + c) | 0;
-  }
+  if (b - a > VALUE_CACHED_LENGTH || a === b) return undefined;
+  const h = asciiHash(buf, a, b);
+  if (h < 0) return undefined;
   if (text !== valuesText) {
     valuesRead.length = 0;
     valuesKept.length = 0;
@@ -200,12 +214,7 @@ function shortValueKept(buf: Buffer, a: number, b: number, text: TextBound): str
     valuesText = text;
   }
   const at = h & (VALUE_PLACES - 1);
-  const read = valuesRead[at]!;
-  if (read.length === b - a && b > a) {
-    let same = true;
-    for (let i = a; i < b && same; i++) same = read.charCodeAt(i - a) === buf[i];
-    if (same) return valuesKept[at];
-  }
+  if (sameAscii(valuesRead[at]!, buf, a, b)) return valuesKept[at];
   const value = buf.toString('latin1', a, b);
   const kept = stringKept(value, text);
   valuesRead[at] = value;
@@ -222,18 +231,10 @@ const KEYS_CACHED = 4096;
 /** A KeyValue's key. */
 function keyAt(buf: Buffer, a: number, b: number): string {
   if (b - a > KEY_CACHED_LENGTH) return textAt(buf, a, b);
-  let h = b - a;
-  for (let i = a; i < b; i++) {
-    const c = buf[i]!;
-    if (c >= 0x80) return textAt(buf, a, b);
-    h = (Math.imul(h, 31) + c) | 0;
-  }
+  const h = asciiHash(buf, a, b);
+  if (h < 0) return textAt(buf, a, b);
   const known = KEYS.get(h);
-  if (known !== undefined && known.length === b - a) {
-    let same = true;
-    for (let i = a; i < b && same; i++) same = known.charCodeAt(i - a) === buf[i];
-    if (same) return known;
-  }
+  if (known !== undefined && sameAscii(known, buf, a, b)) return known;
   const key = buf.toString('latin1', a, b);
   if (known === undefined && KEYS.size < KEYS_CACHED) KEYS.set(h, key);
   return key;
@@ -275,9 +276,8 @@ function findLast(buf: Uint8Array, s: number, e: number, wanted: number): boolea
 /** An AnyValue in `buf[s, e)` as the JSON reader's `anyValue` makes it (one of its values, in the same order of precedence). */
 function anyValueAt(buf: Buffer, s: number, e: number, depth: number, text: TextBound): Plain | undefined {
   if (depth > MAX_DEPTH) return '…';
+  /** The last string value, as kept. */
   let str: string | undefined;
-  /** Whether `str` is kept already (`shortValueKept`). */
-  let strKept = false;
   let bool: boolean | undefined;
   let int: number | undefined;
   let hasInt = false;
@@ -293,9 +293,7 @@ function anyValueAt(buf: Buffer, s: number, e: number, depth: number, text: Text
     switch (F) {
       case 1:
         expectWire(2, 'AnyValue.string_value');
-        str = shortValueKept(buf, A, B, text);
-        strKept = str !== undefined;
-        str ??= textAt(buf, A, B);
+        str = shortValueKept(buf, A, B, text) ?? stringKept(textAt(buf, A, B), text);
         break;
       case 2:
         expectWire(0, 'AnyValue.bool_value');
@@ -327,7 +325,7 @@ function anyValueAt(buf: Buffer, s: number, e: number, depth: number, text: Text
         break;
     }
   }
-  if (str !== undefined) return strKept ? str : stringKept(str, text);
+  if (str !== undefined) return str;
   if (bool !== undefined) return bool;
   if (hasInt) return Number.isFinite(int) ? int : undefined;
   if (dbl !== undefined) return Number.isFinite(dbl) ? dbl : undefined;

@@ -164,18 +164,18 @@ export class CallSteps {
     return false;
   }
 
-  /** How many of the steps from step `from` on are the call whose id is `hash` and `high`. */
-  count(hash: number, high: number, from = 0): number {
+  /** How many steps are the call whose id is `hash` and `high`. */
+  count(hash: number, high: number): number {
     const cols = this.cols;
     let n = 0;
-    if (from === 0 && (this.first === 0 || this.length === this.places)) {
+    if (this.first === 0 || this.length === this.places) {
       // Every step, at places 0 to length - 1 (the window filling) or at every place (full): in any order.
       for (let at = 0; at < WIDTH * this.length; at += WIDTH) if (cols[at] === hash && cols[at + 1] === high) n++;
       return n;
     }
-    // The steps from `from` on: their places from `from`'s, round the ring.
+    // A window read through another (`readLatest`): its places from the oldest's, round the ring.
     const end = WIDTH * this.places;
-    for (let at = WIDTH * this.slot(from), left = this.length - from; left > 0; left--) {
+    for (let at = WIDTH * this.first, left = this.length; left > 0; left--) {
       if (cols[at] === hash && cols[at + 1] === high) n++;
       at += WIDTH;
       if (at === end) at = 0;

@@ -35,20 +35,17 @@ export class WindowedRepeatDetector implements Detector {
   private readonly sessions: SessionSlot<SessionWindow>;
   /** The last `window` calls of the session being judged, as numbers (steps are the same call when their ids are). */
   private readonly latest = new CallSteps(0);
-  /** How many of the session's last calls it reads. */
-  private readonly reads: number;
 
   constructor(private readonly ctx: DetectorContext) {
     const { window } = ctx.config.signals[this.signal];
     ctx.window(this.signal, window);
-    this.reads = window;
     this.sessions = ctx.slot(() => ({ active: [] }));
   }
 
   call(c: SettledCall, sink: FindingSink): void {
     const { threshold, window } = this.ctx.config.signals[this.signal];
     const s = this.sessions.of(c.sessionState);
-    const steps = this.latest.readLatest(c.sessionState.steps as CallSteps, this.reads);
+    const steps = this.latest.readLatest(c.sessionState.steps as CallSteps, window);
     const hash = c.signatureHash;
     const high = c.signatureHigh;
 
