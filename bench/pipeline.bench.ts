@@ -449,7 +449,7 @@ async function mainBench(): Promise<void> {
  */
 async function mainCheck(record: boolean): Promise<void> {
   const { judge, limitOf, measure, readBaseline, writeBaseline, times: x, BASELINE, MARGIN } = await import('./check');
-  const { countFigures, haveValgrind, INSTRUCTION_METHOD } = await import('./instructions');
+  const { countFigures, haveValgrind, INSTRUCTION_METHOD, FLOOR_WARM, WARM_PASSES } = await import('./instructions');
   const { median } = await import('./stats');
   const RETRIES = 2;
   const RECORD_MEASURES = 5;
@@ -476,7 +476,7 @@ async function mainCheck(record: boolean): Promise<void> {
       if (recorded !== undefined && recorded.events !== counted) throw new Error(`${BASELINE} counted instructions on ${recorded.events} events, not ${counted}: set BENCH_CHECK_COUNTED_EVENTS=${recorded.events}`);
       // A figure counted the first way (the first pass, compiling included) is not this one: not compared.
       if (recorded !== undefined && recorded.method !== INSTRUCTION_METHOD) throw new Error(`${BASELINE}'s figure in instructions was counted another way (${recorded.method ?? 'the first pass'}, not ${INSTRUCTION_METHOD}): record again with npm run bench:check -- --record`);
-      console.log(`engine instructions: ${counted.toLocaleString('en')} events, six processes counted by valgrind (cachegrind), V8 on one thread with fixed seeds and heap sizes, as a ratio to JSON.parse of the same lines (the floor); the figure judged is a warm pass's (after the first, whose optimising compiler runs in the counted thread)`);
+      console.log(`engine instructions: ${counted.toLocaleString('en')} events, six processes counted by valgrind (cachegrind), V8 on one thread with fixed seeds and heap sizes, as a ratio to a warm pass of JSON.parse of the same lines (the floor); the figure judged is a warm pass's (after the first, whose optimising compiler runs in the counted thread)`);
       const f = await countFigures(small, counted);
       // Counts still move by a few per cent from process to process (4.02 to 4.21 floors for one
       // build): the figure recorded is the median of three counts, not the one that came first.
@@ -489,7 +489,8 @@ async function mainCheck(record: boolean): Promise<void> {
       console.log(`a warm pass of the engine with every signal off, in instructions: ${x(f.bare)} the floor${recorded !== undefined ? `; recorded ${x(recorded.bare)} (not checked)` : ''}`);
       console.log(`the signals' share of the first pass, compiling included: ${x(f.first)} the floor${recorded?.first !== undefined ? `; recorded ${x(recorded.first)} (not checked)` : ''}`);
       const c = f.counts;
-      console.log(`  (instructions: start and read ${c.base.toLocaleString('en')}, floor ×3 ${(c.floor - c.base).toLocaleString('en')}, first pass: engine off ${(c.none - c.base).toLocaleString('en')}, every signal on ${(c.all - c.base).toLocaleString('en')}; two warm passes: engine off ${(c['none+'] - c.none).toLocaleString('en')}, every signal on ${(c['all+'] - c.all).toLocaleString('en')})`);
+      const n = (v: number) => v.toLocaleString('en');
+      console.log(`  (instructions, each process whole, then what its warm passes added: JSON.parse ${n(c.floor)}, ${FLOOR_WARM} passes ${n(c['floor+'] - c.floor)}; every signal off ${n(c.none)}, ${WARM_PASSES} passes ${n(c['none+'] - c.none)}; every signal on ${n(c.all)}, ${WARM_PASSES} passes ${n(c['all+'] - c.all)})`);
       if (!record && recorded === undefined) console.log(`no figure in instructions in ${path.relative(process.cwd(), BASELINE)}: record one with --record`);
     } else console.log('valgrind is not here (apt-get install valgrind): the figure judged is the signals\' share in CPU time, measured until it is within the limit, three times at most');
     const file = path.join(dir, 'check.jsonl');
@@ -504,7 +505,7 @@ async function mainCheck(record: boolean): Promise<void> {
     const timeJudged = !valgrind && !record && base !== undefined;
     const measures = record ? RECORD_MEASURES : timeJudged ? 1 + RETRIES : 1;
     for (let k = 1; k <= measures && !(timeJudged && passed); k++) {
-      const f = await measure(file, reps * 2, () => undefined, false);
+      const f = measure(file, reps * 2, () => undefined, false);
       shares.push(f.signals);
       const judged = judge(f, base);
       const line = valgrind ? judged.lines[0]?.replace(/, limit [^:]*: \w+$/, ' (not judged: instructions are)') : judged.lines[0];
@@ -513,7 +514,7 @@ async function mainCheck(record: boolean): Promise<void> {
     }
     // Each signal's own line, printed beside its recorded figure, not judged (bench/check.ts).
     console.log(`each signal alone: every signal off, on, and each alone, interleaved, ${reps} repetitions`);
-    const full = await measure(file, reps, (l) => console.log(l));
+    const full = measure(file, reps, (l) => console.log(l));
     for (const l of judge(full, base).lines.slice(1)) console.log(l);
     if (record) {
       console.log(`the signals' share in time recorded: ${x(median(shares))}, the median of ${shares.map((v) => v.toFixed(2)).join(', ')}`);
