@@ -13,24 +13,31 @@ import { episodeId, whoOf } from './common';
 import { RecentInts } from './recentInts';
 import { LinkedOrder, type Linked } from '../linkedOrder';
 
-/** One failure signature's failures of one error kind. Its episode is named when first reported: most never are. */
+/**
+ * One failure signature's failures of one error kind. Its episode is named when first reported:
+ * most never are. Its evidence is a list from its second failure on (`evidence`): most signatures
+ * fail once.
+ */
 interface Failures {
-  readonly kind: ErrorKind;
-  readonly start: EventRef;
+  kind: ErrorKind;
+  start: EventRef;
   count: number;
   /** The attempt of its latest failure: calls of one batch count once. */
   attempt: number;
-  firstTs?: number;
-  lastTs?: number;
-  episode?: string;
-  readonly refs: EventRef[];
+  firstTs: number | undefined;
+  lastTs: number | undefined;
+  episode: string | undefined;
+  /** Its failures' events, made at its second failure (before it, `start` alone). */
+  refs: EventRef[] | undefined;
 }
 
 /**
- * A failing signature: its failures by error kind (in the order the kinds first failed), and the
- * next signature of the same low hash (there is none but when two signatures' low 30 bits collide).
+ * A failing signature: its failures of the kind that failed first (its own fields: most signatures
+ * fail once, with one kind, and are one object), those of other kinds after it (in the order they
+ * first failed, made when a second kind fails), and the next signature of the same low hash (there
+ * is none but when two signatures' low 30 bits collide).
  */
-interface Signature extends Linked<Signature> {
+interface Signature extends Linked<Signature>, Failures {
   /**
    * Its call's id (`callId`) in two small integers, the low 30 bits (`signatureHash`, its key in the
    * session's map) and the rest: the call's text and arguments are not kept (most signatures fail
@@ -40,8 +47,8 @@ interface Signature extends Linked<Signature> {
   readonly high: number;
   /** The session's count of new calls (`SessionFailures.novelty`) at this signature's last failure. */
   novelty: number;
-  /** Made with its first failures in it: most signatures fail once, with one kind. */
-  readonly kinds: Failures[];
+  /** Its failures of the kinds that failed after its first. */
+  others: Failures[] | undefined;
   next: Signature | undefined;
   /** The session's signatures it is one of (the bound on every session's together drops it from there). */
   readonly owner: SessionFailures;
@@ -90,12 +97,29 @@ class SessionFailures {
     byHash.set(signature.hash, head);
   }
 
-  /** A new failing signature, the most recent, with its first failures. */
-  add(c: SettledCall, first: Failures): Signature {
+  /** A new failing signature, the most recent, with its first failure. */
+  add(c: SettledCall, kind: ErrorKind, ts: number | undefined): Signature {
     const hash = c.signatureHash;
     const byHash = (this.byHash ??= new Map());
     const head = byHash.get(hash);
-    const signature: Signature = { hash, high: c.signatureHigh, kinds: [first], novelty: this.novelty, next: undefined, owner: this, older: undefined, newer: undefined };
+    const signature: Signature = {
+      hash,
+      high: c.signatureHigh,
+      novelty: this.novelty,
+      kind,
+      start: c.ref,
+      count: 1,
+      attempt: c.attempt,
+      firstTs: ts,
+      lastTs: ts,
+      episode: undefined,
+      refs: undefined,
+      others: undefined,
+      next: undefined,
+      owner: this,
+      older: undefined,
+      newer: undefined,
+    };
     if (head !== undefined) {
       signature.next = head;
       byHash.delete(hash);
@@ -188,8 +212,7 @@ export class FailingCallDetector implements Detector {
     let signature = s.get(c);
     let f: Failures | undefined;
     if (signature === undefined) {
-      f = firstFailure(kind, c.ref, c.attempt);
-      signature = s.add(c, f);
+      signature = f = s.add(c, kind, ts);
       this.order.add(signature);
       if (s.size > MAX_SIGNATURES) this.drop(s.oldest() as Signature, sink);
       if (this.order.size > MAX_ALL_SIGNATURES) this.drop(this.order.first() as Signature, sink);
@@ -198,32 +221,35 @@ export class FailingCallDetector implements Detector {
       this.order.moveToEnd(signature);
       if (signature.novelty !== novelty) {
         // Something new was tried since it last failed: this failure starts a new attempt.
-        for (const k of signature.kinds) resolveKind(k, sink);
-        signature.kinds.length = 0;
-      }
-      signature.novelty = novelty;
-      for (const k of signature.kinds) if (k.kind === kind) f = k;
-      if (f) {
-        // The same call twice in one batch of parallel calls is one attempt.
-        if (f.attempt !== c.attempt) f.count++;
-        f.attempt = c.attempt;
-        pushEvidence(f.refs, c.ref);
+        resolveAll(signature, sink);
+        startOver(signature, kind, c, ts);
+        signature.novelty = novelty;
+        f = signature;
       } else {
-        f = firstFailure(kind, c.ref, c.attempt);
-        signature.kinds.push(f);
+        f = failuresOf(signature, kind);
+        if (f) {
+          // The same call twice in one batch of parallel calls is one attempt.
+          if (f.attempt !== c.attempt) f.count++;
+          f.attempt = c.attempt;
+          pushEvidence((f.refs ??= [f.start]), c.ref);
+        } else {
+          f = { kind, start: c.ref, count: 1, attempt: c.attempt, firstTs: ts, lastTs: ts, episode: undefined, refs: undefined };
+          (signature.others ??= []).push(f);
+        }
+        if (ts !== undefined) {
+          f.firstTs ??= ts;
+          f.lastTs = ts;
+        }
       }
-    }
-    if (ts !== undefined) {
-      f.firstTs ??= ts;
-      f.lastTs = ts;
     }
     const error = c.outcome.error;
     const budget = cfg.retries[family];
     const trips = budget + 1;
     if (f.count < trips) return;
     const failures = f;
+    const refs = (f.refs ??= [f.start]);
     const episode = (f.episode ??= episodeId(this.signal, `${c.session}|${c.signature}|${kind}`, f.start));
-    sink.report({ episode, action: 'halt', count: f.count, evidence: f.refs }, () => {
+    sink.report({ episode, action: 'halt', count: f.count, evidence: refs }, () => {
       // Said in words only when a finding is made, as the other repetition signals do.
       const call = sayCall(c.tool, c.args);
       return {
@@ -236,7 +262,7 @@ export class FailingCallDetector implements Detector {
         subject: call,
         message: `Retry loop on ${call}: ${failedWords(failures.count, family, kind, budget)}: ${clip(telltaleLine(error), 160)}`,
         recommendation: `${adviceForCall(c.tool, c.outcome)} Options: fix the arguments, skip this step, or abort the task.`,
-        evidence: [...failures.refs],
+        evidence: [...refs],
         status: 'STALLED',
         episode,
         details: {
@@ -285,9 +311,24 @@ export class FailingCallDetector implements Detector {
   }
 }
 
-/** A kind's first failure, its evidence a list of one: most signatures never fail again. */
-function firstFailure(kind: ErrorKind, ref: EventRef, attempt: number): Failures {
-  return { kind, start: ref, count: 1, attempt, refs: [ref] };
+/** The signature's failures of `kind`, if it failed so. */
+function failuresOf(sig: Signature, kind: ErrorKind): Failures | undefined {
+  if (sig.kind === kind) return sig;
+  if (sig.others !== undefined) for (const f of sig.others) if (f.kind === kind) return f;
+  return undefined;
+}
+
+/** The signature's failures counted from this one again, of its kind alone (its episodes resolved before). */
+function startOver(sig: Signature, kind: ErrorKind, c: SettledCall, ts: number | undefined): void {
+  sig.kind = kind;
+  sig.start = c.ref;
+  sig.count = 1;
+  sig.attempt = c.attempt;
+  sig.firstTs = ts;
+  sig.lastTs = ts;
+  sig.episode = undefined;
+  sig.refs = undefined;
+  sig.others = undefined;
 }
 
 /** Why the breaker tripped, in plain words: how often, and why retrying will not help. */
@@ -301,14 +342,15 @@ function failedWords(count: number, family: ErrorFamily, kind: ErrorKind, budget
 
 /** When the signature last failed (a failure without a time counts as now). */
 function lastFailure(sig: Signature): number {
-  let last = -Infinity;
-  for (const f of sig.kinds) last = Math.max(last, f.lastTs ?? Infinity);
+  let last = sig.lastTs ?? Infinity;
+  if (sig.others !== undefined) for (const f of sig.others) last = Math.max(last, f.lastTs ?? Infinity);
   return last;
 }
 
 /** Resolves the signature's episodes: those reported (named) only, the others were never raised. */
 function resolveAll(sig: Signature, sink: FindingSink): void {
-  for (const f of sig.kinds) resolveKind(f, sink);
+  resolveKind(sig, sink);
+  if (sig.others !== undefined) for (const f of sig.others) resolveKind(f, sink);
 }
 
 function resolveKind(f: Failures, sink: FindingSink): void {

@@ -66,6 +66,41 @@ describe('failing-call (seed 004)', () => {
     assert.equal(found[0]?.details?.last_ts, '2026-01-01T10:02:00.000Z');
   });
 
+  it('with no retries allowed, trips on the first failure, and its evidence grows with each after it', () => {
+    const cfg = config({ signals: { 'failing-call': { retries: { deterministic: 0 } } } });
+    const { findings, engine } = run(times(3, () => call('ENOENT: no such file or directory')), cfg);
+    assert.deepEqual(only(findings, 'failing-call').map((f) => [f.count, f.threshold, f.evidence.map((r) => r.event)]), [[1, 1, [1]]]);
+    assert.deepEqual(only(engine.active(), 'failing-call').map((f) => [f.count, f.evidence.map((r) => r.event)]), [[3, [1, 2, 3]]]);
+  });
+
+  it("counts one call's error kinds apart, each with its own evidence, however they interleave", () => {
+    const events = [call('HTTP 429 Too Many Requests'), call('ENOENT: no such file'), call('HTTP 429 Too Many Requests'), call('Permission denied'), call('ENOENT: no such file')];
+    const { findings, engine } = run(events);
+    const found = only(findings, 'failing-call');
+    assert.deepEqual(found.map((f) => [f.details?.error_class, f.count, f.evidence.map((r) => r.event)]), [['file_not_found', 2, [2, 5]]]);
+    assert.equal(only(engine.active(), 'failing-call').length, 1);
+    // Two more 429s: the transient kind trips on its 4th, its evidence its own.
+    const more = run([...events, call('HTTP 429 Too Many Requests'), call('HTTP 429 Too Many Requests')]);
+    const transient = only(more.findings, 'failing-call').filter((f) => f.details?.error_class !== 'file_not_found');
+    assert.deepEqual(transient.map((f) => [f.count, f.evidence.map((r) => r.event)]), [[4, [1, 3, 6, 7]]]);
+  });
+
+  it('a new attempt ends the episodes of every kind the call failed with, and counts from its own failure', () => {
+    const edit = { type: 'tool', session: 's', tool: 'edit', args: { path: 'a.ts', text: 'v2' }, ok: true, output: 'edited' };
+    const events = [call('HTTP 429'), call('ENOENT: no such file'), call('ENOENT: no such file'), call('HTTP 429'), call('HTTP 429'), call('HTTP 429')];
+    const before = run(events);
+    assert.equal(only(before.engine.active(), 'failing-call').length, 2);
+    const after = run([...events, edit, call('ENOENT: no such file')]);
+    assert.equal(only(after.engine.active(), 'failing-call').length, 0);
+    // Counted from the failure after the edit: one more is a loop again, its evidence from there.
+    const again = only(run([...events, edit, call('ENOENT: no such file'), call('ENOENT: no such file')]).findings, 'failing-call');
+    assert.deepEqual(again.slice(2).map((f) => [f.count, f.evidence.map((r) => r.event)]), [[2, [8, 9]]]);
+    // Every kind counts from there: three 429s before the edit and one after are not four.
+    const kinds = [call('ENOENT: no such file'), call('HTTP 429'), call('HTTP 429'), call('HTTP 429'), edit, call('ENOENT: no such file'), call('HTTP 429')];
+    assert.equal(only(run(kinds).findings, 'failing-call').length, 0);
+    assert.equal(only(run(kinds.filter((e) => e !== edit)).findings, 'failing-call').length, 2);
+  });
+
   describe('two calls whose signature hashes collide', () => {
     // Found by trying paths src/f0.ts, src/f1.ts…: different calls, one hash (checked below).
     const a = { path: 'src/f34004.ts' };
