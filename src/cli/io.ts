@@ -59,10 +59,16 @@ export class JsonList<T> {
   ) {}
 }
 
+/** A list's items made into text this many at a time (one JSON.stringify each group). */
+const LIST_GROUP = 64;
+/** What JSON.stringify({ l: items }, null, 2) writes before the items, and after them. */
+const GROUP_HEAD = '{\n  "l": [\n';
+const GROUP_TAIL = '\n  ]\n}';
+
 /**
  * `json(value)` of an object, written to `out` in blocks of about `block` characters: the text of
  * a large document (replay --json of a long log) is never held whole, and the values of its
- * `JsonList`s are made one at a time. The same text as `json` of the object with each list mapped.
+ * `JsonList`s are made LIST_GROUP at a time. The same text as `json` of the object with each list mapped.
  */
 export function writeJson(out: (text: string) => void, value: Readonly<Record<string, unknown>>, block = 64 << 10): void {
   let pending = '';
@@ -84,7 +90,12 @@ export function writeJson(out: (text: string) => void, value: Readonly<Record<st
       put(at(v instanceof JsonList ? [] : v, '  '));
       continue;
     }
-    v.items.forEach((item, i) => put(`${i === 0 ? '[\n' : ',\n'}    ${at(v.toJson(item), '    ')}`));
+    for (let i = 0; i < v.items.length; i += LIST_GROUP) {
+      // A group's text as a list under a key of the document, less the text around its items: each
+      // item indented as it is in the document by the one JSON.stringify, with no pass to indent it.
+      const text = JSON.stringify({ l: v.items.slice(i, i + LIST_GROUP).map((item) => v.toJson(item)) }, null, 2);
+      put(`${i === 0 ? '[\n' : ',\n'}${text.slice(GROUP_HEAD.length, text.length - GROUP_TAIL.length)}`);
+    }
     put('\n  ]');
   }
   put(first ? '{}\n' : '\n}\n');
