@@ -168,15 +168,28 @@ function textAt(buf: Buffer, a: number, b: number): string {
   return buf.toString('utf8', a, b);
 }
 
-/** A hash of the bytes `buf[a, b)` when all are ASCII (a small integer, at least 0); -1 when one is not. */
-function asciiHash(buf: Uint8Array, a: number, b: number): number {
-  let h = b - a;
-  for (let i = a; i < b; i++) {
-    const c = buf[i]!;
-    if (c >= 0x80) return -1;
-    h = (Math.imul(h, 31) + c) | 0;
+/**
+ * A place for the bytes `buf[a, b)` (not empty), from their length and five of them (the first two,
+ * the middle one, the last two): short keys and values that differ mostly differ there, and a place
+ * found is confirmed byte by byte (`sameAscii`), the one loop over the bytes a value read before
+ * costs. A small integer, at least 0.
+ */
+function placeOf(buf: Uint8Array, a: number, b: number): number {
+  const n = b - a;
+  let h = Math.imul(n, 0x9e3779b1) ^ buf[a]!;
+  h = Math.imul(h, 31) ^ buf[a + (n >> 1)]!;
+  h = Math.imul(h, 31) ^ buf[b - 1]!;
+  if (n > 2) {
+    h = Math.imul(h, 31) ^ buf[a + 1]!;
+    h = Math.imul(h, 31) ^ buf[b - 2]!;
   }
-  return h & 0x3fffffff;
+  return (h ^ (h >>> 15)) & 0x3fffffff;
+}
+
+/** Whether every byte of `buf[a, b)` is ASCII (a string read from them is then their bytes, one to a character). */
+function isAsciiAt(buf: Uint8Array, a: number, b: number): boolean {
+  for (let i = a; i < b; i++) if (buf[i]! >= 0x80) return false;
+  return true;
 }
 
 /** Whether `text`, read before from ASCII bytes, is the bytes `buf[a, b)`. */
@@ -187,11 +200,12 @@ function sameAscii(text: string, buf: Uint8Array, a: number, b: number): boolean
 }
 
 /**
- * Short string values read before, each as it was kept (`stringKept`), in a table of places by a
- * hash of their bytes, a new value taking its place's: a request's records repeat a few short
- * values (an event's name, a tool's, `true`, a service's), read as the same string (no copy, no
- * decoding, no look for a secret again; a window that keeps each call's tool then holds one
- * string, not one per call). Kept for one `text` at a time (the receiver has one).
+ * Short string values read before, each as it was kept (`stringKept`), in a table of places (by
+ * `placeOf`: their length and five of their bytes), a new value taking its place's: a request's
+ * records repeat a few short values (an event's name, a tool's, `true`, a service's), read as the
+ * same string (no copy, no decoding, no look for a secret again; a window that keeps each call's
+ * tool then holds one string, not one per call). Kept for one `text` at a time (the receiver has
+ * one).
  */
 const VALUE_PLACES = 1024;
 const VALUE_CACHED_LENGTH = 20;
@@ -202,8 +216,6 @@ let valuesText: TextBound | undefined;
 /** The string value in `buf[a, b)` as kept through `text`, when it is short and plain ASCII; else undefined. */
 function shortValueKept(buf: Buffer, a: number, b: number, text: TextBound): string | undefined {
   if (b - a > VALUE_CACHED_LENGTH || a === b) return undefined;
-  const h = asciiHash(buf, a, b);
-  if (h < 0) return undefined;
   if (text !== valuesText) {
     valuesRead.length = 0;
     valuesKept.length = 0;
@@ -213,8 +225,9 @@ function shortValueKept(buf: Buffer, a: number, b: number, text: TextBound): str
     }
     valuesText = text;
   }
-  const at = h & (VALUE_PLACES - 1);
+  const at = placeOf(buf, a, b) & (VALUE_PLACES - 1);
   if (sameAscii(valuesRead[at]!, buf, a, b)) return valuesKept[at];
+  if (!isAsciiAt(buf, a, b)) return undefined;
   const value = buf.toString('latin1', a, b);
   const kept = stringKept(value, text);
   valuesRead[at] = value;
@@ -222,7 +235,7 @@ function shortValueKept(buf: Buffer, a: number, b: number, text: TextBound): str
   return kept;
 }
 
-/** Keys read before, by a hash of their bytes: a request's records repeat a few keys, each read as the same string (no copy, and a property key the engine has already hashed). */
+/** Keys read before, by a place from their length and five of their bytes (`placeOf`): a request's records repeat a few keys, each read as the same string (no copy, and a property key the engine has already hashed). */
 const KEYS = new Map<number, string>();
 /** Keys this long at most are kept; at most this many (then the cache is full, and keys are read as other strings). */
 const KEY_CACHED_LENGTH = 64;
@@ -230,11 +243,11 @@ const KEYS_CACHED = 4096;
 
 /** A KeyValue's key. */
 function keyAt(buf: Buffer, a: number, b: number): string {
-  if (b - a > KEY_CACHED_LENGTH) return textAt(buf, a, b);
-  const h = asciiHash(buf, a, b);
-  if (h < 0) return textAt(buf, a, b);
+  if (b - a > KEY_CACHED_LENGTH || a === b) return textAt(buf, a, b);
+  const h = placeOf(buf, a, b);
   const known = KEYS.get(h);
   if (known !== undefined && sameAscii(known, buf, a, b)) return known;
+  if (!isAsciiAt(buf, a, b)) return textAt(buf, a, b);
   const key = buf.toString('latin1', a, b);
   if (known === undefined && KEYS.size < KEYS_CACHED) KEYS.set(h, key);
   return key;
