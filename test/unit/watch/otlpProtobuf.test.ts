@@ -107,6 +107,18 @@ describe('OTLP protobuf read from the wire: the same records as the same request
     assert.notEqual(masked?.k4, 'token=abcdefghijkl', 'a short secret is masked, read first or again');
   });
 
+  it('keys and values that differ only where their place is not read from (the same length, first two, middle and last two bytes) are read apart', async () => {
+    // `kk${x}${y}M${z}zz` and `ab${x}c1d${y}ef`: every one of them at one place, in turn, again and again.
+    const keys = Array.from({ length: 40 }, (_, i) => `kk${i % 10}${Math.floor(i / 10)}M${i % 3}zz`);
+    const values = Array.from({ length: 40 }, (_, i) => `ab${i % 10}c1d${Math.floor(i / 10)}ef`);
+    const request = {
+      resourceLogs: [{ scopeLogs: [{ logRecords: Array.from({ length: 30 }, (_, r) => ({ attributes: Array.from({ length: 8 }, (_, k) => ({ key: keys[(r * 7 + k * 3) % 40], value: { stringValue: values[(r * 5 + k) % 40] } })) })) }] }],
+    };
+    const fromWire = await decodeLogsProtobufRecords(encodeLogsProtobuf(request), BOUNDS, boundedText);
+    assert.deepStrictEqual(fromWire, decodeLogsJson(JSON.parse(JSON.stringify(request)), boundedText));
+    assert.equal(new Set(fromWire.records.flatMap((r) => Object.keys(r.attributes))).size, 40);
+  });
+
   it('bytes that are not a request are refused, each with what is wrong: truncated, a known field of another wire type; a string not UTF-8 is read as JSON reads one', async () => {
     const good = encodeLogsProtobuf({ resourceLogs: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }] }, scopeLogs: [{ logRecords: [{ attributes: [{ key: 'k', value: { stringValue: 'v' } }] }] }] }] });
     await assert.rejects(decodeLogsProtobufRecords(good.subarray(0, good.length - 3), BOUNDS, boundedText), /past the end|truncated/);
