@@ -3,9 +3,10 @@
  * on the machine. Timing cannot tell a 10 % change from noise here (docs/design.md, "The guard": one
  * measure of the same build moves by ±15 % on a quiet machine, more under load); the instructions a
  * process executes, counted by valgrind's cachegrind, do not: with V8 on one thread, its seeds
- * fixed and its collector's sizes too (V8_FLAGS) the same build's signals' share came out within
- * 5 % from run to run, beside a CI run or not (docs/design.md, "The guard"). The same practice as SQLite's speed checks and rustc's
- * performance dashboard: instructions as the figure a change is held to, time as the one users feel.
+ * fixed and its collector's sizes too (V8_FLAGS), the stream read with no clock in it and collected
+ * before any pass, four counts of one build agreed to 0.02 % (docs/design.md, "The guard"). The
+ * same practice as SQLite's speed checks and rustc's performance dashboard: instructions as the
+ * figure a change is held to, time as the one users feel.
  *
  * Six processes on the same stream, each counted whole: Node's start, reading the stream into
  * events and collecting what the reading left, then `floor` (a pass of JSON.parse of every line),
@@ -105,7 +106,7 @@ export async function countFigures(file: string, events: number): Promise<Instru
   };
 }
 
-/** The child: reads the stream, then does what its mode says (`passes` times, for the engine); nothing printed (the count is the output). */
+/** The child: reads the stream, then does what its mode says `passes` times; nothing printed (the count is the output). */
 function child(file: string, mode: Mode, passes: number): void {
   const { lines, events } = loadStream(file);
   // What the reading left, collected (and the events moved to the old generation) before any pass.
