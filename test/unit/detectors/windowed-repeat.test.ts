@@ -46,6 +46,17 @@ describe('windowed-repeat (seed 002)', () => {
     assert.ok(same.length > 0 && same.every((f) => f.action === 'halt'), JSON.stringify(same.map((f) => f.action)));
   });
 
+  it('a call between the last two repeats that ends as the one before it did is nothing new, however new that end was', () => {
+    const read = (output: string) => t('read', { ok: true, output });
+    const look = (output: string) => t('look', { args: { q: 'y' }, ok: true, output });
+    // The third read's end is new (no finding then); the look after it ends the same way: the fourth read is a loop.
+    const events = [read('a'), look('z'), read('a'), look('z'), read('b'), look('b'), read('a')];
+    assert.deepEqual(only(run(events).findings, 'windowed-repeat').map((f) => [f.action, f.evidence.map((r) => r.line)]), [['halt', [1, 3, 5, 7]]]);
+    // Ending in a way nothing before it did is something new: a warning.
+    const changed = [...events.slice(0, 5), look('c'), read('a')];
+    assert.deepEqual(only(run(changed).findings, 'windowed-repeat').map((f) => f.action), ['warn']);
+  });
+
   it('lets paging through results go on: different arguments are different calls', () => {
     const events = Array.from({ length: 8 }, (_, i) => t('list', { args: { page: i }, ok: true, output: `page ${i}` }));
     assert.equal(run(events).findings.length, 0);
