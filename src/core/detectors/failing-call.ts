@@ -15,7 +15,7 @@ import { LinkedOrder, type Linked } from '../linkedOrder';
 
 /**
  * One failure signature's failures of one error kind. Its episode is named when first reported:
- * most never are. Its evidence is a list from its second failure on (`evidence`): most signatures
+ * most never are. Its evidence is a list from its second failure on (`refs`): most signatures
  * fail once.
  */
 interface Failures {
@@ -225,21 +225,18 @@ export class FailingCallDetector implements Detector {
         startOver(signature, kind, c, ts);
         signature.novelty = novelty;
         f = signature;
-      } else {
-        f = failuresOf(signature, kind);
-        if (f) {
-          // The same call twice in one batch of parallel calls is one attempt.
-          if (f.attempt !== c.attempt) f.count++;
-          f.attempt = c.attempt;
-          pushEvidence((f.refs ??= [f.start]), c.ref);
-        } else {
-          f = { kind, start: c.ref, count: 1, attempt: c.attempt, firstTs: ts, lastTs: ts, episode: undefined, refs: undefined };
-          (signature.others ??= []).push(f);
-        }
+      } else if ((f = failuresOf(signature, kind)) !== undefined) {
+        // The same call twice in one batch of parallel calls is one attempt.
+        if (f.attempt !== c.attempt) f.count++;
+        f.attempt = c.attempt;
+        pushEvidence((f.refs ??= [f.start]), c.ref);
         if (ts !== undefined) {
           f.firstTs ??= ts;
           f.lastTs = ts;
         }
+      } else {
+        f = firstFailure(kind, c, ts);
+        (signature.others ??= []).push(f);
       }
     }
     const error = c.outcome.error;
@@ -318,7 +315,12 @@ function failuresOf(sig: Signature, kind: ErrorKind): Failures | undefined {
   return undefined;
 }
 
-/** The signature's failures counted from this one again, of its kind alone (its episodes resolved before). */
+/** A kind's first failure, by the call `c` at `ts`: its evidence `start` alone until a second. */
+function firstFailure(kind: ErrorKind, c: SettledCall, ts: number | undefined): Failures {
+  return { kind, start: c.ref, count: 1, attempt: c.attempt, firstTs: ts, lastTs: ts, episode: undefined, refs: undefined };
+}
+
+/** The signature's failures counted from this one again, of its kind alone (its episodes resolved before): as `firstFailure` makes them. */
 function startOver(sig: Signature, kind: ErrorKind, c: SettledCall, ts: number | undefined): void {
   sig.kind = kind;
   sig.start = c.ref;
