@@ -49,13 +49,24 @@ export function shellCommandOf(args: unknown): string | undefined {
 /** The argument of a call that holds its shell command, and the command's text, when it has one. */
 export function shellCommandArg(args: unknown): { readonly key: string; readonly line: string } | undefined {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return undefined;
+  // The call's own keys looked up among COMMAND_KEYS, the first of those in that list winning: a
+  // call's arguments are a few keys, and most hold no command (a look for each of the six names
+  // missed six times on every call).
   const o = args as Record<string, unknown>;
-  for (const key of COMMAND_KEYS) {
-    const line = asText(o[key]);
-    if (line !== undefined) return { key, line };
+  let best = -1;
+  let line: string | undefined;
+  for (const key in o) {
+    const rank = COMMAND_RANK.get(key);
+    if (rank === undefined || (best >= 0 && rank > best)) continue;
+    const text = asText(o[key]);
+    if (text === undefined) continue;
+    best = rank;
+    line = text;
   }
-  return undefined;
+  return line !== undefined ? { key: COMMAND_KEYS[best] as string, line } : undefined;
 }
+
+const COMMAND_RANK: ReadonlyMap<string, number> = new Map(COMMAND_KEYS.map((k, i) => [k, i]));
 
 /**
  * Splits a command line at the operators outside quotes: `&&`, `||`, `;`, newlines (`sep`), or

@@ -41,23 +41,29 @@ export class RepeatedInvocationDetector implements Detector {
     // Keep enough of the tail for the chain (up to five shown) and the entry before it.
     pushBounded(recent, toRecord(e), 6);
     if (chain.count < threshold) return;
-    const result = describeCheck(recent, chain.count, threshold, e.agent);
-    sink.report({ episode: chain.episode, action: 'halt', count: chain.count, evidence: chain.refs }, () => ({
-      signal: this.signal,
-      action: 'halt',
-      count: chain.count,
-      threshold,
-      at: located.ref,
-      ...whoOf(scope),
-      agent: e.agent,
-      subject: `${e.agent} ${JSON.stringify(config)}`,
-      message: result.message,
-      recommendation: `Abort the workflow: ${result.diagnostic_info.suspected_cause}. Review the ${e.agent} logs and change the config or approach before invoking it again.`,
-      evidence: [...chain.refs],
-      status: 'STALLED',
-      episode: chain.episode,
-      details: { ...result },
-    }));
+    // Seed 000's words are written only when the finding is (most repeats of a loop are no news),
+    // from the tail and count as they are now: later invocations move them on.
+    const tail = recent.slice();
+    const count = chain.count;
+    sink.report({ episode: chain.episode, action: 'halt', count, evidence: chain.refs }, () => {
+      const result = describeCheck(tail, count, threshold, e.agent);
+      return {
+        signal: this.signal,
+        action: 'halt',
+        count: chain.count,
+        threshold,
+        at: located.ref,
+        ...whoOf(scope),
+        agent: e.agent,
+        subject: `${e.agent} ${JSON.stringify(config)}`,
+        message: result.message,
+        recommendation: `Abort the workflow: ${result.diagnostic_info.suspected_cause}. Review the ${e.agent} logs and change the config or approach before invoking it again.`,
+        evidence: [...chain.refs],
+        status: 'STALLED',
+        episode: chain.episode,
+        details: { ...result },
+      };
+    });
   }
 
   endSession(session: SessionState): void {

@@ -10,6 +10,7 @@ import { mayHoldKey } from '../../../src/core/engine';
 import { fastAlternation, NOISE_SOURCES } from '../../../src/core/runNoise';
 import { isoTime } from '../../../src/agents/transcript';
 import { ranInstead } from '../../../src/agents/copilotHooks';
+import { COMMAND_KEYS, shellCommandArg } from '../../../src/core/intent';
 
 /**
  * The replay's fast paths (issue 10) against what they stand in for, on generated input: the event
@@ -356,6 +357,28 @@ describe('fast paths hold to what they replace', () => {
       }),
       { numRuns: 20000 },
     );
+  });
+
+  it("a call's shell command, found by its own keys: the first of COMMAND_KEYS in that list that holds a command, whatever the order of the keys", () => {
+    // What it stands in for: each name of the list looked up in turn.
+    const inTurn = (args: Record<string, unknown>) => {
+      for (const key of COMMAND_KEYS) {
+        const line = shellCommandArg({ [key]: args[key] })?.line;
+        if (line !== undefined) return { key, line };
+      }
+      return undefined;
+    };
+    const key = fc.constantFrom(...COMMAND_KEYS, 'path', 'description', 'commands', 'Command', 'args');
+    const value = fc.oneof(fc.constantFrom<unknown>('npm test', 'make | tail -5', '', '  ', 7, ['bash', '-lc', 'make'], ['ls', '-la'], [], [1], null, {}, { command: 'x' }), fc.string({ maxLength: 6 }));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(key, value), { maxLength: 7 }), (entries) => {
+        const args = Object.fromEntries(entries) as Record<string, unknown>;
+        assert.deepEqual(shellCommandArg(args), inTurn(args), JSON.stringify(args));
+      }),
+      { numRuns: 20000 },
+    );
+    assert.deepEqual(shellCommandArg({ cmd: 'b', command: 'a' }), { key: 'command', line: 'a' });
+    assert.deepEqual(shellCommandArg({ script: 'b', command: ' ' }), { key: 'script', line: 'b' });
   });
 
   it('canonical text: the same text as stripping then stringifying, for any value', () => {
