@@ -453,6 +453,43 @@ export function hash53(text: string): number {
 }
 
 /**
+ * `hash53(text.replace(/\s+/g, ' ').trim().toLowerCase())` for an ASCII text, computed as it is read:
+ * white space runs fed as one space, none at either end, capitals as small letters, no string
+ * built. Undefined for a text with a character past ASCII, whose white space and case only the
+ * expressions tell (a no-break space is white space, `İ` lower-cases to two characters).
+ */
+export function hashFoldedAscii(text: string): number | undefined {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  // A run of white space is fed as it ends, before the next character: none before the first, none after the last.
+  let space = false;
+  let fed = false;
+  for (let i = 0; i < text.length; i++) {
+    let ch = text.charCodeAt(i);
+    if (ch > 0x7f) return undefined;
+    if (isAsciiSpace(ch)) {
+      space = true;
+      continue;
+    }
+    if (space && fed) {
+      h1 = Math.imul(h1 ^ 0x20, 2654435761);
+      h2 = Math.imul(h2 ^ 0x20, 1597334677);
+    }
+    space = false;
+    fed = true;
+    if (ch >= 0x41 && ch <= 0x5a) ch += 0x20;
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  return finish53(h1, h2);
+}
+
+/** `\s` within ASCII: tab, line feed, vertical tab, form feed, carriage return, space. */
+function isAsciiSpace(ch: number): boolean {
+  return ch === 0x20 || (ch >= 0x09 && ch <= 0x0d);
+}
+
+/**
  * A running hash of a sequence of numbers (hashes, keys): `mixHash(mixHash(seed, a), b)` tells the
  * sequence a, b apart from b, a and from any other, as cyrb53 does for characters, with no text built.
  * Each number is taken as two 32-bit halves; the result is a non-negative 53-bit integer.

@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { configure } from 'safe-stable-stringify';
 import { z } from 'zod';
-import { Canonicalizer, DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_KEYS, Hash53, hash53 } from '../../../src/core/canonical';
+import { Canonicalizer, DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_KEYS, Hash53, hash53, hashFoldedAscii } from '../../../src/core/canonical';
+import { outputKey } from '../../../src/core/detectors/identical-output';
 import { callSignature } from '../../../src/core/calls';
 import { LineProblem, parseEventLine, readEventLine, validateEvent, wellFormedEvent } from '../../../src/core/events';
 import { MAX_JSON_DEPTH, parseJson } from '../../../src/core/json';
@@ -379,6 +380,32 @@ describe('fast paths hold to what they replace', () => {
     );
     assert.deepEqual(shellCommandArg({ cmd: 'b', command: 'a' }), { key: 'command', line: 'a' });
     assert.deepEqual(shellCommandArg({ script: 'b', command: ' ' }), { key: 'script', line: 'b' });
+  });
+
+  it("an output's key, its white space and case folded as it is hashed: the same number as the expressions, on ASCII texts and others", () => {
+    // What it stands in for: the expressions, then the text's hash.
+    const byExpressions = (text: string) =>
+      hash53(
+        text
+          .replace(/\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?/g, '<time>')
+          .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>')
+          .replace(/\s+/g, ' ')
+          .trim()
+          .toLowerCase(),
+      );
+    const piece = fc.oneof(
+      fc.constantFrom(' ', '  ', '\t', '\n', '\r\n', '\v', '\f', 'Done', 'ABC', 'xyz', '@[', '`{', '42', '2026-01-01T10:00:00Z', 'c0ffee00-0000-4000-8000-00000000beef', '\u00a0', '\u2028', '\ufeff', 'İ', 'ΑΣ', 'é', '\u0000', '\u007f'),
+      fc.string({ maxLength: 4 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('');
+        assert.equal(outputKey(text), byExpressions(text), JSON.stringify(text));
+        const ascii = !/[^\u0000-\u007f]/.test(text);
+        assert.equal(hashFoldedAscii(text), ascii ? hash53(text.replace(/\s+/g, ' ').trim().toLowerCase()) : undefined, JSON.stringify(text));
+      }),
+      { numRuns: 20000 },
+    );
   });
 
   it('canonical text: the same text as stripping then stringifying, for any value', () => {
