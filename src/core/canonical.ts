@@ -461,21 +461,22 @@ export function hash53(text: string): number {
 export function hashFoldedAscii(text: string): number | undefined {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
-  // A run of white space is fed as it ends, before the next character: none before the first, none after the last.
-  let space = false;
+  // A run of white space is fed as one space before the character after it: none after the last
+  // character, and none before the first (`space` is set only once one was fed).
   let fed = false;
+  let space = false;
   for (let i = 0; i < text.length; i++) {
     let ch = text.charCodeAt(i);
     if (ch > 0x7f) return undefined;
     if (isAsciiSpace(ch)) {
-      space = true;
+      space = fed;
       continue;
     }
-    if (space && fed) {
+    if (space) {
       h1 = Math.imul(h1 ^ 0x20, 2654435761);
       h2 = Math.imul(h2 ^ 0x20, 1597334677);
+      space = false;
     }
-    space = false;
     fed = true;
     if (ch >= 0x41 && ch <= 0x5a) ch += 0x20;
     h1 = Math.imul(h1 ^ ch, 2654435761);
@@ -514,7 +515,8 @@ export function clip(text: string, max = 120): string {
 }
 
 const PROSE_TIME = /\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?|\b\d{1,2}:\d{2}(?::\d{2})?\b/g;
-const PROSE_UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+/** A UUID anywhere in a text, in either case (what `proseKey` and identical-output's key set aside). */
+export const UUID_IN_TEXT = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 const PROSE_TOKEN = /[A-Za-z0-9_-]{6,}/g;
 const HEX = /^[0-9a-f]+$/i;
 const DIGITS = /^\d+$/;
@@ -537,5 +539,5 @@ function idToken(token: string): string {
  * digits (`toolu_01AbC…`, `req_8f3…`). Short numbers stay: "fix test 3" is not "fix test 4".
  */
 export function proseKey(text: string): string {
-  return text.replace(PROSE_UUID, '<id>').replace(PROSE_TIME, '<t>').replace(PROSE_TOKEN, idToken).replace(/\s+/g, ' ').trim().toLowerCase();
+  return text.replace(UUID_IN_TEXT, '<id>').replace(PROSE_TIME, '<t>').replace(PROSE_TOKEN, idToken).replace(/\s+/g, ' ').trim().toLowerCase();
 }

@@ -1,4 +1,4 @@
-import { clip, hash53, hashFoldedAscii } from '../canonical';
+import { clip, hash53, hashFoldedAscii, UUID_IN_TEXT } from '../canonical';
 import { type Detector, type DetectorContext, type FindingSink, type Scope, type SessionState } from '../detector';
 import type { LocatedEvent } from '../events';
 import { Chains } from './chains';
@@ -9,13 +9,12 @@ import { whoOf } from './common';
  * change between otherwise identical outputs, are set aside.
  */
 export function outputKey(text: string): number {
-  const marked = text.replace(TIME, '<time>').replace(UUID, '<uuid>');
+  const marked = text.replace(TIME, '<time>').replace(UUID_IN_TEXT, '<uuid>');
   // White space and case folded as the text is hashed (an ASCII text, as most are), else by the expressions.
   return hashFoldedAscii(marked) ?? hash53(marked.replace(/\s+/g, ' ').trim().toLowerCase());
 }
 
 const TIME = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?/g;
-const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 
 /** Seed 002: an agent produces functionally identical output `threshold` (2) times in a row. */
 export class IdenticalOutputDetector implements Detector {
